@@ -1,0 +1,42 @@
+"""One place that decides how kernels are compiled.
+
+Kernels use numba's on-disk cache so that a new process starts in a fraction of a
+second.  numba raises at decoration time when it finds no writable cache directory
+(a read-only install, a locked-down home); the library must still work there, only
+slower to start, so we fall back to an uncached kernel instead of failing the import.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, TypeVar
+
+import numba
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def kernel(func: F) -> F:
+    """Compile ``func`` with ``nopython`` mode, cached when a cache dir is writable."""
+    try:
+        return numba.njit(cache=True)(func)  # type: ignore[no-any-return]
+    except RuntimeError:
+        # "cannot cache function ...: no locator available" -- nowhere to write.
+        return numba.njit(cache=False)(func)  # type: ignore[no-any-return]
+
+
+def parallel_kernel(func: F) -> F:
+    """Like :func:`kernel`, for kernels that use ``numba.prange``."""
+    try:
+        return numba.njit(cache=True, parallel=True)(func)  # type: ignore[no-any-return]
+    except RuntimeError:
+        return numba.njit(cache=False, parallel=True)(func)  # type: ignore[no-any-return]
+
+
+def inline_helper(func: F) -> F:
+    """A small scalar helper, inlined into its callers at numba-IR level.
+
+    A plain call between two cached kernels is not inlined across their separately
+    compiled libraries; for helpers in the innermost loops that call costs more than
+    the helper's work.
+    """
+    return numba.njit(inline="always")(func)  # type: ignore[no-any-return]

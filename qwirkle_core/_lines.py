@@ -1,0 +1,39 @@
+"""Scalar helpers for lines, shared by every kernel (scalars only: cheap to call)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._geometry import BIT_INDEX_MOD37, NEIGHBOURS
+from ._jit import inline_helper
+
+
+@inline_helper
+def fold_tile(allowed: int, kind: int) -> int:
+    """Add tile ``kind`` to a line whose addable kinds are ``allowed``.
+
+    Returns the kinds that could still join the line, or -1 if ``kind`` cannot join it
+    (a duplicate, or no common colour or shape with the whole line).  Start a line with
+    ``ALL_KINDS``.  For a valid line of two or more tiles the result is its colour (or
+    shape) minus the kinds already in it; for one tile, its colour and shape minus
+    itself.  A full line of six therefore folds to 0: nothing more can join it.
+    """
+    if allowed < 0 or (allowed >> kind) & 1 == 0:
+        return -1
+    return allowed & ~(np.int64(1) << kind) & NEIGHBOURS[kind]
+
+
+@inline_helper
+def line_points(length: int) -> int:
+    """Points for one scored line of ``length`` tiles (a Qwirkle of six scores 12)."""
+    if length < 2:
+        return 0
+    if length == 6:
+        return 12
+    return length
+
+
+@inline_helper
+def lowest_kind(mask: int) -> int:
+    """Index of the lowest set bit of a non-zero kind mask."""
+    return BIT_INDEX_MOD37[(mask & -mask) % 37]

@@ -1,0 +1,372 @@
+"""The move-generation kernels.
+
+One call enumerates every legal placement of a hand on a board, with its score, into
+a preallocated int32 table (one row per move, see the ``COL_*`` constants).
+
+How it avoids producing a move twice (the wolges idea, adapted to Qwirkle):
+- one-tile moves are enumerated once per cell, from the cell's cross-check mask
+  (the kinds allowed by its row AND its column), never once per direction;
+- moves of two or more tiles lie in exactly one row or column, so each is found by
+  a walk along that line from the first cell of the line it forms (the cell before it
+  is empty): the start and the tiles fix the move, and no other walk yields it.
+The walk keeps the line's "addable kinds" mask (see ``fold_tile``): placing a tile is
+one AND, a line of six folds to 0, and identical tiles in the hand collapse because the
+hand is a kind mask.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._geometry import ALL_KINDS, CENTER, EMPTY, MARGIN
+from ._jit import kernel
+from ._lines import fold_tile, line_points, lowest_kind
+
+# Columns of a move table.
+OUT_COLS = 20
+COL_N = 0  # number of tiles placed (1..6)
+COL_SCORE = 1
+COL_ROWS = 2  # rows of the placed tiles, slots COL_N.. unused
+COL_COLS = 8
+COL_KINDS = 14  # kinds, -1 in unused slots
+INITIAL_CAPACITY = 256
+
+
+@kernel
+def _grown(out: np.ndarray) -> np.ndarray:
+    bigger = np.empty((out.shape[0] * 2, OUT_COLS), np.int32)
+    bigger[: out.shape[0]] = out
+    return bigger
+
+
+@kernel
+def cross_checks(grid, r0, r1, c0, c1):  # type: ignore[no-untyped-def]
+    """Copy the working region around the box [r0, r1) x [c0, c1) and compute, for
+    every empty cell beside a tile, the kinds its row run and its column run allow and
+    how many tiles each run holds.
+
+    Returns (cells, row_mask, col_mask, row_len, col_len, height, width), all flat
+    arrays over the region, whose top-left cell is grid (r0 - MARGIN, c0 - MARGIN).
+    A cell with no neighbour in a direction has mask ALL_KINDS and length 0 there.
+    Only the ring of cells one step around the box can have neighbours.
+    """
+    height = (r1 - r0) + 2 * MARGIN
+    width = (c1 - c0) + 2 * MARGIN
+    top = r0 - MARGIN
+    left = c0 - MARGIN
+    n = height * width
+    cells = np.empty(n, np.int8)
+    for i in range(height):
+        for j in range(width):
+            cells[i * width + j] = grid[top + i, left + j]
+    row_mask = np.full(n, ALL_KINDS, np.int64)
+    col_mask = np.full(n, ALL_KINDS, np.int64)
+    row_len = np.zeros(n, np.int8)
+    col_len = np.zeros(n, np.int8)
+    for i in range(MARGIN - 1, height - MARGIN + 1):
+        for j in range(MARGIN - 1, width - MARGIN + 1):
+            p = i * width + j
+            if cells[p] != EMPTY:
+                continue
+            # The row run through p: tiles to the west, then to the east.
+            if cells[p - 1] != EMPTY or cells[p + 1] != EMPTY:
+                allowed = np.int64(ALL_KINDS)
+                count = 0
+                q = p - 1
+                while cells[q] != EMPTY:
+                    allowed = fold_tile(allowed, cells[q])
+                    count += 1
+                    q -= 1
+                q = p + 1
+                while cells[q] != EMPTY:
+                    allowed = fold_tile(allowed, cells[q])
+                    count += 1
+                    q += 1
+                row_mask[p] = allowed if allowed > 0 else 0
+                row_len[p] = count
+            if cells[p - width] != EMPTY or cells[p + width] != EMPTY:
+                allowed = np.int64(ALL_KINDS)
+                count = 0
+                q = p - width
+                while cells[q] != EMPTY:
+                    allowed = fold_tile(allowed, cells[q])
+                    count += 1
+                    q -= width
+                q = p + width
+                while cells[q] != EMPTY:
+                    allowed = fold_tile(allowed, cells[q])
+                    count += 1
+                    q += width
+                col_mask[p] = allowed if allowed > 0 else 0
+                col_len[p] = count
+    return cells, row_mask, col_mask, row_len, col_len, height, width
+
+
+@kernel
+def generate_moves(grid, r0, r1, c0, c1, hand_mask, row_origin, col_origin):  # type: ignore[no-untyped-def]
+    """Every legal move of the kinds in ``hand_mask`` on a non-empty board whose
+    tiles lie in the grid box [r0, r1) x [c0, c1).
+
+    ``row_origin``/``col_origin`` give the caller's coordinates of the grid centre;
+    the table holds the caller's coordinates.
+
+    Moves of 2..6 tiles are generated from the leftmost (topmost) *anchor* of their
+    line: a board tile, or an empty cell with a tile beside it across the line.  The
+    cells before that anchor touch nothing, so they hold placed tiles only ("left
+    part", any tiles that fit the line); from the anchor the walk goes on to the right
+    through board tiles and cross-checked cells.  Every move has exactly one leftmost
+    anchor, hence is produced once; choosing the anchor's tile first narrows the left
+    part to that tile's colour or shape, so little work is wasted.
+    """
+    cells, row_mask, col_mask, row_len, col_len, height, width = cross_checks(
+        grid, r0, r1, c0, c1
+    )
+    row_shift = r0 - MARGIN - CENTER + row_origin
+    col_shift = c0 - MARGIN - CENTER + col_origin
+    out = np.empty((INITIAL_CAPACITY, OUT_COLS), np.int32)
+    count = 0
+
+    # --- One-tile moves: one per (cell, kind), whatever the direction. ---
+    for i in range(MARGIN - 1, height - MARGIN + 1):
+        for j in range(MARGIN - 1, width - MARGIN + 1):
+            p = i * width + j
+            if cells[p] != EMPTY or (row_len[p] == 0 and col_len[p] == 0):
+                continue
+            fits = row_mask[p] & col_mask[p] & hand_mask
+            if fits == 0:
+                continue
+            points = line_points(row_len[p] + 1) + line_points(col_len[p] + 1)
+            while fits != 0:
+                kind = lowest_kind(fits)
+                fits &= fits - 1
+                if count == out.shape[0]:
+                    out = _grown(out)
+                row = out[count]
+                row[COL_N] = 1
+                row[COL_SCORE] = points
+                row[COL_ROWS] = i + row_shift
+                row[COL_COLS] = j + col_shift
+                row[COL_KINDS] = kind
+                for s in range(1, 6):
+                    row[COL_ROWS + s] = 0
+                    row[COL_COLS + s] = 0
+                    row[COL_KINDS + s] = -1
+                count += 1
+
+    # --- Moves of 2..6 tiles, along rows (direction 0) then columns (1). ---
+    left_kind = np.empty(7, np.int64)  # left part, nearest the anchor first
+    left_allowed = np.empty(7, np.int64)  # line's addable kinds with d left tiles
+    left_todo = np.empty(7, np.int64)  # kinds still to try at left depth d
+    right_pos = np.empty(7, np.int64)  # cell of the decision at each right depth
+    right_allowed = np.empty(7, np.int64)
+    right_todo = np.empty(7, np.int64)
+    right_points = np.empty(7, np.int64)  # points of the cross lines so far
+    right_kind = np.empty(7, np.int64)
+
+    for direction in range(2):
+        if direction == 0:
+            step, line_stride = 1, width
+            first_line, last_line = MARGIN - 1, height - MARGIN
+            first_pos, last_pos = MARGIN - 1, width - MARGIN
+            cross_mask, cross_len = col_mask, col_len
+        else:
+            step, line_stride = width, 1
+            first_line, last_line = MARGIN - 1, width - MARGIN
+            first_pos, last_pos = MARGIN - 1, height - MARGIN
+            cross_mask, cross_len = row_mask, row_len
+        for line in range(first_line, last_line + 1):
+            base = line * line_stride
+            for x in range(first_pos, last_pos + 1):
+                px = base + x * step
+                if cells[px - step] != EMPTY:
+                    continue  # x continues a run: that run's first tile is the anchor
+                anchor_empty = cells[px] == EMPTY
+                if anchor_empty:
+                    if cross_len[px] == 0:
+                        continue  # touches nothing: not an anchor
+                    choices = cross_mask[px] & hand_mask
+                else:
+                    choices = np.int64(1)  # one pass: the board tile itself
+                while choices != 0:
+                    if anchor_empty:
+                        anchor_kind = lowest_kind(choices)
+                        allowed = fold_tile(np.int64(ALL_KINDS), anchor_kind)
+                        base_points = line_points(cross_len[px] + 1)
+                        n_anchor = 1
+                        t = x + 1
+                    else:
+                        anchor_kind = -1
+                        allowed = np.int64(ALL_KINDS)
+                        base_points = 0
+                        n_anchor = 0
+                        t = x
+                    choices &= choices - 1
+                    while cells[base + t * step] != EMPTY and allowed >= 0:
+                        allowed = fold_tile(allowed, cells[base + t * step])
+                        t += 1
+                    if allowed < 0:
+                        continue
+                    right_start = t
+                    # Left part: tiles on the free cells x-1, x-2, ... (depth d).
+                    d = 0
+                    left_allowed[0] = allowed
+                    left_todo[0] = -1  # marks "state not yet visited"
+                    while d >= 0:
+                        if left_todo[d] == -1:
+                            # Visit the state with d left tiles.
+                            y = x - d - 1
+                            py = base + y * step
+                            allowed_d = left_allowed[d]
+                            if cells[py] == EMPTY:
+                                # The line may start at x - d: walk to the right.
+                                n_prior = n_anchor + d
+                                a = x - d
+                                if n_prior >= 2:
+                                    # Right part empty: the line ends at right_start-1.
+                                    if count == out.shape[0]:
+                                        out = _grown(out)
+                                    row = out[count]
+                                    row[COL_N] = n_prior
+                                    row[COL_SCORE] = base_points + line_points(right_start - a)
+                                    s = 0
+                                    for e in range(d - 1, -1, -1):
+                                        q = base + (x - e - 1) * step
+                                        row[COL_ROWS + s] = q // width + row_shift
+                                        row[COL_COLS + s] = q % width + col_shift
+                                        row[COL_KINDS + s] = left_kind[e]
+                                        s += 1
+                                    if n_anchor:
+                                        row[COL_ROWS + s] = px // width + row_shift
+                                        row[COL_COLS + s] = px % width + col_shift
+                                        row[COL_KINDS + s] = anchor_kind
+                                        s += 1
+                                    while s < 6:
+                                        row[COL_ROWS + s] = 0
+                                        row[COL_COLS + s] = 0
+                                        row[COL_KINDS + s] = -1
+                                        s += 1
+                                    count += 1
+                                todo = allowed_d & hand_mask & cross_mask[base + right_start * step]
+                                if n_prior < 6 and todo != 0:
+                                    rd = 0
+                                    right_pos[0] = right_start
+                                    right_allowed[0] = allowed_d
+                                    right_todo[0] = todo
+                                    right_points[0] = base_points
+                                    while rd >= 0:
+                                        todo = right_todo[rd]
+                                        if todo == 0:
+                                            rd -= 1
+                                            continue
+                                        kind = lowest_kind(todo)
+                                        right_todo[rd] = todo & (todo - 1)
+                                        right_kind[rd] = kind
+                                        pos = right_pos[rd]
+                                        p = base + pos * step
+                                        r_allowed = fold_tile(right_allowed[rd], kind)
+                                        points = right_points[rd] + line_points(cross_len[p] + 1)
+                                        t = pos + 1
+                                        while cells[base + t * step] != EMPTY and r_allowed >= 0:
+                                            r_allowed = fold_tile(r_allowed, cells[base + t * step])
+                                            t += 1
+                                        if r_allowed < 0:
+                                            continue
+                                        n_placed = n_prior + rd + 1
+                                        if n_placed >= 2:
+                                            if count == out.shape[0]:
+                                                out = _grown(out)
+                                            row = out[count]
+                                            row[COL_N] = n_placed
+                                            row[COL_SCORE] = points + line_points(t - a)
+                                            s = 0
+                                            for e in range(d - 1, -1, -1):
+                                                q = base + (x - e - 1) * step
+                                                row[COL_ROWS + s] = q // width + row_shift
+                                                row[COL_COLS + s] = q % width + col_shift
+                                                row[COL_KINDS + s] = left_kind[e]
+                                                s += 1
+                                            if n_anchor:
+                                                row[COL_ROWS + s] = px // width + row_shift
+                                                row[COL_COLS + s] = px % width + col_shift
+                                                row[COL_KINDS + s] = anchor_kind
+                                                s += 1
+                                            for e in range(rd + 1):
+                                                q = base + right_pos[e] * step
+                                                row[COL_ROWS + s] = q // width + row_shift
+                                                row[COL_COLS + s] = q % width + col_shift
+                                                row[COL_KINDS + s] = right_kind[e]
+                                                s += 1
+                                            while s < 6:
+                                                row[COL_ROWS + s] = 0
+                                                row[COL_COLS + s] = 0
+                                                row[COL_KINDS + s] = -1
+                                                s += 1
+                                            count += 1
+                                        if n_placed < 6:
+                                            todo = r_allowed & hand_mask & cross_mask[base + t * step]
+                                            if todo != 0:
+                                                rd += 1
+                                                right_pos[rd] = t
+                                                right_allowed[rd] = r_allowed
+                                                right_todo[rd] = todo
+                                                right_points[rd] = points
+                            # Children: one more tile on y, if y is a free cell.
+                            if cells[py] == EMPTY and cross_len[py] == 0 and n_anchor + d < 6:
+                                left_todo[d] = allowed_d & hand_mask
+                            else:
+                                left_todo[d] = 0
+                        todo = left_todo[d]
+                        if todo == 0:
+                            d -= 1
+                            continue
+                        kind = lowest_kind(todo)
+                        left_todo[d] = todo & (todo - 1)
+                        left_kind[d] = kind
+                        left_allowed[d + 1] = fold_tile(left_allowed[d], kind)
+                        left_todo[d + 1] = -1
+                        d += 1
+    return out[:count].copy()
+
+
+@kernel
+def generate_openings(hand_mask, row, col):  # type: ignore[no-untyped-def]
+    """Every opening move of the kinds in ``hand_mask`` on the empty board, in the
+    canonical frame: the line starts at (row, col) and runs east."""
+    out = np.empty((INITIAL_CAPACITY, OUT_COLS), np.int32)
+    count = 0
+    placed_kind = np.empty(7, np.int64)
+    frame_allowed = np.empty(7, np.int64)
+    frame_todo = np.empty(7, np.int64)
+    depth = 0
+    frame_allowed[0] = ALL_KINDS
+    frame_todo[0] = hand_mask & ALL_KINDS
+    while depth >= 0:
+        todo = frame_todo[depth]
+        if todo == 0:
+            depth -= 1
+            continue
+        kind = lowest_kind(todo)
+        frame_todo[depth] = todo & (todo - 1)
+        placed_kind[depth] = kind
+        allowed = fold_tile(frame_allowed[depth], kind)
+        n_placed = depth + 1
+        if count == out.shape[0]:
+            out = _grown(out)
+        line = out[count]
+        line[:] = 0
+        line[COL_N] = n_placed
+        line[COL_SCORE] = 1 if n_placed == 1 else line_points(n_placed)
+        for s in range(6):
+            if s < n_placed:
+                line[COL_ROWS + s] = row
+                line[COL_COLS + s] = col + s
+                line[COL_KINDS + s] = placed_kind[s]
+            else:
+                line[COL_KINDS + s] = -1
+        count += 1
+        todo = allowed & hand_mask
+        if todo != 0:
+            depth += 1
+            frame_allowed[depth] = allowed
+            frame_todo[depth] = todo
+    return out[:count].copy()

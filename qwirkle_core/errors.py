@@ -1,0 +1,24 @@
+"""Typed errors.  All are ``ValueError`` subclasses so that callers who only know
+Python's built-ins still catch them."""
+
+from __future__ import annotations
+
+
+class QwirkleError(ValueError):
+    """Base class of every error that qwirkle_core raises on bad input."""
+
+
+class InvalidTileError(QwirkleError):
+    """A tile (or a tile's text) that does not name one of the 36 kinds."""
+
+
+class InvalidMoveError(QwirkleError):
+    """A move that is malformed: bad syntax, bad types, coordinates out of range."""
+
+
+class IllegalMoveError(QwirkleError):
+    """A well-formed move that breaks a rule of the game in this position."""
+
+
+class InvalidPositionError(QwirkleError):
+    """A board or a hand that no game of Qwirkle can produce."""

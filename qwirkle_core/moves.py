@@ -1,0 +1,293 @@
+"""Moves, and the lazy list of moves that the generator returns."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable, Iterator, overload
+
+import numpy as np
+import numpy.typing as npt
+
+from ._movegen import COL_COLS, COL_KINDS, COL_N, COL_ROWS, COL_SCORE, OUT_COLS
+from .errors import InvalidMoveError, InvalidTileError
+from .tiles import ALL_TILES, Tile, tile_from_json
+
+Placement = tuple[int, int, Tile]
+
+COORD_LIMIT = 1 << 30  # |row|, |col| below this: the kernels compute in int32/int64
+_PLACEMENT_TEXT = re.compile(r"^([A-Za-z]{2})@(-?\d+),(-?\d+)$")
+
+
+def check_coord(value: Any, what: str) -> int:
+    if type(value) is not int and not isinstance(value, np.integer):
+        raise InvalidMoveError(f"{what} must be an integer, got {value!r}")
+    v = int(value)
+    if not -COORD_LIMIT < v < COORD_LIMIT:
+        raise InvalidMoveError(f"{what} {v} is out of range (|{what}| < 2**30)")
+    return v
+
+
+def _placement(item: Any) -> Placement:
+    """Accept (row, col, Tile) or (row, col, color, shape)."""
+    if not isinstance(item, (tuple, list)):
+        raise InvalidMoveError(f"a placement is (row, col, tile), got {item!r}")
+    if len(item) == 3:
+        row, col, tile = item
+        if not isinstance(tile, Tile):
+            raise InvalidMoveError(f"a placement's third item must be a Tile, got {tile!r}")
+    elif len(item) == 4:
+        row, col = item[0], item[1]
+        try:
+            tile = tile_from_json(item[2:])
+        except InvalidTileError as exc:
+            raise InvalidMoveError(str(exc)) from None
+    else:
+        raise InvalidMoveError(f"a placement is (row, col, tile), got {item!r}")
+    return (check_coord(row, "row"), check_coord(col, "col"), tile)
+
+
+def placements_text(placements: Iterable[Placement]) -> str:
+    return " ".join(f"{t.text()}@{r},{c}" for r, c, t in placements)
+
+
+def parse_placements(text: str) -> list[Placement]:
+    """Parse ``"Rc@0,0 Rs@0,1"`` (tile, '@', row, ',', col; separated by spaces)."""
+    if not isinstance(text, str):
+        raise InvalidMoveError(f"expected placement text, got {text!r}")
+    out = []
+    for word in text.split():
+        m = _PLACEMENT_TEXT.match(word)
+        if m is None:
+            raise InvalidMoveError(f"not a placement: {word!r} (expected e.g. 'Rc@0,-1')")
+        try:
+            tile = Tile.from_text(m.group(1))
+        except InvalidTileError as exc:
+            raise InvalidMoveError(str(exc)) from None
+        out.append((check_coord(int(m.group(2)), "row"), check_coord(int(m.group(3)), "col"), tile))
+    return out
+
+
+class Move:
+    """A set of placements, ordered by (row, col); immutable and hashable.
+
+    Two moves are equal when they put the same tiles on the same cells; ``score`` is
+    carried along (it is ``None`` for a move parsed from text) but not compared.
+
+    >>> m = Move.from_text("Rs@0,1 Rc@0,0")
+    >>> str(m), m == Move.from_text("Rc@0,0 Rs@0,1")
+    ('Rc@0,0 Rs@0,1', True)
+    """
+
+    __slots__ = ("placements", "score", "_hash")
+    placements: tuple[Placement, ...]
+    score: int | None
+
+    def __init__(self, placements: Iterable[Any], score: int | None = None) -> None:
+        items = tuple(sorted((_placement(p) for p in placements), key=lambda p: (p[0], p[1])))
+        if not items:
+            raise InvalidMoveError("a move places at least one tile")
+        object.__setattr__(self, "placements", items)
+        object.__setattr__(self, "score", score)
+        object.__setattr__(self, "_hash", hash(items))
+
+    @classmethod
+    def _trusted(cls, placements: tuple[Placement, ...], score: int | None) -> Move:
+        self = object.__new__(cls)
+        object.__setattr__(self, "placements", placements)
+        object.__setattr__(self, "score", score)
+        object.__setattr__(self, "_hash", hash(placements))
+        return self
+
+    @classmethod
+    def from_text(cls, text: str) -> Move:
+        return cls(parse_placements(text))
+
+    @classmethod
+    def from_json(cls, value: Any) -> Move:
+        """From ``[[row, col, color, shape], ...]``."""
+        if not isinstance(value, list):
+            raise InvalidMoveError(f"a move is a list of [row, col, color, shape], got {value!r}")
+        for item in value:
+            if not isinstance(item, list) or len(item) != 4:
+                raise InvalidMoveError(f"a placement is [row, col, color, shape], got {item!r}")
+        return cls(value)
+
+    def text(self) -> str:
+        return placements_text(self.placements)
+
+    def to_json(self) -> list[list[int]]:
+        return [[r, c, int(t.color), int(t.shape)] for r, c, t in self.placements]
+
+    @property
+    def tiles(self) -> tuple[Tile, ...]:
+        return tuple(t for _, _, t in self.placements)
+
+    def __len__(self) -> int:
+        return len(self.placements)
+
+    def __str__(self) -> str:
+        return self.text()
+
+    def __repr__(self) -> str:
+        if self.score is None:
+            return f"Move.from_text({self.text()!r})"
+        return f"<Move {self.text()} score={self.score}>"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Move):
+            return self.placements == other.placements
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("Move is immutable")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Move._trusted, (self.placements, self.score))
+
+
+IntArray = npt.NDArray[np.int32]
+
+
+class MoveList:
+    """Every legal move of a position, kept as one int32 table.
+
+    Numpy views come first (:attr:`scores`, :attr:`sizes`, :attr:`rows`, :attr:`cols`,
+    :attr:`kinds`); :class:`Move` objects are built only when you index or iterate.
+    The placements of each move are in (row, col) order; unused slots of ``rows``,
+    ``cols`` and ``kinds`` hold 0, 0 and -1.
+    """
+
+    __slots__ = ("_table",)
+
+    def __init__(self, table: IntArray) -> None:
+        if table.ndim != 2 or table.shape[1] != OUT_COLS:
+            raise ValueError("not a move table")
+        self._table = table
+
+    @property
+    def table(self) -> IntArray:
+        """The raw table: one row per move (see ``qwirkle_core._movegen.COL_*``)."""
+        return self._table
+
+    @property
+    def scores(self) -> IntArray:
+        return self._table[:, COL_SCORE]
+
+    @property
+    def sizes(self) -> IntArray:
+        """Number of tiles each move places."""
+        return self._table[:, COL_N]
+
+    @property
+    def rows(self) -> IntArray:
+        return self._table[:, COL_ROWS : COL_ROWS + 6]
+
+    @property
+    def cols(self) -> IntArray:
+        return self._table[:, COL_COLS : COL_COLS + 6]
+
+    @property
+    def kinds(self) -> IntArray:
+        return self._table[:, COL_KINDS : COL_KINDS + 6]
+
+    def __len__(self) -> int:
+        return int(self._table.shape[0])
+
+    def count(self) -> int:
+        return len(self)
+
+    def __bool__(self) -> bool:
+        return self._table.shape[0] > 0
+
+    def _move(self, i: int) -> Move:
+        row = self._table[i].tolist()
+        n = row[COL_N]
+        placements = tuple(
+            (row[COL_ROWS + s], row[COL_COLS + s], ALL_TILES[row[COL_KINDS + s]]) for s in range(n)
+        )
+        return Move._trusted(placements, row[COL_SCORE])
+
+    @overload
+    def __getitem__(self, index: int) -> Move: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> MoveList: ...
+
+    def __getitem__(self, index: int | slice) -> Move | MoveList:
+        if isinstance(index, slice):
+            return MoveList(self._table[index])
+        n = len(self)
+        i = int(index)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("move index out of range")
+        return self._move(i)
+
+    def __iter__(self) -> Iterator[Move]:
+        for i in range(len(self)):
+            yield self._move(i)
+
+    def _row_of(self, move: Move) -> np.ndarray | None:
+        if len(move.placements) > 6:
+            return None
+        key = np.zeros(OUT_COLS - 2, np.int64)
+        key[COL_KINDS - 2 : COL_KINDS + 4] = -1
+        for s, (r, c, t) in enumerate(move.placements):
+            key[COL_ROWS - 2 + s] = r
+            key[COL_COLS - 2 + s] = c
+            key[COL_KINDS - 2 + s] = t.kind
+        return key
+
+    def index(self, move: Move) -> int:
+        """Position of ``move`` in the list (ValueError if it is not there)."""
+        if isinstance(move, Move):
+            key = self._row_of(move)
+            if key is not None and len(self):
+                hits = np.flatnonzero((self._table[:, 2:] == key).all(axis=1))
+                if hits.size:
+                    return int(hits[0])
+        raise ValueError(f"{move!r} is not in the list")
+
+    def __contains__(self, move: object) -> bool:
+        if not isinstance(move, Move):
+            return False
+        try:
+            self.index(move)
+        except ValueError:
+            return False
+        return True
+
+    def best(self) -> Move | None:
+        """A highest-scoring move (the first in generation order), or None."""
+        if not len(self):
+            return None
+        return self._move(int(np.argmax(self.scores)))
+
+    def sorted(self, descending: bool = True) -> MoveList:
+        """The moves by score (stable; highest first by default)."""
+        order = np.argsort(-self.scores if descending else self.scores, kind="stable")
+        return MoveList(self._table[order])
+
+    def to_json(self) -> list[dict[str, Any]]:
+        out = []
+        for row in self._table.tolist():
+            n = row[COL_N]
+            out.append(
+                {
+                    "placements": [
+                        [row[COL_ROWS + s], row[COL_COLS + s], row[COL_KINDS + s] // 6, row[COL_KINDS + s] % 6]
+                        for s in range(n)
+                    ],
+                    "score": row[COL_SCORE],
+                }
+            )
+        return out
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{m.text()} ({m.score})" for m in self[:5])
+        more = f", ... {len(self) - 5} more" if len(self) > 5 else ""
+        return f"<MoveList {len(self)} moves: {shown}{more}>"

@@ -1,0 +1,152 @@
+"""Colours, shapes and tiles, in the order of RULES.md.
+
+A tile kind is ``color * 6 + shape`` (0..35).  The kernels only ever see kinds; the
+:class:`Tile` objects exist for people.  There are only 36 of them, so ``Tile(...)``
+returns a shared instance (a flyweight): creating tiles in a loop allocates nothing.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+from typing import Any
+
+from .errors import InvalidTileError
+
+N_COLORS = 6
+N_SHAPES = 6
+N_KINDS = N_COLORS * N_SHAPES
+COPIES_PER_KIND = 3
+N_TILES = N_KINDS * COPIES_PER_KIND  # 108
+
+
+class Color(IntEnum):
+    RED = 0
+    ORANGE = 1
+    YELLOW = 2
+    GREEN = 3
+    BLUE = 4
+    PURPLE = 5
+
+
+class Shape(IntEnum):
+    CIRCLE = 0
+    SQUARE = 1
+    DIAMOND = 2
+    CLOVER = 3
+    STAR4 = 4  # four-pointed star, "criss-cross"
+    STAR8 = 5  # eight-pointed star, "starburst"
+
+
+# Text form: one upper-case letter for the colour, one lower-case letter for the shape.
+COLOR_LETTERS = "ROYGBP"
+SHAPE_LETTERS = "csdlxb"  # circle square diamond cLover (criss-)x (star)burst
+
+
+class Tile:
+    """An immutable, hashable tile: ``Tile(Color.RED, Shape.CIRCLE)``.
+
+    >>> t = Tile(Color.RED, Shape.SQUARE)
+    >>> t.kind, str(t), Tile.from_text("Rs") is t
+    (1, 'Rs', True)
+    """
+
+    __slots__ = ("color", "shape", "kind")
+    color: Color
+    shape: Shape
+    kind: int
+
+    def __new__(cls, color: int, shape: int) -> Tile:
+        if type(color) is bool or type(shape) is bool:
+            raise InvalidTileError("a tile's colour and shape are integers, not booleans")
+        try:
+            c = int(color)
+            s = int(shape)
+        except (TypeError, ValueError):
+            raise InvalidTileError(f"not a tile: colour {color!r}, shape {shape!r}") from None
+        if c != color or s != shape or not (0 <= c < N_COLORS and 0 <= s < N_SHAPES):
+            raise InvalidTileError(
+                f"not a tile: colour {color!r}, shape {shape!r} (each must be 0..5)"
+            )
+        return _TILES[c * N_SHAPES + s]
+
+    @classmethod
+    def _make(cls, kind: int) -> Tile:
+        self = object.__new__(cls)
+        object.__setattr__(self, "color", Color(kind // N_SHAPES))
+        object.__setattr__(self, "shape", Shape(kind % N_SHAPES))
+        object.__setattr__(self, "kind", kind)
+        return self
+
+    @staticmethod
+    def from_kind(kind: int) -> Tile:
+        """The tile of kind ``kind`` (0..35)."""
+        if type(kind) is bool or not isinstance(kind, int) or not 0 <= kind < N_KINDS:
+            raise InvalidTileError(f"not a tile kind: {kind!r} (must be 0..35)")
+        return _TILES[kind]
+
+    @staticmethod
+    def from_text(text: str) -> Tile:
+        """Parse the two-letter form, e.g. ``"Rc"`` (red circle) or ``"Pb"`` (purple starburst)."""
+        if not isinstance(text, str) or len(text) != 2:
+            raise InvalidTileError(f"not a tile: {text!r} (expected two letters like 'Rc')")
+        c = COLOR_LETTERS.find(text[0].upper())
+        s = SHAPE_LETTERS.find(text[1].lower())
+        if c < 0 or s < 0:
+            raise InvalidTileError(
+                f"not a tile: {text!r} (colour one of {COLOR_LETTERS}, shape one of {SHAPE_LETTERS})"
+            )
+        return _TILES[c * N_SHAPES + s]
+
+    def text(self) -> str:
+        return COLOR_LETTERS[self.color] + SHAPE_LETTERS[self.shape]
+
+    def __str__(self) -> str:
+        return self.text()
+
+    def __repr__(self) -> str:
+        return f"Tile.from_text({self.text()!r})"
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("Tile is immutable")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError("Tile is immutable")
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Tile):
+            return self.kind == other.kind
+        return NotImplemented
+
+    def __lt__(self, other: Tile) -> bool:
+        if isinstance(other, Tile):
+            return self.kind < other.kind
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return self.kind
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Tile.from_kind, (self.kind,))
+
+    def as_json(self) -> list[int]:
+        """``[color, shape]``, the JSON form of RULES.md."""
+        return [int(self.color), int(self.shape)]
+
+
+_TILES: tuple[Tile, ...] = tuple(Tile._make(k) for k in range(N_KINDS))
+ALL_TILES = _TILES
+
+
+def tile_from_json(value: Any) -> Tile:
+    """``[color, shape]`` to a Tile, with a clear error for anything else."""
+    if not isinstance(value, (list, tuple)) or len(value) != 2:
+        raise InvalidTileError(f"a tile is [color, shape], got {value!r}")
+    c, s = value
+    if type(c) is not int or type(s) is not int:
+        raise InvalidTileError(f"a tile's colour and shape are integers, got {value!r}")
+    return Tile(c, s)
+
+
+def parse_tiles(text: str) -> list[Tile]:
+    """Tiles separated by spaces or commas: ``"Rc Rs Yd"``."""
+    return [Tile.from_text(t) for t in text.replace(",", " ").split()]

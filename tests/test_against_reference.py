@@ -1,0 +1,149 @@
+"""The kernels against the independent reference (tests/naive.py), on random games."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from qwirkle_core import ALL_TILES, Board, Tile
+
+from .games import as_naive, hand_as_naive, moves_as_naive, random_positions
+from .naive import mirror, naive_board_problem, naive_legal_moves, naive_masks, rotate90, translate
+
+SETTINGS = settings(
+    deadline=None, max_examples=12, suppress_health_check=[HealthCheck.too_slow]
+)
+
+
+def _sampled_positions(seed: int, players: int, every: int):  # type: ignore[no-untyped-def]
+    for i, (board, hand) in enumerate(random_positions(seed, players)):
+        if i % every == 0:
+            yield board, hand
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1), players=st.integers(2, 6))
+def test_moves_equal_reference_through_a_game(seed: int, players: int) -> None:
+    for board, hand in _sampled_positions(seed, players, every=3):
+        got = moves_as_naive(board.legal_moves(hand))
+        want = naive_legal_moves(as_naive(board), hand_as_naive(hand))
+        assert got == want, (repr(board), hand)
+
+
+def _fill_hand(rng: random.Random, board: Board, size: int, one_group: bool) -> list[Tile]:
+    """A random hand that, with the board, keeps at most 3 copies of a kind."""
+    left = Counter({k: 3 - n for k, n in enumerate(board.tile_counts())})
+    if one_group:
+        group = rng.randrange(12)
+        kinds = [g * 6 + s for g in range(6) for s in range(6)]
+        kinds = [k for k in kinds if (k // 6 == group if group < 6 else k % 6 == group - 6)]
+    else:
+        kinds = list(range(36))
+    pool = [k for k in kinds for _ in range(left[k])]
+    rng.shuffle(pool)
+    return [ALL_TILES[k] for k in pool[:size]]
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1), size=st.integers(0, 6), one_group=st.booleans())
+def test_moves_equal_reference_for_any_hand(seed: int, size: int, one_group: bool) -> None:
+    rng = random.Random(seed)
+    for board, _ in _sampled_positions(seed, 2, every=7):
+        hand = _fill_hand(rng, board, size, one_group)
+        got = moves_as_naive(board.legal_moves(hand))
+        want = naive_legal_moves(as_naive(board), hand_as_naive(hand))
+        assert got == want, (repr(board), hand)
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1))
+def test_every_generated_move_scores_the_same(seed: int) -> None:
+    for board, hand in _sampled_positions(seed, 3, every=2):
+        for move in board.legal_moves(hand):
+            assert board.score(move, hand) == move.score, (repr(board), move)
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1))
+def test_masks_equal_reference(seed: int) -> None:
+    for board, _ in _sampled_positions(seed, 4, every=2):
+        coords, masks = board.legal_tile_masks()
+        got = {(int(r), int(c)): int(m) for (r, c), m in zip(coords, masks)}
+        assert len(got) == len(masks)
+        assert got == naive_masks(as_naive(board)), repr(board)
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1))
+def test_push_then_pop_restores_bit_for_bit(seed: int) -> None:
+    for board, hand in _sampled_positions(seed, 2, every=1):
+        grid, origin, box = (a.copy() if isinstance(a, np.ndarray) else a for a in board.state_arrays())
+        counts = board.tile_counts()
+        stack = board.move_stack
+        for move in board.legal_moves(hand)[:20]:
+            board.push(move)
+            board.pop()
+            g2, o2, b2 = board.state_arrays()
+            assert np.array_equal(grid, g2) and origin == o2 and box == b2
+            assert board.tile_counts() == counts and board.move_stack == stack
+
+
+@SETTINGS
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    dr=st.integers(-1_000_000, 1_000_000),
+    dc=st.integers(-1_000_000, 1_000_000),
+)
+def test_translation_translates_every_move(seed: int, dr: int, dc: int) -> None:
+    for board, hand in _sampled_positions(seed, 2, every=9):
+        if board.is_empty():
+            continue
+        moved = Board.from_placements((r + dr, c + dc, t) for r, c, t in board.placements())
+        want = {
+            frozenset((r + dr, c + dc, co, sh) for r, c, co, sh in key): score
+            for key, score in moves_as_naive(board.legal_moves(hand)).items()
+        }
+        assert moves_as_naive(moved.legal_moves(hand)) == want
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1))
+def test_rotation_and_mirror_keep_counts_and_scores(seed: int) -> None:
+    for board, hand in _sampled_positions(seed, 2, every=9):
+        if board.is_empty():
+            continue
+        base = sorted(board.legal_moves(hand).scores.tolist())
+        nb = as_naive(board)
+        for transformed in (rotate90(nb), mirror(nb), rotate90(rotate90(nb)), translate(nb, 5, -7)):
+            other = Board.from_placements((r, c, co, sh) for (r, c), (co, sh) in transformed.items())
+            assert sorted(other.legal_moves(hand).scores.tolist()) == base
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1), data=st.data())
+def test_board_checks_equal_reference(seed: int, data: st.DataObject) -> None:
+    """Random edits of real boards: the library accepts exactly what the reference does."""
+    positions = [b.copy() for b, _ in _sampled_positions(seed, 2, every=10) if len(b) > 2]
+    for board in positions:
+        nb = as_naive(board)
+        cells = sorted(nb)
+        edit = data.draw(st.sampled_from(["recolor", "remove", "add"]))
+        cell = data.draw(st.sampled_from(cells))
+        if edit == "recolor":
+            nb[cell] = (data.draw(st.integers(0, 5)), data.draw(st.integers(0, 5)))
+        elif edit == "remove":
+            del nb[cell]
+        else:
+            dr, dc = data.draw(st.sampled_from([(0, 1), (1, 0), (0, -1), (-1, 0), (0, 2), (3, 3)]))
+            nb.setdefault((cell[0] + dr, cell[1] + dc), (data.draw(st.integers(0, 5)), data.draw(st.integers(0, 5))))
+        problem = naive_board_problem(nb)
+        try:
+            Board.from_placements((r, c, co, sh) for (r, c), (co, sh) in nb.items())
+            accepted = True
+        except ValueError:
+            accepted = False
+        assert accepted == (problem is None), (nb, problem)
