@@ -31,6 +31,12 @@ COL_COLS = 8
 COL_KINDS = 14  # kinds, -1 in unused slots
 INITIAL_CAPACITY = 256
 
+# What generate_moves keeps (it always counts every legal move).
+MODE_ALL = 0  # every move
+MODE_COUNT = 1  # none: only the count
+MODE_ANY = 2  # the first move found, then stop
+MODE_BEST = 3  # every move of the highest score
+
 
 @kernel
 def _grown(out: np.ndarray) -> np.ndarray:
@@ -103,12 +109,13 @@ def cross_checks(grid, r0, r1, c0, c1):  # type: ignore[no-untyped-def]
 
 
 @kernel
-def generate_moves(grid, r0, r1, c0, c1, hand_mask, row_origin, col_origin):  # type: ignore[no-untyped-def]
+def generate_moves(grid, r0, r1, c0, c1, hand_mask, row_origin, col_origin, mode):  # type: ignore[no-untyped-def]
     """Every legal move of the kinds in ``hand_mask`` on a non-empty board whose
     tiles lie in the grid box [r0, r1) x [c0, c1).
 
     ``row_origin``/``col_origin`` give the caller's coordinates of the grid centre;
-    the table holds the caller's coordinates.
+    the table holds the caller's coordinates.  Returns (table, total): the moves that
+    ``mode`` keeps (see MODE_*) and the number of legal moves (for MODE_ANY, 0 or 1).
 
     Moves of 2..6 tiles are generated from the leftmost (topmost) *anchor* of their
     line: a board tile, or an empty cell with a tile beside it across the line.  The
@@ -124,7 +131,9 @@ def generate_moves(grid, r0, r1, c0, c1, hand_mask, row_origin, col_origin):  # 
     row_shift = r0 - MARGIN - CENTER + row_origin
     col_shift = c0 - MARGIN - CENTER + col_origin
     out = np.empty((INITIAL_CAPACITY, OUT_COLS), np.int32)
-    count = 0
+    count = 0  # rows kept in out
+    total = 0  # legal moves seen
+    best = -1
 
     # --- One-tile moves: one per (cell, kind), whatever the direction. ---
     for i in range(MARGIN - 1, height - MARGIN + 1):
@@ -139,6 +148,12 @@ def generate_moves(grid, r0, r1, c0, c1, hand_mask, row_origin, col_origin):  # 
             while fits != 0:
                 kind = lowest_kind(fits)
                 fits &= fits - 1
+                total += 1
+                if mode == MODE_COUNT or (mode == MODE_BEST and points < best):
+                    continue
+                if mode == MODE_BEST and points > best:
+                    best = points
+                    count = 0
                 if count == out.shape[0]:
                     out = _grown(out)
                 row = out[count]
@@ -152,6 +167,8 @@ def generate_moves(grid, r0, r1, c0, c1, hand_mask, row_origin, col_origin):  # 
                     row[COL_COLS + s] = 0
                     row[COL_KINDS + s] = -1
                 count += 1
+                if mode == MODE_ANY:
+                    return out[:1].copy(), 1
 
     # --- Moves of 2..6 tiles, along rows (direction 0) then columns (1). ---
     left_kind = np.empty(7, np.int64)  # left part, nearest the anchor first
@@ -221,13 +238,21 @@ def generate_moves(grid, r0, r1, c0, c1, hand_mask, row_origin, col_origin):  # 
                                 # The line may start at x - d: walk to the right.
                                 n_prior = n_anchor + d
                                 a = x - d
+                                keep = False
                                 if n_prior >= 2:
                                     # Right part empty: the line ends at right_start-1.
+                                    score = base_points + line_points(right_start - a)
+                                    total += 1
+                                    keep = mode != MODE_COUNT and (mode != MODE_BEST or score >= best)
+                                    if mode == MODE_BEST and score > best:
+                                        best = score
+                                        count = 0
+                                if n_prior >= 2 and keep:
                                     if count == out.shape[0]:
                                         out = _grown(out)
                                     row = out[count]
                                     row[COL_N] = n_prior
-                                    row[COL_SCORE] = base_points + line_points(right_start - a)
+                                    row[COL_SCORE] = score
                                     s = 0
                                     for e in range(d - 1, -1, -1):
                                         q = base + (x - e - 1) * step
@@ -246,6 +271,8 @@ def generate_moves(grid, r0, r1, c0, c1, hand_mask, row_origin, col_origin):  # 
                                         row[COL_KINDS + s] = -1
                                         s += 1
                                     count += 1
+                                    if mode == MODE_ANY:
+                                        return out[:1].copy(), 1
                                 todo = allowed_d & hand_mask & cross_mask[base + right_start * step]
                                 if n_prior < 6 and todo != 0:
                                     rd = 0
@@ -272,12 +299,20 @@ def generate_moves(grid, r0, r1, c0, c1, hand_mask, row_origin, col_origin):  # 
                                         if r_allowed < 0:
                                             continue
                                         n_placed = n_prior + rd + 1
+                                        keep = False
                                         if n_placed >= 2:
+                                            score = points + line_points(t - a)
+                                            total += 1
+                                            keep = mode != MODE_COUNT and (mode != MODE_BEST or score >= best)
+                                            if mode == MODE_BEST and score > best:
+                                                best = score
+                                                count = 0
+                                        if keep:
                                             if count == out.shape[0]:
                                                 out = _grown(out)
                                             row = out[count]
                                             row[COL_N] = n_placed
-                                            row[COL_SCORE] = points + line_points(t - a)
+                                            row[COL_SCORE] = score
                                             s = 0
                                             for e in range(d - 1, -1, -1):
                                                 q = base + (x - e - 1) * step
@@ -302,6 +337,8 @@ def generate_moves(grid, r0, r1, c0, c1, hand_mask, row_origin, col_origin):  # 
                                                 row[COL_KINDS + s] = -1
                                                 s += 1
                                             count += 1
+                                            if mode == MODE_ANY:
+                                                return out[:1].copy(), 1
                                         if n_placed < 6:
                                             todo = r_allowed & hand_mask & cross_mask[base + t * step]
                                             if todo != 0:
@@ -325,15 +362,18 @@ def generate_moves(grid, r0, r1, c0, c1, hand_mask, row_origin, col_origin):  # 
                         left_allowed[d + 1] = fold_tile(left_allowed[d], kind)
                         left_todo[d + 1] = -1
                         d += 1
-    return out[:count].copy()
+    return out[:count].copy(), total
 
 
 @kernel
-def generate_openings(hand_mask, row, col):  # type: ignore[no-untyped-def]
+def generate_openings(hand_mask, row, col, mode):  # type: ignore[no-untyped-def]
     """Every opening move of the kinds in ``hand_mask`` on the empty board, in the
-    canonical frame: the line starts at (row, col) and runs east."""
+    canonical frame: the line starts at (row, col) and runs east.  Same results as
+    generate_moves."""
     out = np.empty((INITIAL_CAPACITY, OUT_COLS), np.int32)
     count = 0
+    total = 0
+    best = -1
     placed_kind = np.empty(7, np.int64)
     frame_allowed = np.empty(7, np.int64)
     frame_todo = np.empty(7, np.int64)
@@ -350,23 +390,33 @@ def generate_openings(hand_mask, row, col):  # type: ignore[no-untyped-def]
         placed_kind[depth] = kind
         allowed = fold_tile(frame_allowed[depth], kind)
         n_placed = depth + 1
-        if count == out.shape[0]:
-            out = _grown(out)
-        line = out[count]
-        line[:] = 0
-        line[COL_N] = n_placed
-        line[COL_SCORE] = 1 if n_placed == 1 else line_points(n_placed)
-        for s in range(6):
-            if s < n_placed:
-                line[COL_ROWS + s] = row
-                line[COL_COLS + s] = col + s
-                line[COL_KINDS + s] = placed_kind[s]
-            else:
-                line[COL_KINDS + s] = -1
-        count += 1
+        score = 1 if n_placed == 1 else line_points(n_placed)
+        total += 1
+        keep = mode != MODE_COUNT and (mode != MODE_BEST or score >= best)
+        if mode == MODE_BEST and score > best:
+            best = score
+            count = 0
+        if keep:
+            if count == out.shape[0]:
+                out = _grown(out)
+            line = out[count]
+            line[COL_N] = n_placed
+            line[COL_SCORE] = score
+            for s in range(6):
+                if s < n_placed:
+                    line[COL_ROWS + s] = row
+                    line[COL_COLS + s] = col + s
+                    line[COL_KINDS + s] = placed_kind[s]
+                else:
+                    line[COL_ROWS + s] = 0
+                    line[COL_COLS + s] = 0
+                    line[COL_KINDS + s] = -1
+            count += 1
+            if mode == MODE_ANY:
+                return out[:1].copy(), 1
         todo = allowed & hand_mask
         if todo != 0:
             depth += 1
             frame_allowed[depth] = allowed
             frame_todo[depth] = todo
-    return out[:count].copy()
+    return out[:count].copy(), total

@@ -10,7 +10,7 @@ import numpy.typing as npt
 
 from . import _rules
 from ._geometry import CENTER, EMPTY, GRID_SIZE, MARGIN
-from ._movegen import generate_moves, generate_openings
+from ._movegen import MODE_ALL, MODE_ANY, MODE_BEST, MODE_COUNT, generate_moves, generate_openings
 from .errors import IllegalMoveError, InvalidMoveError, InvalidPositionError, InvalidTileError
 from .moves import Move, MoveList, Placement, _placement, parse_placements, placements_text
 from .tiles import ALL_TILES, COPIES_PER_KIND, N_KINDS, Tile
@@ -228,13 +228,29 @@ class Board:
         """Every legal placement of tiles from ``hand`` (0 to 6 Tiles, duplicates
         allowed), each once, with its score.  On the empty board the openings are
         given in the canonical frame: the line starts at (0, 0) and runs east."""
-        mask = self._hand_mask(hand)
+        return MoveList(self._generate(self._hand_mask(hand), MODE_ALL)[0])
+
+    def _generate(self, mask: int, mode: int) -> tuple[npt.NDArray[np.int32], int]:
         if not self._n_tiles:
-            return MoveList(generate_openings(mask, 0, 0))
-        r0, r1, c0, c1 = self._box
-        return MoveList(
-            generate_moves(self._grid, r0, r1, c0, c1, mask, self._row_origin, self._col_origin)
-        )
+            table, total = generate_openings(mask, 0, 0, mode)
+        else:
+            r0, r1, c0, c1 = self._box
+            table, total = generate_moves(
+                self._grid, r0, r1, c0, c1, mask, self._row_origin, self._col_origin, mode
+            )
+        return table, int(total)
+
+    def count_moves(self, hand: Sequence[Tile]) -> int:
+        """How many legal moves ``hand`` has, without building the list."""
+        return self._generate(self._hand_mask(hand), MODE_COUNT)[1]
+
+    def has_move(self, hand: Sequence[Tile]) -> bool:
+        """Whether ``hand`` has any legal move (the search stops at the first)."""
+        return self._generate(self._hand_mask(hand), MODE_ANY)[1] > 0
+
+    def best_moves(self, hand: Sequence[Tile]) -> MoveList:
+        """Every move of the highest score (empty if there is no move)."""
+        return MoveList(self._generate(self._hand_mask(hand), MODE_BEST)[0])
 
     def legal_tile_masks(self) -> CellMasks:
         """For every empty cell beside the tiles, the kinds that fit there alone.
