@@ -128,9 +128,9 @@ class Board:
         box = (int(grid_rows.min()), int(grid_rows.max()) + 1, int(grid_cols.min()), int(grid_cols.max()) + 1)
         verdict, r, c, direction = _rules.board_problem(self._grid, *box, len(items))
         if verdict != _rules.OK:
-            self.__init__()  # type: ignore[misc]
             r += self._row_origin - CENTER
             c += self._col_origin - CENTER
+            self.__init__()  # type: ignore[misc]  # leave the board empty, as it was
             if verdict == _rules.INVALID_LINE:
                 what = "row" if direction == 0 else "column"
                 raise InvalidPositionError(
@@ -223,6 +223,11 @@ class Board:
                     )
             mask |= bit
         return mask
+
+    def check_hand(self, hand: Sequence[Tile]) -> None:
+        """Raise unless ``hand`` is 0..6 Tiles that, with the board, hold at most 3
+        copies of each kind."""
+        self._hand_mask(hand)
 
     def legal_moves(self, hand: Sequence[Tile]) -> MoveList:
         """Every legal placement of tiles from ``hand`` (0 to 6 Tiles, duplicates
@@ -380,6 +385,24 @@ class Board:
         """The raw state: the grid of kinds (-1 empty), the caller's coordinates of
         grid cell (CENTER, CENTER), and the tiles' grid box.  Read-only use."""
         return self._grid, (self._row_origin, self._col_origin), self._box
+
+    # ----------------------------------------------------------------- pictures
+    def svg(self, **options: Any) -> str:
+        """The board as an SVG document; options as in :func:`qwirkle_core.render.board_svg`
+        (``highlight``, ``show_legal_cells``, ``coordinates``, ``cell_size``, ``hand``)."""
+        from .render import board_svg
+
+        return board_svg(self, **options)
+
+    def _repr_svg_(self) -> str:
+        """Jupyter shows a board as its picture."""
+        return self.svg()
+
+    def ansi(self, **options: Any) -> str:
+        """The board in terminal colours; options as in :func:`qwirkle_core.render.board_ansi`."""
+        from .render import board_ansi
+
+        return board_ansi(self, **options)
 
 
 def _verdict_message(verdict: int, r: int, c: int, direction: int) -> str:

@@ -1,0 +1,94 @@
+"""Strict reading of the JSON shapes of RULES.md, with errors that name the place.
+
+Shared by every JSON front end (the command line, the engine): a boolean is not an
+integer, a float is not an integer, and every value is range-checked before it can
+reach a kernel."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .board import MAX_HAND, Board
+from .errors import QwirkleError
+from .moves import COORD_LIMIT
+from .tiles import ALL_TILES, Tile
+
+
+class BadInputError(QwirkleError):
+    """Input that does not have the documented JSON shape."""
+
+
+def loads(text: str | bytes) -> Any:
+    """``json.loads`` that turns every failure into BadInputError (deep nesting too)."""
+    try:
+        if isinstance(text, bytes):
+            text = text.decode("utf-8")
+        return json.loads(text)
+    except UnicodeDecodeError:
+        raise BadInputError("input is not UTF-8 text") from None
+    except RecursionError:
+        raise BadInputError("input JSON is nested too deeply") from None
+    except ValueError as exc:  # JSONDecodeError
+        raise BadInputError(f"input is not valid JSON ({exc})") from None
+
+
+def _int(value: Any, where: str, lo: int, hi: int) -> int:
+    if type(value) is not int:
+        raise BadInputError(f"{where} must be an integer, got {json.dumps(value)[:40]}")
+    if not lo <= value <= hi:
+        raise BadInputError(f"{where} = {value} is out of range {lo}..{hi}")
+    return value
+
+
+def _list(value: Any, where: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise BadInputError(f"{where} must be a list, got {json.dumps(value)[:40]}")
+    return value
+
+
+def read_tile(value: Any, where: str) -> Tile:
+    item = _list(value, where)
+    if len(item) != 2:
+        raise BadInputError(f"{where} must be [color, shape]")
+    return ALL_TILES[_int(item[0], f"{where}[0] (color)", 0, 5) * 6 + _int(item[1], f"{where}[1] (shape)", 0, 5)]
+
+
+def read_placement(value: Any, where: str) -> tuple[int, int, Tile]:
+    item = _list(value, where)
+    if len(item) != 4:
+        raise BadInputError(f"{where} must be [row, col, color, shape]")
+    limit = COORD_LIMIT - 1
+    row = _int(item[0], f"{where}[0] (row)", -limit, limit)
+    col = _int(item[1], f"{where}[1] (col)", -limit, limit)
+    color = _int(item[2], f"{where}[2] (color)", 0, 5)
+    shape = _int(item[3], f"{where}[3] (shape)", 0, 5)
+    return row, col, ALL_TILES[color * 6 + shape]
+
+
+def read_placements(value: Any, where: str) -> list[tuple[int, int, Tile]]:
+    return [read_placement(v, f"{where}[{i}]") for i, v in enumerate(_list(value, where))]
+
+
+def read_hand(value: Any, where: str = "hand") -> list[Tile]:
+    items = _list(value, where)
+    if len(items) > MAX_HAND:
+        raise BadInputError(f"{where} holds at most {MAX_HAND} tiles, got {len(items)}")
+    return [read_tile(v, f"{where}[{i}]") for i, v in enumerate(items)]
+
+
+def read_position(obj: Any) -> tuple[Board, list[Tile]]:
+    """``{"board": [[row, col, color, shape], ...], "hand": [[color, shape], ...]}``."""
+    if not isinstance(obj, dict):
+        raise BadInputError('expected an object {"board": [...], "hand": [...]}')
+    for key in ("board", "hand"):
+        if key not in obj:
+            raise BadInputError(f'missing "{key}"')
+    board = Board.from_placements(read_placements(obj["board"], "board"))
+    hand = read_hand(obj["hand"])
+    board.check_hand(hand)  # board + hand must not hold more than 3 copies of a kind
+    return board, hand
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))

@@ -1,0 +1,92 @@
+"""The JSON command line, as other programs use it: in a subprocess."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from qwirkle_core import Board, parse_tiles
+
+
+def run(args: list[str], stdin: bytes | str) -> subprocess.CompletedProcess[bytes]:
+    data = stdin.encode() if isinstance(stdin, str) else stdin
+    return subprocess.run(
+        [sys.executable, "-m", "qwirkle_core", *args], input=data, capture_output=True, timeout=120
+    )
+
+
+def test_moves_answers_in_the_callers_coordinates() -> None:
+    position = {"board": [[500, -7, 0, 0], [500, -6, 0, 1]], "hand": [[0, 2], [4, 0]]}
+    proc = run(["moves"], json.dumps(position))
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout)
+    board = Board.from_json(position["board"])
+    want = board.legal_moves(parse_tiles("Rd Bc")).to_json()
+    assert got == {"moves": want}
+    assert {"placements": [[500, -5, 0, 2]], "score": 3} in got["moves"]
+
+
+def test_jsonl_answers_every_line_in_order() -> None:
+    lines = [
+        {"board": [], "hand": [[0, 0], [0, 1]]},
+        "not json",
+        {"board": [[0, 0, 0, 0]], "hand": [[0, 1]]},
+        {"board": [[0, 0, 0, 0]], "hand": [[0, 1]] * 7},
+    ]
+    text = "\n".join(x if isinstance(x, str) else json.dumps(x) for x in lines) + "\n"
+    proc = run(["moves", "--jsonl"], text)
+    assert proc.returncode == 2
+    out = [json.loads(line) for line in proc.stdout.decode().splitlines()]
+    assert len(out) == 4
+    assert len(out[0]["moves"]) == 4 and "error" in out[1] and len(out[2]["moves"]) == 4
+    assert "at most 6" in out[3]["error"]
+
+
+def test_jsonl_all_good_exits_0() -> None:
+    text = json.dumps({"board": [], "hand": [[1, 1]]}) + "\n"
+    proc = run(["moves", "--jsonl"], text * 3)
+    assert proc.returncode == 0 and len(proc.stdout.splitlines()) == 3
+
+
+BAD_INPUTS = {
+    "not json": b"{board",
+    "not utf-8": b"\xff\xfe{}",
+    "not an object": b"[1, 2]",
+    "missing hand": b'{"board": []}',
+    "boolean as integer": b'{"board": [[0, 0, true, 0]], "hand": []}',
+    "float as integer": b'{"board": [[0, 0.0, 0, 0]], "hand": []}',
+    "colour out of range": b'{"board": [[0, 0, 6, 0]], "hand": []}',
+    "coordinate out of range": b'{"board": [[0, 99999999999999999999, 0, 0]], "hand": []}',
+    "short placement": b'{"board": [[0, 0, 0]], "hand": []}',
+    "hand of seven": b'{"board": [], "hand": [[0,0],[0,1],[0,2],[0,3],[0,4],[0,5],[1,0]]}',
+    "invalid line": b'{"board": [[0, 0, 0, 0], [0, 1, 1, 1]], "hand": []}',
+    "two tiles on a cell": b'{"board": [[0, 0, 0, 0], [0, 0, 0, 1]], "hand": []}',
+    "not connected": b'{"board": [[0, 0, 0, 0], [9, 9, 0, 1]], "hand": []}',
+    "four copies": b'{"board": [[0, 0, 0, 0]], "hand": [[0, 0], [0, 0], [0, 0]]}',
+    "deep nesting": b"[" * 100_000,
+    "NaN": b'{"board": [[NaN, 0, 0, 0]], "hand": []}',
+    "empty input": b"",
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_INPUTS))
+def test_bad_input_exits_2_with_one_line(name: str) -> None:
+    proc = run(["moves"], BAD_INPUTS[name])
+    assert proc.returncode == 2, (name, proc.stdout, proc.stderr)
+    err = proc.stderr.decode()
+    assert err.count("\n") == 1 and "Traceback" not in err and err.startswith("error:"), err
+    assert proc.stdout == b""
+
+
+def test_help_lists_the_commands() -> None:
+    proc = run(["--help"], b"")
+    assert proc.returncode == 0 and b"moves" in proc.stdout
+
+
+@pytest.mark.parametrize("args", [[], ["bogus"], ["moves", "--nope"]])
+def test_usage_errors_exit_2_with_one_line(args: list[str]) -> None:
+    proc = run(args, b"")
+    assert proc.returncode == 2 and proc.stderr.decode().count("\n") == 1

@@ -1,0 +1,54 @@
+"""How the kernels are compiled: cached where possible, still working where not."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+QUERY = "from qwirkle_core import Board, parse_tiles; print(Board('Rc@0,0').count_moves(parse_tiles('Rs Rd')))"
+
+
+def _python(code: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    full_env = dict(os.environ)
+    full_env["PYTHONPATH"] = str(ROOT)
+    full_env.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=600, env=full_env
+    )
+
+
+@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="needs the JIT")
+def test_kernels_work_where_no_cache_dir_is_writable() -> None:
+    # Make numba find no cache location at all, as on a read-only install: it then
+    # raises at decoration, and the library must fall back to uncached kernels.
+    code = textwrap.dedent(
+        f"""
+        import numba.core.caching as caching
+        caching.CacheImpl._locator_classes = []
+        import qwirkle_core._jit as jit
+        import numba
+        try:
+            numba.njit(cache=True)(lambda x: x)
+        except RuntimeError:
+            pass
+        else:
+            raise SystemExit("numba did not refuse to cache")
+        {QUERY}
+        """
+    )
+    proc = _python(code)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["36"]
+
+
+def test_import_and_first_call_work_in_a_fresh_process() -> None:
+    proc = _python(QUERY)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["36"]
