@@ -49,11 +49,16 @@ def _grown(out: np.ndarray) -> np.ndarray:
 def cross_checks(grid, r0, r1, c0, c1):  # type: ignore[no-untyped-def]
     """Copy the working region around the box [r0, r1) x [c0, c1) and compute, for
     every empty cell beside a tile, the kinds its row run and its column run allow and
-    how many tiles each run holds.
+    how many tiles each run holds; list the cells the generator starts from.
 
-    Returns (cells, row_mask, col_mask, row_len, col_len, height, width), all flat
-    arrays over the region, whose top-left cell is grid (r0 - MARGIN, c0 - MARGIN).
-    A cell with no neighbour in a direction has mask ALL_KINDS and length 0 there.
+    Returns (cells, row_mask, col_mask, row_len, col_len, width, singles,
+    row_anchors, col_anchors).  The first five are flat arrays over the region, whose
+    top-left cell is grid (r0 - MARGIN, c0 - MARGIN) and whose rows are ``width``
+    long.  A cell with no neighbour in a direction has mask ALL_KINDS and length 0
+    there.  ``singles``: empty cells with a neighbour.  ``row_anchors``: where a move
+    along a row can have its first anchor -- the first tile of a row run, or an empty
+    cell with a tile above or below and none to its left (a tile to its left would
+    make that tile's run the first anchor); ``col_anchors`` likewise for columns.
     Only the ring of cells one step around the box can have neighbours.
     """
     height = (r1 - r0) + 2 * MARGIN
@@ -69,43 +74,86 @@ def cross_checks(grid, r0, r1, c0, c1):  # type: ignore[no-untyped-def]
     col_mask = np.full(n, ALL_KINDS, np.int64)
     row_len = np.zeros(n, np.int8)
     col_len = np.zeros(n, np.int8)
+    ring = (r1 - r0 + 2) * (c1 - c0 + 2)
+    singles = np.empty(ring, np.int64)
+    row_anchors = np.empty(ring, np.int64)
+    col_anchors = np.empty(ring, np.int64)
+    n_singles = 0
+    n_row = 0
+    n_col = 0
+    # Fold every run of tiles once, along rows then columns, and give its result to
+    # the empty cell at each end.  A cell between two runs L and R takes L's and R's
+    # addable kinds together: for valid L and R, L + cell + R is a valid line for the
+    # kinds in allowed(L) & allowed(R) if R's kinds can all join L, else for none.
+    for direction in range(2):
+        if direction == 0:
+            along, across = 1, width
+            n_lines, line_len = r1 - r0, c1 - c0
+            line_mask, line_len_arr = row_mask, row_len
+        else:
+            along, across = width, 1
+            n_lines, line_len = c1 - c0, r1 - r0
+            line_mask, line_len_arr = col_mask, col_len
+        for line in range(n_lines):
+            # First cell of the line, one step before the box.
+            p = (MARGIN + line) * across + (MARGIN - 1) * along
+            run = 0
+            allowed = np.int64(ALL_KINDS)
+            kinds = np.int64(0)
+            for _ in range(line_len + 2):
+                kind = cells[p]
+                if kind != EMPTY:
+                    if run == 0:
+                        allowed = np.int64(ALL_KINDS)
+                        kinds = np.int64(0)
+                    allowed = fold_tile(allowed, kind)
+                    kinds |= np.int64(1) << kind
+                    run += 1
+                elif run > 0:
+                    if allowed < 0:
+                        allowed = np.int64(0)
+                    # p is the cell after the run: the run is its left part.
+                    line_mask[p] = allowed
+                    line_len_arr[p] = run
+                    # The cell before the run: the run is its right part.
+                    w = p - (run + 1) * along
+                    if line_len_arr[w] == 0:
+                        line_mask[w] = allowed
+                    elif kinds & ~line_mask[w] == 0:
+                        line_mask[w] &= allowed
+                    else:
+                        line_mask[w] = 0
+                    line_len_arr[w] += run
+                    run = 0
+                p += along
     for i in range(MARGIN - 1, height - MARGIN + 1):
         for j in range(MARGIN - 1, width - MARGIN + 1):
             p = i * width + j
+            west = cells[p - 1] != EMPTY
+            north = cells[p - width] != EMPTY
             if cells[p] != EMPTY:
+                if not west:
+                    row_anchors[n_row] = p
+                    n_row += 1
+                if not north:
+                    col_anchors[n_col] = p
+                    n_col += 1
                 continue
-            # The row run through p: tiles to the west, then to the east.
-            if cells[p - 1] != EMPTY or cells[p + 1] != EMPTY:
-                allowed = np.int64(ALL_KINDS)
-                count = 0
-                q = p - 1
-                while cells[q] != EMPTY:
-                    allowed = fold_tile(allowed, cells[q])
-                    count += 1
-                    q -= 1
-                q = p + 1
-                while cells[q] != EMPTY:
-                    allowed = fold_tile(allowed, cells[q])
-                    count += 1
-                    q += 1
-                row_mask[p] = allowed if allowed > 0 else 0
-                row_len[p] = count
-            if cells[p - width] != EMPTY or cells[p + width] != EMPTY:
-                allowed = np.int64(ALL_KINDS)
-                count = 0
-                q = p - width
-                while cells[q] != EMPTY:
-                    allowed = fold_tile(allowed, cells[q])
-                    count += 1
-                    q -= width
-                q = p + width
-                while cells[q] != EMPTY:
-                    allowed = fold_tile(allowed, cells[q])
-                    count += 1
-                    q += width
-                col_mask[p] = allowed if allowed > 0 else 0
-                col_len[p] = count
-    return cells, row_mask, col_mask, row_len, col_len, height, width
+            across_row = row_len[p] > 0
+            across_col = col_len[p] > 0
+            if across_row or across_col:
+                singles[n_singles] = p
+                n_singles += 1
+            if across_col and not west:
+                row_anchors[n_row] = p
+                n_row += 1
+            if across_row and not north:
+                col_anchors[n_col] = p
+                n_col += 1
+    return (
+        cells, row_mask, col_mask, row_len, col_len, width,
+        singles[:n_singles], row_anchors[:n_row], col_anchors[:n_col],
+    )
 
 
 @kernel
@@ -123,11 +171,11 @@ def generate_moves(grid, r0, r1, c0, c1, hand_mask, row_origin, col_origin, mode
     part", any tiles that fit the line); from the anchor the walk goes on to the right
     through board tiles and cross-checked cells.  Every move has exactly one leftmost
     anchor, hence is produced once; choosing the anchor's tile first narrows the left
-    part to that tile's colour or shape, so little work is wasted.
+    part to that tile's colour or shape, so little work is wasted.  Cells are flat
+    indices into the region; ``step`` walks along the line (1 or ``width``).
     """
-    cells, row_mask, col_mask, row_len, col_len, height, width = cross_checks(
-        grid, r0, r1, c0, c1
-    )
+    (cells, row_mask, col_mask, row_len, col_len, width,
+     singles, row_anchors, col_anchors) = cross_checks(grid, r0, r1, c0, c1)
     row_shift = r0 - MARGIN - CENTER + row_origin
     col_shift = c0 - MARGIN - CENTER + col_origin
     out = np.empty((INITIAL_CAPACITY, OUT_COLS), np.int32)
@@ -136,39 +184,36 @@ def generate_moves(grid, r0, r1, c0, c1, hand_mask, row_origin, col_origin, mode
     best = -1
 
     # --- One-tile moves: one per (cell, kind), whatever the direction. ---
-    for i in range(MARGIN - 1, height - MARGIN + 1):
-        for j in range(MARGIN - 1, width - MARGIN + 1):
-            p = i * width + j
-            if cells[p] != EMPTY or (row_len[p] == 0 and col_len[p] == 0):
+    for si in range(singles.shape[0]):
+        p = singles[si]
+        fits = row_mask[p] & col_mask[p] & hand_mask
+        if fits == 0:
+            continue
+        points = line_points(row_len[p] + 1) + line_points(col_len[p] + 1)
+        while fits != 0:
+            kind = lowest_kind(fits)
+            fits &= fits - 1
+            total += 1
+            if mode == MODE_COUNT or (mode == MODE_BEST and points < best):
                 continue
-            fits = row_mask[p] & col_mask[p] & hand_mask
-            if fits == 0:
-                continue
-            points = line_points(row_len[p] + 1) + line_points(col_len[p] + 1)
-            while fits != 0:
-                kind = lowest_kind(fits)
-                fits &= fits - 1
-                total += 1
-                if mode == MODE_COUNT or (mode == MODE_BEST and points < best):
-                    continue
-                if mode == MODE_BEST and points > best:
-                    best = points
-                    count = 0
-                if count == out.shape[0]:
-                    out = _grown(out)
-                row = out[count]
-                row[COL_N] = 1
-                row[COL_SCORE] = points
-                row[COL_ROWS] = i + row_shift
-                row[COL_COLS] = j + col_shift
-                row[COL_KINDS] = kind
-                for s in range(1, 6):
-                    row[COL_ROWS + s] = 0
-                    row[COL_COLS + s] = 0
-                    row[COL_KINDS + s] = -1
-                count += 1
-                if mode == MODE_ANY:
-                    return out[:1].copy(), 1
+            if mode == MODE_BEST and points > best:
+                best = points
+                count = 0
+            if count == out.shape[0]:
+                out = _grown(out)
+            row = out[count]
+            row[COL_N] = 1
+            row[COL_SCORE] = points
+            row[COL_ROWS] = p // width + row_shift
+            row[COL_COLS] = p % width + col_shift
+            row[COL_KINDS] = kind
+            for s in range(1, 6):
+                row[COL_ROWS + s] = 0
+                row[COL_COLS + s] = 0
+                row[COL_KINDS + s] = -1
+            count += 1
+            if mode == MODE_ANY:
+                return out[:1].copy(), 1
 
     # --- Moves of 2..6 tiles, along rows (direction 0) then columns (1). ---
     left_kind = np.empty(7, np.int64)  # left part, nearest the anchor first
@@ -182,186 +227,176 @@ def generate_moves(grid, r0, r1, c0, c1, hand_mask, row_origin, col_origin, mode
 
     for direction in range(2):
         if direction == 0:
-            step, line_stride = 1, width
-            first_line, last_line = MARGIN - 1, height - MARGIN
-            first_pos, last_pos = MARGIN - 1, width - MARGIN
+            step = 1
+            anchors = row_anchors
             cross_mask, cross_len = col_mask, col_len
         else:
-            step, line_stride = width, 1
-            first_line, last_line = MARGIN - 1, width - MARGIN
-            first_pos, last_pos = MARGIN - 1, height - MARGIN
+            step = width
+            anchors = col_anchors
             cross_mask, cross_len = row_mask, row_len
-        for line in range(first_line, last_line + 1):
-            base = line * line_stride
-            for x in range(first_pos, last_pos + 1):
-                px = base + x * step
-                if cells[px - step] != EMPTY:
-                    continue  # x continues a run: that run's first tile is the anchor
-                anchor_empty = cells[px] == EMPTY
+        for ai in range(anchors.shape[0]):
+            px = anchors[ai]
+            anchor_empty = cells[px] == EMPTY
+            if anchor_empty:
+                choices = cross_mask[px] & hand_mask
+            else:
+                choices = np.int64(1)  # one pass: the board tile itself
+            while choices != 0:
                 if anchor_empty:
-                    if cross_len[px] == 0:
-                        continue  # touches nothing: not an anchor
-                    choices = cross_mask[px] & hand_mask
+                    anchor_kind = lowest_kind(choices)
+                    allowed = fold_tile(np.int64(ALL_KINDS), anchor_kind)
+                    base_points = line_points(cross_len[px] + 1)
+                    n_anchor = 1
+                    t = px + step
                 else:
-                    choices = np.int64(1)  # one pass: the board tile itself
-                while choices != 0:
-                    if anchor_empty:
-                        anchor_kind = lowest_kind(choices)
-                        allowed = fold_tile(np.int64(ALL_KINDS), anchor_kind)
-                        base_points = line_points(cross_len[px] + 1)
-                        n_anchor = 1
-                        t = x + 1
-                    else:
-                        anchor_kind = -1
-                        allowed = np.int64(ALL_KINDS)
-                        base_points = 0
-                        n_anchor = 0
-                        t = x
-                    choices &= choices - 1
-                    while cells[base + t * step] != EMPTY and allowed >= 0:
-                        allowed = fold_tile(allowed, cells[base + t * step])
-                        t += 1
-                    if allowed < 0:
+                    anchor_kind = -1
+                    allowed = np.int64(ALL_KINDS)
+                    base_points = 0
+                    n_anchor = 0
+                    t = px
+                choices &= choices - 1
+                while cells[t] != EMPTY and allowed >= 0:
+                    allowed = fold_tile(allowed, cells[t])
+                    t += step
+                if allowed < 0:
+                    continue
+                right_start = t
+                # Left part: tiles on the free cells before the anchor (depth d).
+                d = 0
+                left_allowed[0] = allowed
+                left_todo[0] = -1  # marks "state not yet visited"
+                while d >= 0:
+                    if left_todo[d] == -1:
+                        # Visit the state with d left tiles; py is the cell before them.
+                        py = px - (d + 1) * step
+                        allowed_d = left_allowed[d]
+                        if cells[py] == EMPTY:
+                            # The line may start at a: walk to the right.
+                            n_prior = n_anchor + d
+                            a = py + step
+                            keep = False
+                            if n_prior >= 2:
+                                # Right part empty: the line ends before right_start.
+                                score = base_points + line_points((right_start - a) // step)
+                                total += 1
+                                keep = mode != MODE_COUNT and (mode != MODE_BEST or score >= best)
+                                if mode == MODE_BEST and score > best:
+                                    best = score
+                                    count = 0
+                            if keep:
+                                if count == out.shape[0]:
+                                    out = _grown(out)
+                                row = out[count]
+                                row[COL_N] = n_prior
+                                row[COL_SCORE] = score
+                                s = 0
+                                for e in range(d - 1, -1, -1):
+                                    q = px - (e + 1) * step
+                                    row[COL_ROWS + s] = q // width + row_shift
+                                    row[COL_COLS + s] = q % width + col_shift
+                                    row[COL_KINDS + s] = left_kind[e]
+                                    s += 1
+                                if n_anchor:
+                                    row[COL_ROWS + s] = px // width + row_shift
+                                    row[COL_COLS + s] = px % width + col_shift
+                                    row[COL_KINDS + s] = anchor_kind
+                                    s += 1
+                                while s < 6:
+                                    row[COL_ROWS + s] = 0
+                                    row[COL_COLS + s] = 0
+                                    row[COL_KINDS + s] = -1
+                                    s += 1
+                                count += 1
+                                if mode == MODE_ANY:
+                                    return out[:1].copy(), 1
+                            todo = allowed_d & hand_mask & cross_mask[right_start]
+                            if n_prior < 6 and todo != 0:
+                                rd = 0
+                                right_pos[0] = right_start
+                                right_allowed[0] = allowed_d
+                                right_todo[0] = todo
+                                right_points[0] = base_points
+                                while rd >= 0:
+                                    todo = right_todo[rd]
+                                    if todo == 0:
+                                        rd -= 1
+                                        continue
+                                    kind = lowest_kind(todo)
+                                    right_todo[rd] = todo & (todo - 1)
+                                    right_kind[rd] = kind
+                                    p = right_pos[rd]
+                                    r_allowed = fold_tile(right_allowed[rd], kind)
+                                    points = right_points[rd] + line_points(cross_len[p] + 1)
+                                    t = p + step
+                                    while cells[t] != EMPTY and r_allowed >= 0:
+                                        r_allowed = fold_tile(r_allowed, cells[t])
+                                        t += step
+                                    if r_allowed < 0:
+                                        continue
+                                    n_placed = n_prior + rd + 1
+                                    keep = False
+                                    if n_placed >= 2:
+                                        score = points + line_points((t - a) // step)
+                                        total += 1
+                                        keep = mode != MODE_COUNT and (mode != MODE_BEST or score >= best)
+                                        if mode == MODE_BEST and score > best:
+                                            best = score
+                                            count = 0
+                                    if keep:
+                                        if count == out.shape[0]:
+                                            out = _grown(out)
+                                        row = out[count]
+                                        row[COL_N] = n_placed
+                                        row[COL_SCORE] = score
+                                        s = 0
+                                        for e in range(d - 1, -1, -1):
+                                            q = px - (e + 1) * step
+                                            row[COL_ROWS + s] = q // width + row_shift
+                                            row[COL_COLS + s] = q % width + col_shift
+                                            row[COL_KINDS + s] = left_kind[e]
+                                            s += 1
+                                        if n_anchor:
+                                            row[COL_ROWS + s] = px // width + row_shift
+                                            row[COL_COLS + s] = px % width + col_shift
+                                            row[COL_KINDS + s] = anchor_kind
+                                            s += 1
+                                        for e in range(rd + 1):
+                                            q = right_pos[e]
+                                            row[COL_ROWS + s] = q // width + row_shift
+                                            row[COL_COLS + s] = q % width + col_shift
+                                            row[COL_KINDS + s] = right_kind[e]
+                                            s += 1
+                                        while s < 6:
+                                            row[COL_ROWS + s] = 0
+                                            row[COL_COLS + s] = 0
+                                            row[COL_KINDS + s] = -1
+                                            s += 1
+                                        count += 1
+                                        if mode == MODE_ANY:
+                                            return out[:1].copy(), 1
+                                    if n_placed < 6:
+                                        todo = r_allowed & hand_mask & cross_mask[t]
+                                        if todo != 0:
+                                            rd += 1
+                                            right_pos[rd] = t
+                                            right_allowed[rd] = r_allowed
+                                            right_todo[rd] = todo
+                                            right_points[rd] = points
+                        # Children: one more tile on py, if py is a free cell.
+                        if cells[py] == EMPTY and cross_len[py] == 0 and n_anchor + d < 6:
+                            left_todo[d] = allowed_d & hand_mask
+                        else:
+                            left_todo[d] = 0
+                    todo = left_todo[d]
+                    if todo == 0:
+                        d -= 1
                         continue
-                    right_start = t
-                    # Left part: tiles on the free cells x-1, x-2, ... (depth d).
-                    d = 0
-                    left_allowed[0] = allowed
-                    left_todo[0] = -1  # marks "state not yet visited"
-                    while d >= 0:
-                        if left_todo[d] == -1:
-                            # Visit the state with d left tiles.
-                            y = x - d - 1
-                            py = base + y * step
-                            allowed_d = left_allowed[d]
-                            if cells[py] == EMPTY:
-                                # The line may start at x - d: walk to the right.
-                                n_prior = n_anchor + d
-                                a = x - d
-                                keep = False
-                                if n_prior >= 2:
-                                    # Right part empty: the line ends at right_start-1.
-                                    score = base_points + line_points(right_start - a)
-                                    total += 1
-                                    keep = mode != MODE_COUNT and (mode != MODE_BEST or score >= best)
-                                    if mode == MODE_BEST and score > best:
-                                        best = score
-                                        count = 0
-                                if n_prior >= 2 and keep:
-                                    if count == out.shape[0]:
-                                        out = _grown(out)
-                                    row = out[count]
-                                    row[COL_N] = n_prior
-                                    row[COL_SCORE] = score
-                                    s = 0
-                                    for e in range(d - 1, -1, -1):
-                                        q = base + (x - e - 1) * step
-                                        row[COL_ROWS + s] = q // width + row_shift
-                                        row[COL_COLS + s] = q % width + col_shift
-                                        row[COL_KINDS + s] = left_kind[e]
-                                        s += 1
-                                    if n_anchor:
-                                        row[COL_ROWS + s] = px // width + row_shift
-                                        row[COL_COLS + s] = px % width + col_shift
-                                        row[COL_KINDS + s] = anchor_kind
-                                        s += 1
-                                    while s < 6:
-                                        row[COL_ROWS + s] = 0
-                                        row[COL_COLS + s] = 0
-                                        row[COL_KINDS + s] = -1
-                                        s += 1
-                                    count += 1
-                                    if mode == MODE_ANY:
-                                        return out[:1].copy(), 1
-                                todo = allowed_d & hand_mask & cross_mask[base + right_start * step]
-                                if n_prior < 6 and todo != 0:
-                                    rd = 0
-                                    right_pos[0] = right_start
-                                    right_allowed[0] = allowed_d
-                                    right_todo[0] = todo
-                                    right_points[0] = base_points
-                                    while rd >= 0:
-                                        todo = right_todo[rd]
-                                        if todo == 0:
-                                            rd -= 1
-                                            continue
-                                        kind = lowest_kind(todo)
-                                        right_todo[rd] = todo & (todo - 1)
-                                        right_kind[rd] = kind
-                                        pos = right_pos[rd]
-                                        p = base + pos * step
-                                        r_allowed = fold_tile(right_allowed[rd], kind)
-                                        points = right_points[rd] + line_points(cross_len[p] + 1)
-                                        t = pos + 1
-                                        while cells[base + t * step] != EMPTY and r_allowed >= 0:
-                                            r_allowed = fold_tile(r_allowed, cells[base + t * step])
-                                            t += 1
-                                        if r_allowed < 0:
-                                            continue
-                                        n_placed = n_prior + rd + 1
-                                        keep = False
-                                        if n_placed >= 2:
-                                            score = points + line_points(t - a)
-                                            total += 1
-                                            keep = mode != MODE_COUNT and (mode != MODE_BEST or score >= best)
-                                            if mode == MODE_BEST and score > best:
-                                                best = score
-                                                count = 0
-                                        if keep:
-                                            if count == out.shape[0]:
-                                                out = _grown(out)
-                                            row = out[count]
-                                            row[COL_N] = n_placed
-                                            row[COL_SCORE] = score
-                                            s = 0
-                                            for e in range(d - 1, -1, -1):
-                                                q = base + (x - e - 1) * step
-                                                row[COL_ROWS + s] = q // width + row_shift
-                                                row[COL_COLS + s] = q % width + col_shift
-                                                row[COL_KINDS + s] = left_kind[e]
-                                                s += 1
-                                            if n_anchor:
-                                                row[COL_ROWS + s] = px // width + row_shift
-                                                row[COL_COLS + s] = px % width + col_shift
-                                                row[COL_KINDS + s] = anchor_kind
-                                                s += 1
-                                            for e in range(rd + 1):
-                                                q = base + right_pos[e] * step
-                                                row[COL_ROWS + s] = q // width + row_shift
-                                                row[COL_COLS + s] = q % width + col_shift
-                                                row[COL_KINDS + s] = right_kind[e]
-                                                s += 1
-                                            while s < 6:
-                                                row[COL_ROWS + s] = 0
-                                                row[COL_COLS + s] = 0
-                                                row[COL_KINDS + s] = -1
-                                                s += 1
-                                            count += 1
-                                            if mode == MODE_ANY:
-                                                return out[:1].copy(), 1
-                                        if n_placed < 6:
-                                            todo = r_allowed & hand_mask & cross_mask[base + t * step]
-                                            if todo != 0:
-                                                rd += 1
-                                                right_pos[rd] = t
-                                                right_allowed[rd] = r_allowed
-                                                right_todo[rd] = todo
-                                                right_points[rd] = points
-                            # Children: one more tile on y, if y is a free cell.
-                            if cells[py] == EMPTY and cross_len[py] == 0 and n_anchor + d < 6:
-                                left_todo[d] = allowed_d & hand_mask
-                            else:
-                                left_todo[d] = 0
-                        todo = left_todo[d]
-                        if todo == 0:
-                            d -= 1
-                            continue
-                        kind = lowest_kind(todo)
-                        left_todo[d] = todo & (todo - 1)
-                        left_kind[d] = kind
-                        left_allowed[d + 1] = fold_tile(left_allowed[d], kind)
-                        left_todo[d + 1] = -1
-                        d += 1
+                    kind = lowest_kind(todo)
+                    left_todo[d] = todo & (todo - 1)
+                    left_kind[d] = kind
+                    left_allowed[d + 1] = fold_tile(left_allowed[d], kind)
+                    left_todo[d + 1] = -1
+                    d += 1
     return out[:count].copy(), total
 
 

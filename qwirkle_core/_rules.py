@@ -219,18 +219,16 @@ def board_problem(grid, r0, r1, c0, c1, n_tiles):  # type: ignore[no-untyped-def
 def cell_masks(grid, r0, r1, c0, c1, row_origin, col_origin):  # type: ignore[no-untyped-def]
     """For every empty cell beside a tile: its coordinates (caller's frame) and the
     36-bit mask of the kinds that could be placed there alone."""
-    cells, row_mask, col_mask, row_len, col_len, height, width = cross_checks(
-        grid, r0, r1, c0, c1
-    )
-    coords = np.empty((height * width, 2), np.int64)
-    masks = np.empty(height * width, np.int64)
-    count = 0
+    checks = cross_checks(grid, r0, r1, c0, c1)
+    row_mask, col_mask, width, singles = checks[1], checks[2], checks[5], checks[6]
+    n = singles.shape[0]
+    coords = np.empty((n, 2), np.int64)
+    masks = np.empty(n, np.int64)
     row_shift = r0 - MARGIN - CENTER + row_origin
     col_shift = c0 - MARGIN - CENTER + col_origin
-    for p in range(height * width):
-        if cells[p] == EMPTY and (row_len[p] > 0 or col_len[p] > 0):
-            coords[count, 0] = p // width + row_shift
-            coords[count, 1] = p % width + col_shift
-            masks[count] = row_mask[p] & col_mask[p]
-            count += 1
-    return coords[:count].copy(), masks[:count].copy()
+    for i in range(n):
+        p = singles[i]
+        coords[i, 0] = p // width + row_shift
+        coords[i, 1] = p % width + col_shift
+        masks[i] = row_mask[p] & col_mask[p]
+    return coords, masks

@@ -38,10 +38,15 @@ class _Undo(NamedTuple):
     origin: tuple[int, int]
 
 
+def _as_hand_sequence(hand: object) -> Sequence[Tile]:
+    if isinstance(hand, (str, bytes)) or not hasattr(hand, "__len__") or not hasattr(hand, "__iter__"):
+        raise InvalidPositionError(f"a hand is a sequence of Tiles, got {hand!r}")
+    return list(hand)  # type: ignore[call-overload,no-any-return]
+
+
 def hand_kinds(hand: Sequence[Tile]) -> list[int]:
     """Validate a hand (0..6 Tiles) and return its kinds."""
-    if isinstance(hand, (str, bytes)) or not hasattr(hand, "__len__"):
-        raise InvalidPositionError(f"a hand is a sequence of Tiles, got {hand!r}")
+    hand = _as_hand_sequence(hand)
     if len(hand) > MAX_HAND:
         raise InvalidPositionError(f"a hand holds at most {MAX_HAND} tiles, got {len(hand)}")
     kinds = []
@@ -209,16 +214,24 @@ class Board:
 
     # ----------------------------------------------------------- the queries
     def _hand_mask(self, hand: Sequence[Tile]) -> int:
-        kinds = hand_kinds(hand)
+        """The kind mask of a hand, after checking it (this is on the hot path of every
+        query, hence the single loop; the slow path only runs for duplicates)."""
+        if hand.__class__ is not list and hand.__class__ is not tuple:
+            hand = _as_hand_sequence(hand)
+        if len(hand) > MAX_HAND:
+            raise InvalidPositionError(f"a hand holds at most {MAX_HAND} tiles, got {len(hand)}")
         mask = 0
         counts = self._counts
-        for k in kinds:
+        for t in hand:
+            if t.__class__ is not Tile:
+                raise InvalidTileError(f"a hand holds Tiles, got {t!r}")
+            k = t.kind
             bit = 1 << k
-            if counts[k] >= COPIES_PER_KIND or mask & bit:
-                n = counts[k] + kinds.count(k)
+            if mask & bit or counts[k] >= COPIES_PER_KIND:
+                n = counts[k] + sum(1 for u in hand if u is t)
                 if n > COPIES_PER_KIND:
                     raise InvalidPositionError(
-                        f"{n} copies of {ALL_TILES[k]} between the board and the hand; "
+                        f"{n} copies of {t} between the board and the hand; "
                         f"the game has {COPIES_PER_KIND}"
                     )
             mask |= bit
@@ -233,7 +246,15 @@ class Board:
         """Every legal placement of tiles from ``hand`` (0 to 6 Tiles, duplicates
         allowed), each once, with its score.  On the empty board the openings are
         given in the canonical frame: the line starts at (0, 0) and runs east."""
-        return MoveList(self._generate(self._hand_mask(hand), MODE_ALL)[0])
+        mask = self._hand_mask(hand)
+        if self._n_tiles:
+            r0, r1, c0, c1 = self._box
+            table = generate_moves(
+                self._grid, r0, r1, c0, c1, mask, self._row_origin, self._col_origin, MODE_ALL
+            )[0]
+        else:
+            table = generate_openings(mask, 0, 0, MODE_ALL)[0]
+        return MoveList._trusted(table)
 
     def _generate(self, mask: int, mode: int) -> tuple[npt.NDArray[np.int32], int]:
         if not self._n_tiles:
@@ -255,7 +276,7 @@ class Board:
 
     def best_moves(self, hand: Sequence[Tile]) -> MoveList:
         """Every move of the highest score (empty if there is no move)."""
-        return MoveList(self._generate(self._hand_mask(hand), MODE_BEST)[0])
+        return MoveList._trusted(self._generate(self._hand_mask(hand), MODE_BEST)[0])
 
     def legal_tile_masks(self) -> CellMasks:
         """For every empty cell beside the tiles, the kinds that fit there alone.

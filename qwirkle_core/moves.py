@@ -167,6 +167,12 @@ class MoveList:
             raise ValueError("not a move table")
         self._table = table
 
+    @classmethod
+    def _trusted(cls, table: IntArray) -> MoveList:
+        self = object.__new__(cls)
+        self._table = table
+        return self
+
     @property
     def table(self) -> IntArray:
         """The raw table: one row per move (see ``qwirkle_core._movegen.COL_*``)."""
