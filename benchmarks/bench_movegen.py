@@ -1,0 +1,123 @@
+"""Move-generation speed (pytest-benchmark).
+
+    .venv/bin/python -m pytest benchmarks/bench_movegen.py --benchmark-enable
+
+Each round handles ONE position, cycling through a fixed set, so the reported median
+is a median over positions.  Without --benchmark-enable each benchmark runs once, as
+a smoke test (that is how the test suite runs them).
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+from qwirkle_core import Board, Move
+
+from .positions import Position, positions, worst_cases
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _cycle(items: list[Position], query: Callable[[Board, list[Any]], Any]) -> Callable[[], Any]:
+    for board, hand in items:
+        query(board, hand)  # compile and warm up
+    it = itertools.cycle(items)
+
+    def one() -> Any:
+        board, hand = next(it)
+        return query(board, hand)
+
+    return one
+
+
+@pytest.mark.parametrize("phase", ["early", "mid", "late"])
+def test_legal_moves(benchmark: Any, phase: str) -> None:
+    items = positions(phase)
+    moves = [b.count_moves(h) for b, h in items]
+    benchmark.extra_info["positions"] = len(items)
+    benchmark.extra_info["tiles"] = f"{min(len(b) for b, _ in items)}-{max(len(b) for b, _ in items)}"
+    benchmark.extra_info["mean_moves"] = sum(moves) / len(moves)
+    benchmark(_cycle(items, lambda b, h: b.legal_moves(h)))
+
+
+def test_legal_moves_worst_case(benchmark: Any) -> None:
+    """Hands of six tiles of one colour or shape on open mid-game boards: thousands of
+    moves each (ns per move = median / mean_moves)."""
+    items = worst_cases()
+    moves = [b.count_moves(h) for b, h in items]
+    benchmark.extra_info["positions"] = len(items)
+    benchmark.extra_info["mean_moves"] = sum(moves) / len(moves)
+    benchmark.extra_info["min_moves"] = min(moves)
+    benchmark(_cycle(items, lambda b, h: b.legal_moves(h)))
+
+
+@pytest.mark.parametrize("query", ["count_moves", "has_move", "best_moves", "legal_tile_masks"])
+def test_other_queries_mid_game(benchmark: Any, query: str) -> None:
+    items = positions("mid")
+    if query == "legal_tile_masks":
+        benchmark(_cycle(items, lambda b, h: b.legal_tile_masks()))
+    else:
+        benchmark(_cycle(items, lambda b, h: getattr(b, query)(h)))
+
+
+def test_push_pop_mid_game(benchmark: Any) -> None:
+    items = [(b.copy(), b.legal_moves(h)[0]) for b, h in positions("mid") if b.has_move(h)]
+    it = itertools.cycle(items)
+
+    def one() -> None:
+        board, move = next(it)
+        board.push(move)
+        board.pop()
+
+    benchmark(one)
+
+
+def test_score_mid_game(benchmark: Any) -> None:
+    items: list[tuple[Board, Move]] = [
+        (b, b.legal_moves(h)[-1]) for b, h in positions("mid") if b.has_move(h)
+    ]
+    it = itertools.cycle(items)
+
+    def one() -> int:
+        board, move = next(it)
+        return board.score(move)
+
+    benchmark(one)
+
+
+FIRST_CALL = (
+    "import time; t = time.perf_counter(); import qwirkle_core as q; "
+    "b = q.Board('Rc@0,0 Rs@0,1 Bs@1,1'); b.legal_moves(q.parse_tiles('Rd Bd Gx Yc Pl Ob')); "
+    "b.score(q.Move.from_text('Rd@0,2')); b.legal_tile_masks(); "
+    "q.Board().legal_moves(q.parse_tiles('Rd')); print(time.perf_counter() - t)"
+)
+
+
+def _first_call(cache_dir: str) -> float:
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir, PYTHONPATH=str(ROOT))
+    out = subprocess.run(
+        [sys.executable, "-c", FIRST_CALL], env=env, capture_output=True, text=True, check=True
+    )
+    return float(out.stdout)
+
+
+@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="measures the JIT")
+@pytest.mark.parametrize("cache", ["cold", "warm"])
+def test_import_and_first_call(benchmark: Any, cache: str) -> None:
+    """Seconds from ``import qwirkle_core`` to the end of the first queries, in a new
+    process, with an empty (cold) or filled (warm) numba cache."""
+    with tempfile.TemporaryDirectory() as tmp:
+        if cache == "warm":
+            _first_call(tmp)
+            benchmark.pedantic(lambda: _first_call(tmp), rounds=5, iterations=1)
+        else:
+            dirs = iter(tempfile.mkdtemp(dir=tmp) for _ in range(100))
+            benchmark.pedantic(lambda: _first_call(next(dirs)), rounds=2, iterations=1)
