@@ -8,7 +8,7 @@ thousands of moves.
 from __future__ import annotations
 
 import random
-from functools import lru_cache
+from functools import cache
 
 from qwirkle_core import ALL_TILES, Board, Tile
 
@@ -50,7 +50,7 @@ def _game(seed: int) -> list[tuple[Board, list[Tile]]]:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def positions(phase: str, count: int = 60) -> list[Position]:
     """``count`` positions of the phase, hands of 6 where the bag allowed it."""
     lo, hi = {"early": (1, 29), "mid": (30, 70), "late": (71, 108)}[phase]
@@ -66,7 +66,7 @@ def positions(phase: str, count: int = 60) -> list[Position]:
     return out[:count]
 
 
-@lru_cache(maxsize=None)
+@cache
 def worst_cases(count: int = 10) -> list[Position]:
     """Mid-game boards with the one-colour or one-shape hand of six that has the most moves."""
     found = []

@@ -36,6 +36,6 @@ __all__ = [
     "QwirkleError",
     "Shape",
     "Tile",
-    "parse_tiles",
     "__version__",
+    "parse_tiles",
 ]

@@ -11,7 +11,15 @@ place (the choice of centre) where that reasoning applies.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+import numpy.typing as npt
+
+# Kernel signatures use these: numba types the values itself, and mypy cannot follow
+# numpy-scalar arithmetic inside a kernel body, so kernel scalars are left open.
+KInt = Any  # an integer scalar inside a kernel (Python int or a numpy integer)
+KArray = npt.NDArray[Any]
 
 GRID_SIZE = 256
 CENTER = GRID_SIZE // 2

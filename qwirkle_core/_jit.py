@@ -8,7 +8,8 @@ slower to start, so we fall back to an uncached kernel instead of failing the im
 
 from __future__ import annotations
 
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
 
 import numba
 
@@ -18,18 +19,18 @@ F = TypeVar("F", bound=Callable[..., Any])
 def kernel(func: F) -> F:
     """Compile ``func`` with ``nopython`` mode, cached when a cache dir is writable."""
     try:
-        return numba.njit(cache=True)(func)  # type: ignore[no-any-return]
+        return cast(F, numba.njit(cache=True)(func))
     except RuntimeError:
         # "cannot cache function ...: no locator available" -- nowhere to write.
-        return numba.njit(cache=False)(func)  # type: ignore[no-any-return]
+        return cast(F, numba.njit(cache=False)(func))
 
 
 def parallel_kernel(func: F) -> F:
     """Like :func:`kernel`, for kernels that use ``numba.prange``."""
     try:
-        return numba.njit(cache=True, parallel=True)(func)  # type: ignore[no-any-return]
+        return cast(F, numba.njit(cache=True, parallel=True)(func))
     except RuntimeError:
-        return numba.njit(cache=False, parallel=True)(func)  # type: ignore[no-any-return]
+        return cast(F, numba.njit(cache=False, parallel=True)(func))
 
 
 def inline_helper(func: F) -> F:
@@ -39,4 +40,4 @@ def inline_helper(func: F) -> F:
     compiled libraries; for helpers in the innermost loops that call costs more than
     the helper's work.
     """
-    return numba.njit(inline="always")(func)  # type: ignore[no-any-return]
+    return cast(F, numba.njit(inline="always")(func))

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._geometry import BIT_INDEX_MOD37, NEIGHBOURS
+from ._geometry import BIT_INDEX_MOD37, NEIGHBOURS, KInt
 from ._jit import inline_helper
 
 
 @inline_helper
-def fold_tile(allowed: int, kind: int) -> int:
+def fold_tile(allowed: KInt, kind: KInt) -> KInt:
     """Add tile ``kind`` to a line whose addable kinds are ``allowed``.
 
     Returns the kinds that could still join the line, or -1 if ``kind`` cannot join it
@@ -24,7 +24,7 @@ def fold_tile(allowed: int, kind: int) -> int:
 
 
 @inline_helper
-def line_points(length: int) -> int:
+def line_points(length: KInt) -> KInt:
     """Points for one scored line of ``length`` tiles (a Qwirkle of six scores 12)."""
     if length < 2:
         return 0
@@ -34,6 +34,6 @@ def line_points(length: int) -> int:
 
 
 @inline_helper
-def lowest_kind(mask: int) -> int:
+def lowest_kind(mask: KInt) -> KInt:
     """Index of the lowest set bit of a non-zero kind mask."""
     return BIT_INDEX_MOD37[(mask & -mask) % 37]

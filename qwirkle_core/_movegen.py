@@ -16,9 +16,11 @@ hand is a kind mask.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from ._geometry import ALL_KINDS, CENTER, EMPTY, MARGIN
+from ._geometry import ALL_KINDS, CENTER, EMPTY, MARGIN, KArray, KInt
 from ._jit import kernel
 from ._lines import fold_tile, line_points, lowest_kind
 
@@ -39,14 +41,14 @@ MODE_BEST = 3  # every move of the highest score
 
 
 @kernel
-def _grown(out: np.ndarray) -> np.ndarray:
+def _grown(out: KArray) -> KArray:
     bigger = np.empty((out.shape[0] * 2, OUT_COLS), np.int32)
     bigger[: out.shape[0]] = out
     return bigger
 
 
 @kernel
-def cross_checks(grid, r0, r1, c0, c1):  # type: ignore[no-untyped-def]
+def cross_checks(grid: KArray, r0: KInt, r1: KInt, c0: KInt, c1: KInt) -> Any:
     """Copy the working region around the box [r0, r1) x [c0, c1) and compute, for
     every empty cell beside a tile, the kinds its row run and its column run allow and
     how many tiles each run holds; list the cells the generator starts from.
@@ -157,7 +159,10 @@ def cross_checks(grid, r0, r1, c0, c1):  # type: ignore[no-untyped-def]
 
 
 @kernel
-def generate_moves(grid, r0, r1, c0, c1, hand_mask, row_origin, col_origin, mode):  # type: ignore[no-untyped-def]
+def generate_moves(
+    grid: KArray, r0: KInt, r1: KInt, c0: KInt, c1: KInt,
+    hand_mask: KInt, row_origin: KInt, col_origin: KInt, mode: KInt,
+) -> tuple[KArray, KInt]:
     """Every legal move of the kinds in ``hand_mask`` on a non-empty board whose
     tiles lie in the grid box [r0, r1) x [c0, c1).
 
@@ -401,7 +406,7 @@ def generate_moves(grid, r0, r1, c0, c1, hand_mask, row_origin, col_origin, mode
 
 
 @kernel
-def generate_openings(hand_mask, row, col, mode):  # type: ignore[no-untyped-def]
+def generate_openings(hand_mask: KInt, row: KInt, col: KInt, mode: KInt) -> tuple[KArray, KInt]:
     """Every opening move of the kinds in ``hand_mask`` on the empty board, in the
     canonical frame: the line starts at (row, col) and runs east.  Same results as
     generate_moves."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._geometry import ALL_KINDS, CENTER, EMPTY, GRID_SIZE, MARGIN
+from ._geometry import ALL_KINDS, CENTER, EMPTY, GRID_SIZE, MARGIN, KArray, KInt
 from ._jit import kernel
 from ._lines import fold_tile, line_points
 from ._movegen import cross_checks
@@ -24,14 +24,17 @@ NOT_CONNECTED = 9
 
 
 @kernel
-def _kind_at(grid, r, c):  # type: ignore[no-untyped-def]
+def _kind_at(grid: KArray, r: KInt, c: KInt) -> KInt:
     if r < 0 or c < 0 or r >= GRID_SIZE or c >= GRID_SIZE:
         return EMPTY
     return grid[r, c]
 
 
 @kernel
-def check_placement(grid, board_empty, row_origin, col_origin, rows, cols, kinds):  # type: ignore[no-untyped-def]
+def check_placement(
+    grid: KArray, board_empty: KInt, row_origin: KInt, col_origin: KInt,
+    rows: KArray, cols: KArray, kinds: KArray,
+) -> tuple[KInt, KInt, KInt, KInt, KInt]:
     """Judge placing ``kinds`` at (``rows``, ``cols``) (caller's coordinates).
 
     Returns (verdict, score, row, col, direction): on OK the score; otherwise the cell
@@ -161,7 +164,9 @@ def check_placement(grid, board_empty, row_origin, col_origin, rows, cols, kinds
 
 
 @kernel
-def board_problem(grid, r0, r1, c0, c1, n_tiles):  # type: ignore[no-untyped-def]
+def board_problem(
+    grid: KArray, r0: KInt, r1: KInt, c0: KInt, c1: KInt, n_tiles: KInt
+) -> tuple[KInt, KInt, KInt, KInt]:
     """Check every line of the tiles in the box [r0, r1) x [c0, c1) and that the tiles
     form one connected group.  Returns (verdict, grid_row, grid_col, direction)."""
     for direction in range(2):
@@ -216,7 +221,9 @@ def board_problem(grid, r0, r1, c0, c1, n_tiles):  # type: ignore[no-untyped-def
 
 
 @kernel
-def cell_masks(grid, r0, r1, c0, c1, row_origin, col_origin):  # type: ignore[no-untyped-def]
+def cell_masks(
+    grid: KArray, r0: KInt, r1: KInt, c0: KInt, c1: KInt, row_origin: KInt, col_origin: KInt
+) -> tuple[KArray, KArray]:
     """For every empty cell beside a tile: its coordinates (caller's frame) and the
     36-bit mask of the kinds that could be placed there alone."""
     checks = cross_checks(grid, r0, r1, c0, c1)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Iterable, NamedTuple, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -41,7 +42,7 @@ class _Undo(NamedTuple):
 def _as_hand_sequence(hand: object) -> Sequence[Tile]:
     if isinstance(hand, (str, bytes)) or not hasattr(hand, "__len__") or not hasattr(hand, "__iter__"):
         raise InvalidPositionError(f"a hand is a sequence of Tiles, got {hand!r}")
-    return list(hand)  # type: ignore[call-overload,no-any-return]
+    return list(hand)
 
 
 def hand_kinds(hand: Sequence[Tile]) -> list[int]:
@@ -70,7 +71,7 @@ class Board:
     (9, <Move Rd@0,2 score=3>)
     """
 
-    __slots__ = ("_grid", "_row_origin", "_col_origin", "_box", "_counts", "_n_tiles", "_stack")
+    __slots__ = ("_box", "_col_origin", "_counts", "_grid", "_n_tiles", "_row_origin", "_stack")
 
     def __init__(self, text: str | None = None) -> None:
         self._grid = np.full((GRID_SIZE, GRID_SIZE), EMPTY, dtype=np.int8)

@@ -9,7 +9,8 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from typing import Any, NoReturn, Sequence
+from collections.abc import Sequence
+from typing import Any, NoReturn
 
 from .errors import QwirkleError
 from .jsonio import BadInputError, dumps, loads, read_position
@@ -102,8 +103,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def entry() -> None:
     try:
         code = main()
-    except SystemExit as exc:
-        raise exc
+    except SystemExit:
+        raise
     except Exception as exc:  # noqa: BLE001 - the contract: never a traceback
         sys.stderr.write(f"internal error: {type(exc).__name__}: {exc}\n")
         code = 1

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable, Iterator, overload
+from collections.abc import Iterable, Iterator
+from typing import Any, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -78,9 +79,10 @@ class Move:
     ('Rc@0,0 Rs@0,1', True)
     """
 
-    __slots__ = ("placements", "score", "_hash")
+    __slots__ = ("_hash", "placements", "score")
     placements: tuple[Placement, ...]
     score: int | None
+    _hash: int
 
     def __init__(self, placements: Iterable[Any], score: int | None = None) -> None:
         items = tuple(sorted((_placement(p) for p in placements), key=lambda p: (p[0], p[1])))
@@ -206,7 +208,7 @@ class MoveList:
         return len(self)
 
     def __bool__(self) -> bool:
-        return self._table.shape[0] > 0
+        return bool(self._table.shape[0] > 0)
 
     def _move(self, i: int) -> Move:
         row = self._table[i].tolist()

@@ -50,12 +50,12 @@ class Tile:
     (1, 'Rs', True)
     """
 
-    __slots__ = ("color", "shape", "kind")
+    __slots__ = ("color", "kind", "shape")
     color: Color
     shape: Shape
     kind: int
 
-    def __new__(cls, color: int, shape: int) -> Tile:
+    def __new__(cls, color: int, shape: int) -> Tile:  # noqa: PYI034 - returns a shared instance
         if type(color) is bool or type(shape) is bool:
             raise InvalidTileError("a tile's colour and shape are integers, not booleans")
         try:

@@ -14,7 +14,7 @@ from qwirkle_core import Board, parse_tiles
 def run(args: list[str], stdin: bytes | str) -> subprocess.CompletedProcess[bytes]:
     data = stdin.encode() if isinstance(stdin, str) else stdin
     return subprocess.run(
-        [sys.executable, "-m", "qwirkle_core", *args], input=data, capture_output=True, timeout=120
+        [sys.executable, "-m", "qwirkle_core", *args], check=False, input=data, capture_output=True, timeout=120
     )
 
 
@@ -90,3 +90,39 @@ def test_help_lists_the_commands() -> None:
 def test_usage_errors_exit_2_with_one_line(args: list[str]) -> None:
     proc = run(args, b"")
     assert proc.returncode == 2 and proc.stderr.decode().count("\n") == 1
+
+
+# --- the same contract in-process (fast, and measured by coverage) ---------------
+def _main(monkeypatch: pytest.MonkeyPatch, args: list[str], data: bytes) -> int:
+    import io
+
+    from qwirkle_core import cli
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    return cli.main(args)
+
+
+def test_in_process_moves_and_jsonl(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    position = json.dumps({"board": [[0, 0, 0, 0]], "hand": [[0, 1]]})
+    assert _main(monkeypatch, ["moves"], position.encode()) == 0
+    assert len(json.loads(capsys.readouterr().out)["moves"]) == 4
+    assert _main(monkeypatch, ["moves", "--jsonl"], (position + "\n[]\n").encode()) == 2
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2 and "error" in json.loads(lines[1])
+
+
+@pytest.mark.parametrize("name", sorted(BAD_INPUTS))
+def test_in_process_bad_input(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    assert _main(monkeypatch, ["moves"], BAD_INPUTS[name]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.startswith("error:") and captured.err.count("\n") == 1
+
+
+def test_in_process_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    from qwirkle_core import cli
+
+    with pytest.raises(SystemExit) as exc:
+        cli.main([])
+    assert exc.value.code == 2 and capsys.readouterr().err.count("\n") == 1

@@ -20,7 +20,7 @@ def _python(code: str, env: dict[str, str] | None = None) -> subprocess.Complete
     full_env["PYTHONPATH"] = str(ROOT)
     full_env.update(env or {})
     return subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=600, env=full_env
+        [sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=600, env=full_env
     )
 
 
@@ -52,3 +52,16 @@ def test_import_and_first_call_work_in_a_fresh_process() -> None:
     proc = _python(QUERY)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["36"]
+
+
+@pytest.mark.skipif(os.environ.get("NUMBA_BOUNDSCHECK") != "1", reason="only in the bounds-checked run")
+def test_the_bounds_checked_run_really_checks_bounds() -> None:
+    import numba
+    import numpy as np
+
+    @numba.njit
+    def read(a: np.ndarray, i: int) -> int:
+        return int(a[i])
+
+    with pytest.raises(IndexError):
+        read(np.zeros(3, np.int64), 3)
