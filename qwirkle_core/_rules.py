@@ -32,15 +32,17 @@ def _kind_at(grid: KArray, r: KInt, c: KInt) -> KInt:
 
 @kernel
 def check_placement(
-    grid: KArray, board_empty: KInt, row_origin: KInt, col_origin: KInt,
-    rows: KArray, cols: KArray, kinds: KArray,
+    grid: KArray, board_empty: KInt, row_origin: KInt, col_origin: KInt, placed: KArray
 ) -> tuple[KInt, KInt, KInt, KInt, KInt]:
-    """Judge placing ``kinds`` at (``rows``, ``cols``) (caller's coordinates).
+    """Judge placing ``placed`` (rows of [row, col, kind], caller's coordinates).
 
     Returns (verdict, score, row, col, direction): on OK the score; otherwise the cell
     the verdict is about and, for INVALID_LINE, the direction of the line (0 = row,
     1 = column).  ``grid`` is left as it was.
     """
+    rows = placed[:, 0]
+    cols = placed[:, 1]
+    kinds = placed[:, 2]
     n = rows.shape[0]
     if n == 0:
         return NO_TILES, 0, 0, 0, 0

@@ -32,9 +32,7 @@ class CellMasks(NamedTuple):
 
 class _Undo(NamedTuple):
     move: Move
-    grid_rows: npt.NDArray[np.int64]
-    grid_cols: npt.NDArray[np.int64]
-    kinds: tuple[int, ...]
+    cells: tuple[tuple[int, int, int], ...]  # (grid row, grid col, kind) placed
     box: tuple[int, int, int, int]
     origin: tuple[int, int]
 
@@ -294,25 +292,28 @@ class Board:
         if not isinstance(move, Move):
             move = Move(move)
         items = move.placements
-        if len(items) > MAX_HAND:
-            raise IllegalMoveError(f"a move places at most {MAX_HAND} tiles, got {len(items)}")
-        placed = Counter(t.kind for _, _, t in items)
+        n = len(items)
+        if n > MAX_HAND:
+            raise IllegalMoveError(f"a move places at most {MAX_HAND} tiles, got {n}")
         if hand is not None:
-            held = Counter(hand_kinds(hand))
-            for kind, n in placed.items():
-                if held[kind] < n:
-                    raise IllegalMoveError(f"{ALL_TILES[kind]} is not in the hand")
-        for kind, n in placed.items():
-            if self._counts[kind] + n > COPIES_PER_KIND:
-                raise IllegalMoveError(
-                    f"only {COPIES_PER_KIND} copies of {ALL_TILES[kind]} exist, "
-                    f"and {self._counts[kind]} are on the board"
-                )
-        rows = np.array([r for r, _, _ in items], dtype=np.int64)
-        cols = np.array([c for _, c, _ in items], dtype=np.int64)
-        kinds = np.array([t.kind for _, _, t in items], dtype=np.int64)
+            held = hand_kinds(hand)
+            for _, _, t in items:
+                if held.count(t.kind) < sum(1 for _, _, u in items if u is t):
+                    raise IllegalMoveError(f"{t} is not in the hand")
+        counts = self._counts
+        flat: list[int] = []
+        for r, c, t in items:
+            k = t.kind
+            if counts[k] >= COPIES_PER_KIND - n + 1:  # cheap test first: only near the limit
+                placed_here = sum(1 for _, _, u in items if u is t)
+                if counts[k] + placed_here > COPIES_PER_KIND:
+                    raise IllegalMoveError(
+                        f"only {COPIES_PER_KIND} copies of {t} exist, and {counts[k]} are on the board"
+                    )
+            flat += (r, c, k)
+        placed = np.array(flat, dtype=np.int64).reshape(n, 3)
         verdict, score, r, c, direction = _rules.check_placement(
-            self._grid, self._n_tiles == 0, self._row_origin, self._col_origin, rows, cols, kinds
+            self._grid, self._n_tiles == 0, self._row_origin, self._col_origin, placed
         )
         if verdict != _rules.OK:
             raise IllegalMoveError(_verdict_message(verdict, r, c, direction))
@@ -341,33 +342,38 @@ class Board:
             move = Move._trusted(move.placements, score)
         old_box = self._box
         old_origin = (self._row_origin, self._col_origin)
-        rows = [r for r, _, _ in move.placements]
-        cols = [c for _, c, _ in move.placements]
+        placements = move.placements
         if not self._n_tiles:
             # The first tiles fix where the board sits in the grid: in its middle.
+            rows = [r for r, _, _ in placements]
+            cols = [c for _, c, _ in placements]
             self._row_origin = (min(rows) + max(rows)) // 2
             self._col_origin = (min(cols) + max(cols)) // 2
-        grid_rows = np.array(rows, dtype=np.int64) - self._row_origin + CENTER
-        grid_cols = np.array(cols, dtype=np.int64) - self._col_origin + CENTER
-        kinds = tuple(t.kind for _, _, t in move.placements)
-        r0 = int(grid_rows.min())
-        r1 = int(grid_rows.max()) + 1
-        c0 = int(grid_cols.min())
-        c1 = int(grid_cols.max()) + 1
-        if self._n_tiles:
-            r0, r1 = min(r0, old_box[0]), max(r1, old_box[1])
-            c0, c1 = min(c0, old_box[2]), max(c1, old_box[3])
+            r0 = c0 = GRID_SIZE
+            r1 = c1 = 0
+        else:
+            r0, r1, c0, c1 = old_box
+        dr = CENTER - self._row_origin
+        dc = CENTER - self._col_origin
+        cells = tuple((r + dr, c + dc, t.kind) for r, c, t in placements)
+        for gr, gc, _ in cells:
+            r0 = min(r0, gr)
+            r1 = max(r1, gr + 1)
+            c0 = min(c0, gc)
+            c1 = max(c1, gc + 1)
         if r0 <= MARGIN or c0 <= MARGIN or r1 >= GRID_SIZE - MARGIN or c1 >= GRID_SIZE - MARGIN:
             # Unreachable for boards that play produces (see _geometry); refuse rather
             # than let a kernel read past the grid.
             self._row_origin, self._col_origin = old_origin
             raise InvalidPositionError("the board would grow beyond any game of Qwirkle")
-        self._grid[grid_rows, grid_cols] = kinds
-        for k in kinds:
-            self._counts[k] += 1
-        self._n_tiles += len(kinds)
+        grid = self._grid
+        counts = self._counts
+        for gr, gc, k in cells:
+            grid[gr, gc] = k
+            counts[k] += 1
+        self._n_tiles += len(cells)
         self._box = (r0, r1, c0, c1)
-        self._stack.append(_Undo(move, grid_rows, grid_cols, kinds, old_box, old_origin))
+        self._stack.append(_Undo(move, cells, old_box, old_origin))
         return move
 
     def pop(self) -> Move:
@@ -375,10 +381,12 @@ class Board:
         if not self._stack:
             raise IndexError("pop from a board with no pushed moves")
         undo = self._stack.pop()
-        self._grid[undo.grid_rows, undo.grid_cols] = EMPTY
-        for k in undo.kinds:
-            self._counts[k] -= 1
-        self._n_tiles -= len(undo.kinds)
+        grid = self._grid
+        counts = self._counts
+        for gr, gc, k in undo.cells:
+            grid[gr, gc] = EMPTY
+            counts[k] -= 1
+        self._n_tiles -= len(undo.cells)
         self._box = undo.box
         self._row_origin, self._col_origin = undo.origin
         return undo.move
