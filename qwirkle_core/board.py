@@ -66,7 +66,7 @@ class Board:
     >>> board = Board("Rc@0,0 Rs@0,1")
     >>> moves = board.legal_moves([Tile.from_text("Rd"), Tile.from_text("Bc")])
     >>> len(moves), moves.best()
-    (9, <Move Rd@0,2 score=3>)
+    (8, <Move Rd@0,-1 score=3>)
     """
 
     __slots__ = ("_box", "_col_origin", "_counts", "_grid", "_n_tiles", "_row_origin", "_stack")
