@@ -1,0 +1,135 @@
+"""Drive an engine process from Python (in the spirit of python-chess's SimpleEngine).
+
+>>> with EngineClient.start() as engine:                       # doctest: +SKIP
+...     engine.new(players=2, seed=1)
+...     best = engine.best()
+...     engine.play(best["action"])
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Sequence
+from types import TracebackType
+from typing import Any
+
+from .errors import QwirkleError
+
+
+class EngineError(QwirkleError):
+    """The engine answered a request with an error (its state is unchanged)."""
+
+
+class EngineTerminatedError(QwirkleError):
+    """The engine process ended before it answered."""
+
+
+class EngineClient:
+    """One engine process and a request/reply dialogue with it.
+
+    ``request(cmd, **args)`` sends one request and returns the reply (without ``ok`` and
+    ``id``), raising :class:`EngineError` for an error reply.  The methods below are
+    thin names for the commands.
+    """
+
+    def __init__(self, process: subprocess.Popen[str]) -> None:
+        self._process = process
+        self._next_id = 0
+
+    @classmethod
+    def start(cls, command: Sequence[str] | None = None) -> EngineClient:
+        """Start ``python -m qwirkle_core engine`` (or ``command``)."""
+        argv = list(command) if command is not None else [sys.executable, "-m", "qwirkle_core", "engine"]
+        process = subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1
+        )
+        return cls(process)
+
+    def request(self, cmd: str, **args: Any) -> dict[str, Any]:
+        if self._process.stdin is None or self._process.stdout is None:
+            raise EngineTerminatedError("the engine has no pipes")
+        self._next_id += 1
+        rid = self._next_id
+        message = {"cmd": cmd, "id": rid, **{k: v for k, v in args.items() if v is not None}}
+        try:
+            self._process.stdin.write(json.dumps(message) + "\n")
+            self._process.stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise EngineTerminatedError("the engine is not running") from None
+        line = self._process.stdout.readline()
+        if not line:
+            raise EngineTerminatedError(f"the engine ended (exit status {self._process.poll()})")
+        reply: dict[str, Any] = json.loads(line)
+        if reply.get("id") != rid:
+            raise EngineError(f"reply to request {reply.get('id')!r}, expected {rid}")
+        if "error" in reply:
+            raise EngineError(reply["error"])
+        reply.pop("id", None)
+        reply.pop("ok", None)
+        return reply
+
+    # The commands.
+    def hello(self) -> dict[str, Any]:
+        return self.request("hello")
+
+    def new(self, players: int = 2, seed: int = 0, tie_break: list[int] | None = None) -> dict[str, Any]:
+        return self.request("new", players=players, seed=seed, tie_break=tie_break)
+
+    def position(self, position: str | None = None, **parts: Any) -> dict[str, Any]:
+        return self.request("position", position=position, **parts)
+
+    def state(self) -> dict[str, Any]:
+        return self.request("state")
+
+    def moves(self, top: int | None = None, min_score: int | None = None) -> dict[str, Any]:
+        return self.request("moves", top=top, min_score=min_score)
+
+    def count(self) -> int:
+        return int(self.request("count")["count"])
+
+    def best(self) -> dict[str, Any]:
+        return self.request("best")
+
+    def play(self, action: str | dict[str, Any]) -> dict[str, Any]:
+        return self.request("play", action=action)
+
+    def undo(self) -> dict[str, Any]:
+        return self.request("undo")
+
+    def masks(self) -> dict[str, Any]:
+        return self.request("masks")
+
+    def analyse(self, top: int | None = None) -> dict[str, Any]:
+        return self.request("analyse", top=top)
+
+    def selfplay(self, games: int, players: int = 2, bots: str = "greedy", seed: int = 0) -> dict[str, Any]:
+        return self.request("selfplay", games=games, players=players, bots=bots, seed=seed)
+
+    def quit(self) -> None:
+        """Ask the engine to stop and wait for it."""
+        if self._process.poll() is None:
+            try:
+                self.request("quit")
+            except QwirkleError:
+                pass
+        self.close()
+
+    def close(self) -> None:
+        for pipe in (self._process.stdin, self._process.stdout):
+            if pipe is not None:
+                pipe.close()
+        try:
+            self._process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            self._process.wait()
+
+    def __enter__(self) -> EngineClient:  # noqa: PYI034 - Self needs Python 3.11
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.quit()

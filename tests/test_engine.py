@@ -1,0 +1,146 @@
+"""The engine protocol: scripted dialogues in-process, and a real engine process."""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+
+import pytest
+
+from qwirkle_core import Board, Move
+from qwirkle_core.client import EngineClient, EngineError
+from qwirkle_core.engine import EngineSession, serve
+from qwirkle_core.game import Game
+
+
+def ask(session: EngineSession, **request: object) -> dict:  # type: ignore[type-arg]
+    return session.handle(request)
+
+
+def test_hello_lists_the_commands() -> None:
+    reply = ask(EngineSession(), cmd="hello", id=7)
+    assert reply["id"] == 7 and reply["ok"] and reply["protocol"] == 1
+    for cmd in ["new", "position", "moves", "count", "best", "play", "undo", "masks", "analyse", "selfplay", "quit"]:
+        assert cmd in reply["commands"]
+
+
+def test_a_whole_dialogue_follows_the_game() -> None:
+    session = EngineSession()
+    reply = ask(session, cmd="new", players=3, seed=11)
+    game = Game(players=3, seed=11)
+    assert reply["position"] == game.to_string()
+    for _ in range(12):
+        moves = ask(session, cmd="moves")
+        assert moves["count"] == len(game.legal_moves())
+        assert {m["text"] for m in moves["moves"]} == {m.text() for m in game.legal_moves()}
+        assert ask(session, cmd="count")["count"] == moves["count"]
+        best = ask(session, cmd="best")
+        played = ask(session, cmd="play", action=best["action"])
+        game.push(best["action"])
+        assert played["position"] == game.to_string()
+    undone = ask(session, cmd="undo")
+    game.pop()
+    assert undone["position"] == game.to_string()
+
+
+def test_errors_leave_the_state_unchanged() -> None:
+    session = EngineSession()
+    assert "error" in ask(session, cmd="moves", id="x") and ask(session, cmd="moves", id="x")["id"] == "x"
+    before = ask(session, cmd="new", seed=3)["position"]
+    for bad in [
+        {"cmd": "play", "action": "Rc@50,50"},
+        {"cmd": "play", "action": "pass"},
+        {"cmd": "play", "action": 5},
+        {"cmd": "play", "action": {"action": "teleport"}},
+        {"cmd": "new", "players": 9},
+        {"cmd": "new", "players": True},
+        {"cmd": "position", "position": "nonsense"},
+        {"cmd": "moves", "top": -1},
+        {"cmd": "frobnicate"},
+        {"nocmd": 1},
+        [1, 2],
+        "text",
+    ]:
+        reply = session.handle(bad)
+        assert "error" in reply and "ok" not in reply, bad
+        assert ask(session, cmd="state")["position"] == before
+    assert "error" in session.handle_line(b"{not json")
+    assert "error" in session.handle_line(b"[" * 100_000)
+    assert ask(session, cmd="state")["position"] == before
+
+
+def test_position_from_parts_and_string() -> None:
+    session = EngineSession()
+    reply = ask(
+        session,
+        cmd="position",
+        board=[[0, 0, 0, 0], [0, 1, 0, 1]],
+        hands=[[[0, 2], [4, 0]], [[1, 1]]],
+        to_move=0,
+        seed=4,
+    )
+    assert reply["bag"] == 108 - 2 - 3
+    moves = ask(session, cmd="moves", min_score=3)
+    assert {m["text"] for m in moves["moves"]} == {"Rd@0,-1", "Rd@0,2"}
+    top = ask(session, cmd="moves", top=1)["moves"]
+    assert len(top) == 1 and top[0]["score"] == 3
+    again = ask(EngineSession(), cmd="position", position=reply["position"])
+    assert again["position"] == reply["position"]
+    board = Board.from_json([[0, 0, 0, 0], [0, 1, 0, 1]])
+    masks = ask(session, cmd="masks")["cells"]
+    coords, want = board.legal_tile_masks()
+    assert masks == [[r, c, m] for (r, c), m in zip(coords.tolist(), want.tolist())]
+
+
+def test_analyse_reports_risk_and_slots() -> None:
+    session = EngineSession()
+    # A red line of four: playing a fifth red tile leaves a Qwirkle slot open.
+    ask(
+        session,
+        cmd="position",
+        board=[[0, c, 0, s] for c, s in enumerate([0, 1, 2, 3])],
+        hands=[[[0, 4], [3, 3]], [[1, 1]]],
+    )
+    reply = ask(session, cmd="analyse", top=50)
+    by_text = {m["text"]: m for m in reply["moves"]}
+    assert by_text["Rx@0,4"]["leaves_qwirkle"] is True and by_text["Rx@0,4"]["score"] == 5
+    assert reply["qwirkle_slots"] == []
+    assert reply["count"] == len(reply["moves"])
+
+
+def test_selfplay_and_quit() -> None:
+    session = EngineSession()
+    reply = ask(session, cmd="selfplay", games=4, players=2, bots="greedy", seed=1)
+    assert reply["games"] == 4 and sum(reply["wins"]) + sum(reply["shared_wins"]) >= 4
+    assert ask(session, cmd="quit")["bye"] is True and session.done
+
+
+def test_serve_reads_lines_until_quit() -> None:
+    lines = b'{"cmd": "hello", "id": 1}\n\n{"cmd": "quit", "id": 2}\n{"cmd": "hello", "id": 3}\n'
+    out = io.StringIO()
+    assert serve(io.BytesIO(lines), out) == 0
+    replies = [json.loads(x) for x in out.getvalue().splitlines()]
+    assert [r["id"] for r in replies] == [1, 2]
+
+
+def test_client_drives_a_real_engine_process() -> None:
+    with EngineClient.start() as engine:
+        assert engine.hello()["name"] == "qwirkle_core"
+        engine.new(players=2, seed=9)
+        game = Game(players=2, seed=9)
+        start = time.perf_counter()
+        rounds = 20
+        for _ in range(rounds):
+            assert engine.count() == len(game.legal_moves())
+        per_request = (time.perf_counter() - start) / rounds
+        assert per_request > 0
+        best = engine.best()
+        engine.play(best["action"])
+        game.push(best["action"])
+        assert engine.state()["position"] == game.to_string()
+        with pytest.raises(EngineError):
+            engine.play("Rc@99,99")
+        assert engine.state()["position"] == game.to_string()
+        move = Move.from_text(engine.moves(top=1)["moves"][0]["text"])
+        assert move in game.legal_moves()
