@@ -1,0 +1,54 @@
+"""Every script in examples/ runs as it is (with small arguments, to stay quick)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def run(script: str, *args: str) -> str:
+    proc = subprocess.run(
+        [sys.executable, str(EXAMPLES / script), *args], capture_output=True, text=True, timeout=600, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def test_every_example_is_tested() -> None:
+    scripts = {p.name for p in EXAMPLES.glob("*.py")}
+    assert scripts == {"demo.py", "analyse_position.py", "engine_client.py", "tournament.py", "monte_carlo_bot.py"}
+
+
+def test_demo() -> None:
+    out = run("demo.py")
+    assert "legal moves" in out and "Best moves:" in out
+
+
+def test_analyse_position() -> None:
+    out = run("analyse_position.py", "--seed", "4", "--turns", "20")
+    assert "legal moves" in out and "best moves" in out and "planes for machine learning: (49, 24, 24)" in out
+
+
+def test_engine_client() -> None:
+    out = run("engine_client.py", "--seed", "2", "--players", "2")
+    assert "final scores" in out and "per round trip" in out
+
+
+def test_tournament(tmp_path: Path) -> None:
+    svg = tmp_path / "t.svg"
+    out = run("tournament.py", "--games", "10", "--out", str(svg))
+    assert "greedy vs heuristic" in out
+    root = ET.parse(svg).getroot()
+    assert len([e for e in root.iter() if e.tag.endswith("polyline")]) == 3
+
+
+@pytest.mark.skipif("NUMBA_DISABLE_JIT" in __import__("os").environ, reason="rollouts are too slow without the JIT")
+def test_monte_carlo_bot() -> None:
+    out = run("monte_carlo_bot.py", "--games", "2", "--candidates", "2", "--worlds", "1", "--rollouts", "4")
+    assert "monte-carlo won" in out
