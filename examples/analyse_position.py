@@ -36,7 +36,7 @@ def main() -> None:
         moves = game.legal_moves()
         risk = queries.move_risk(board, hand, unseen)
         slots = queries.qwirkle_slots(board, unseen)
-        coords, masks = board.legal_tile_masks()
+        _, masks = board.legal_tile_masks()
         planes = queries.position_planes(board, 24)
         elapsed = time.perf_counter() - start
     print(f"{len(moves)} legal moves; the analysis took {elapsed * 1e6:.0f} us (moves, risk, slots, masks, planes)")

@@ -25,8 +25,13 @@ def histogram_svg(scores: dict[str, np.ndarray], path: str) -> None:
     bins = np.arange(0, top + 10, 10)
     counts = {name: np.histogram(s, bins=bins)[0] / len(s) for name, s in scores.items()}
     peak = max(float(c.max()) for c in counts.values())
-    x = lambda v: pad + (width - 2 * pad) * v / bins[-1]  # noqa: E731
-    y = lambda f: height - pad - (height - 2 * pad) * f / peak  # noqa: E731
+
+    def x(v: float) -> float:
+        return pad + (width - 2 * pad) * v / float(bins[-1])
+
+    def y(f: float) -> float:
+        return height - pad - (height - 2 * pad) * f / peak
+
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" font-size="12">',
         f'<rect width="{width}" height="{height}" fill="white"/>',
