@@ -8,8 +8,15 @@ slower to start, so we fall back to an uncached kernel instead of failing the im
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
+
+# numba's OpenMP threading layer leaves its worker threads spinning after a parallel
+# region; on a machine whose cores are busy that turns every later prange call into a
+# 15-25 ms wait (measured on 2 cores).  Sleeping idle workers cost nothing we can
+# measure.  setdefault keeps a caller's own choice; it must precede the first launch.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import numba
 

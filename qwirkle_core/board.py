@@ -434,6 +434,43 @@ class Board:
 
         return board_ansi(self, **options)
 
+    # ------------------------------------------- exhaustive queries (qwirkle_core.queries)
+    def top_moves(self, hand: Sequence[Tile], k: int) -> MoveList:
+        """The ``k`` best moves, best first (:func:`qwirkle_core.queries.best_moves`)."""
+        from .queries import best_moves
+
+        return best_moves(self, hand, k)
+
+    def moves_with_tiles(self, hand: Sequence[Tile], tiles: Sequence[Tile], *, any_of: bool = False) -> MoveList:
+        """Moves restricted to some of the hand's tiles (:func:`qwirkle_core.queries.moves_with_tiles`)."""
+        from .queries import moves_with_tiles
+
+        return moves_with_tiles(self, hand, tiles, any_of=any_of)
+
+    def moves_on_cells(self, hand: Sequence[Tile], cells: Any) -> MoveList:
+        """Moves that use one of ``cells`` (:func:`qwirkle_core.queries.moves_on_cells`)."""
+        from .queries import moves_on_cells
+
+        return moves_on_cells(self, hand, cells)
+
+    def qwirkle_slots(self, unseen: Any = None) -> Any:
+        """Cells where one tile makes a Qwirkle (:func:`qwirkle_core.queries.qwirkle_slots`)."""
+        from .queries import qwirkle_slots
+
+        return qwirkle_slots(self, unseen)
+
+    def move_risk(self, hand: Sequence[Tile], unseen: Any = None) -> Any:
+        """Which moves leave the next player a Qwirkle (:func:`qwirkle_core.queries.move_risk`)."""
+        from .queries import move_risk
+
+        return move_risk(self, hand, unseen)
+
+    def planes(self, size: Any = 32, origin: tuple[int, int] | None = None, dtype: Any = np.float32) -> Any:
+        """The position as numpy planes (:func:`qwirkle_core.queries.position_planes`)."""
+        from .queries import position_planes
+
+        return position_planes(self, size, origin, dtype)
+
 
 def _verdict_message(verdict: int, r: int, c: int, direction: int) -> str:
     if verdict == _rules.NO_TILES:

@@ -1,0 +1,540 @@
+"""Kernels of the exhaustive queries (see :mod:`qwirkle_core.queries`).
+
+Each query is one call into this module: the kernel generates what it needs (with the
+move generator of ``_movegen``) and reduces it without going back to Python.  Tables
+are the generator's move tables (``_movegen.COL_*``), in caller coordinates.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import prange
+
+from ._geometry import ALL_KINDS, CENTER, EMPTY, GRID_SIZE, MARGIN, N_KINDS, KArray, KInt
+from ._jit import inline_helper, kernel, parallel_kernel
+from ._lines import fold_tile, line_points
+from ._movegen import (
+    COL_COLS,
+    COL_KINDS,
+    COL_N,
+    COL_ROWS,
+    COL_SCORE,
+    MODE_ALL,
+    MODE_BEST,
+    MODE_COUNT,
+    OUT_COLS,
+    cross_checks,
+    generate_moves,
+    generate_openings,
+)
+
+# Planes of position_planes, in this order.
+PLANE_COLORS = 0  # 6 planes: a tile of colour c (0..5) on the cell
+PLANE_SHAPES = 6  # 6 planes: a tile of shape s
+PLANE_OCCUPIED = 12  # 1 plane: any tile
+PLANE_LEGAL = 13  # 36 planes: kind k fits on the (empty) cell as a one-tile move
+N_PLANES = PLANE_LEGAL + N_KINDS  # 49
+
+# Empty cells kept around the scratch region of move_risk: every cell it reads lies
+# at most two cells beyond the box of the tiles and the moves (see move_risk).
+RISK_MARGIN = 4
+INITIAL_BATCH_ROWS = 4096
+
+
+@kernel
+def generate(
+    grid: KArray, r0: KInt, r1: KInt, c0: KInt, c1: KInt,
+    hand_mask: KInt, row_origin: KInt, col_origin: KInt, mode: KInt, empty: KInt,
+) -> tuple[KArray, KInt]:
+    """generate_moves, or generate_openings (canonical frame) when ``empty``."""
+    if empty:
+        return generate_openings(hand_mask, 0, 0, mode)
+    return generate_moves(grid, r0, r1, c0, c1, hand_mask, row_origin, col_origin, mode)
+
+
+@kernel
+def best_moves(
+    grid: KArray, r0: KInt, r1: KInt, c0: KInt, c1: KInt,
+    hand_mask: KInt, row_origin: KInt, col_origin: KInt, empty: KInt, k: KInt,
+) -> KArray:
+    """The ``k`` highest-scoring moves, best first, equal scores in generation order.
+
+    A counting sort on the score: one pass counts the moves of each score, which fixes
+    the lowest score kept and how many of its moves fit; a second pass writes each
+    kept move at its place."""
+    table = generate(grid, r0, r1, c0, c1, hand_mask, row_origin, col_origin, MODE_ALL, empty)[0]
+    n = table.shape[0]
+    k = min(k, n)
+    if k <= 0:
+        return table[:0].copy()
+    top = np.int64(0)
+    for m in range(n):
+        top = max(top, np.int64(table[m, COL_SCORE]))
+    per_score = np.zeros(top + 1, np.int64)
+    for m in range(n):
+        per_score[table[m, COL_SCORE]] += 1
+    threshold = top
+    above = 0  # moves scoring more than threshold
+    while above + per_score[threshold] < k:
+        above += per_score[threshold]
+        threshold -= 1
+    at_threshold = k - above  # how many moves of the threshold score are kept
+    place = np.zeros(top + 1, np.int64)
+    filled = 0
+    for score in range(top, threshold - 1, -1):
+        place[score] = filled
+        filled += per_score[score]
+    out = np.empty((k, OUT_COLS), np.int32)
+    for m in range(n):
+        score = table[m, COL_SCORE]
+        if score < threshold:
+            continue
+        if score == threshold:
+            if at_threshold == 0:
+                continue
+            at_threshold -= 1
+        out[place[score]] = table[m]
+        place[score] += 1
+    return out
+
+
+@kernel
+def moves_with_kinds(
+    grid: KArray, r0: KInt, r1: KInt, c0: KInt, c1: KInt,
+    hand_mask: KInt, row_origin: KInt, col_origin: KInt, empty: KInt, kinds_mask: KInt,
+) -> KArray:
+    """The moves of ``hand_mask`` that place at least one tile of a kind in ``kinds_mask``."""
+    table = generate(grid, r0, r1, c0, c1, hand_mask, row_origin, col_origin, MODE_ALL, empty)[0]
+    keep = np.zeros(table.shape[0], np.bool_)
+    n_keep = 0
+    for m in range(table.shape[0]):
+        for s in range(table[m, COL_N]):
+            if (kinds_mask >> np.int64(table[m, COL_KINDS + s])) & 1:
+                keep[m] = True
+                n_keep += 1
+                break
+    out = np.empty((n_keep, OUT_COLS), np.int32)
+    i = 0
+    for m in range(table.shape[0]):
+        if keep[m]:
+            out[i] = table[m]
+            i += 1
+    return out
+
+
+@kernel
+def moves_on_cells(
+    grid: KArray, r0: KInt, r1: KInt, c0: KInt, c1: KInt,
+    hand_mask: KInt, row_origin: KInt, col_origin: KInt, empty: KInt,
+    cell_rows: KArray, cell_cols: KArray,
+) -> KArray:
+    """The moves of ``hand_mask`` that place a tile on at least one of the cells
+    (``cell_rows[i]``, ``cell_cols[i]``), caller coordinates.
+
+    The cells are marked on a grid over the box of every generated move's cells, so a
+    move is kept or dropped in six lookups whatever the number of cells."""
+    table = generate(grid, r0, r1, c0, c1, hand_mask, row_origin, col_origin, MODE_ALL, empty)[0]
+    n = table.shape[0]
+    if n == 0 or cell_rows.shape[0] == 0:
+        return table[:0].copy()
+    lo_r = np.int64(table[0, COL_ROWS])
+    hi_r = lo_r
+    lo_c = np.int64(table[0, COL_COLS])
+    hi_c = lo_c
+    for m in range(n):
+        for s in range(table[m, COL_N]):
+            lo_r = min(lo_r, np.int64(table[m, COL_ROWS + s]))
+            hi_r = max(hi_r, np.int64(table[m, COL_ROWS + s]))
+            lo_c = min(lo_c, np.int64(table[m, COL_COLS + s]))
+            hi_c = max(hi_c, np.int64(table[m, COL_COLS + s]))
+    height = hi_r - lo_r + 1
+    width = hi_c - lo_c + 1
+    marked = np.zeros(height * width, np.bool_)
+    for i in range(cell_rows.shape[0]):
+        r = np.int64(cell_rows[i]) - lo_r
+        c = np.int64(cell_cols[i]) - lo_c
+        if 0 <= r < height and 0 <= c < width:
+            marked[r * width + c] = True
+    keep = np.zeros(n, np.bool_)
+    n_keep = 0
+    for m in range(n):
+        for s in range(table[m, COL_N]):
+            r = np.int64(table[m, COL_ROWS + s]) - lo_r
+            c = np.int64(table[m, COL_COLS + s]) - lo_c
+            if marked[r * width + c]:
+                keep[m] = True
+                n_keep += 1
+                break
+    out = np.empty((n_keep, OUT_COLS), np.int32)
+    i = 0
+    for m in range(n):
+        if keep[m]:
+            out[i] = table[m]
+            i += 1
+    return out
+
+
+@kernel
+def qwirkle_slots(
+    grid: KArray, r0: KInt, r1: KInt, c0: KInt, c1: KInt, row_origin: KInt, col_origin: KInt,
+    unseen: KArray,
+) -> tuple[KArray, KArray, KArray, KArray, KArray]:
+    """Every empty cell where one tile, legal there alone, makes a line of six.
+
+    Returns (coords, kinds, unseen_kinds, unseen_copies, points): the cells (caller
+    coordinates, one row each); the 36-bit mask of the kinds that do it (legal in both
+    the row and the column of the cell); those with ``unseen[kind] > 0``; the sum of
+    ``unseen`` over them; the score of such a one-tile move (the same for every kind
+    of the cell).  Non-empty boards only."""
+    checks = cross_checks(grid, r0, r1, c0, c1)
+    row_mask, col_mask, row_len, col_len = checks[1], checks[2], checks[3], checks[4]
+    width, singles = checks[5], checks[6]
+    row_shift = r0 - MARGIN - CENTER + row_origin
+    col_shift = c0 - MARGIN - CENTER + col_origin
+    unseen_mask = np.int64(0)
+    for kind in range(N_KINDS):
+        if unseen[kind] > 0:
+            unseen_mask |= np.int64(1) << kind
+    n = 0
+    found = np.empty(singles.shape[0], np.int64)
+    for i in range(singles.shape[0]):
+        p = singles[i]
+        if (row_len[p] == 5 or col_len[p] == 5) and row_mask[p] & col_mask[p] != 0:
+            found[n] = p
+            n += 1
+    coords = np.empty((n, 2), np.int64)
+    kinds = np.empty(n, np.int64)
+    unseen_kinds = np.empty(n, np.int64)
+    copies = np.zeros(n, np.int64)
+    points = np.empty(n, np.int64)
+    for i in range(n):
+        p = found[i]
+        coords[i, 0] = p // width + row_shift
+        coords[i, 1] = p % width + col_shift
+        fits = row_mask[p] & col_mask[p]
+        kinds[i] = fits
+        unseen_kinds[i] = fits & unseen_mask
+        for kind in range(N_KINDS):
+            if (fits >> kind) & 1:
+                copies[i] += unseen[kind]
+        points[i] = line_points(row_len[p] + 1) + line_points(col_len[p] + 1)
+    return coords, kinds, unseen_kinds, copies, points
+
+
+@inline_helper
+def _six_kinds(cells: KArray, width: KInt, p: KInt) -> KInt:
+    """The kinds that make a line of six when placed alone on the empty cell ``p`` of a
+    flat region (rows ``width`` long, empty cells all around the tiles): 0 unless the
+    row or the column of ``p`` holds five tiles; else the kinds that both accept."""
+    row_allowed = np.int64(ALL_KINDS)
+    col_allowed = np.int64(ALL_KINDS)
+    row_n = 0
+    col_n = 0
+    t = p - 1
+    while cells[t] != EMPTY:
+        row_allowed = fold_tile(row_allowed, cells[t])
+        row_n += 1
+        t -= 1
+    t = p + 1
+    while cells[t] != EMPTY:
+        row_allowed = fold_tile(row_allowed, cells[t])
+        row_n += 1
+        t += 1
+    t = p - width
+    while cells[t] != EMPTY:
+        col_allowed = fold_tile(col_allowed, cells[t])
+        col_n += 1
+        t -= width
+    t = p + width
+    while cells[t] != EMPTY:
+        col_allowed = fold_tile(col_allowed, cells[t])
+        col_n += 1
+        t += width
+    if (row_n != 5 and col_n != 5) or row_allowed < 0 or col_allowed < 0:
+        return np.int64(0)
+    return row_allowed & col_allowed
+
+
+@kernel
+def move_risk(
+    grid: KArray, r0: KInt, r1: KInt, c0: KInt, c1: KInt,
+    hand_mask: KInt, row_origin: KInt, col_origin: KInt, empty: KInt, unseen: KArray,
+) -> tuple[KArray, KArray, KArray]:
+    """Every legal move of ``hand_mask``, and what it leaves the next player.
+
+    A *slot* is an empty cell where one tile of a kind with ``unseen[kind] > 0``, legal there
+    alone, makes a line of six.  Returns (table, open_after, opened): per move, the
+    number of slots on the board after the move, and how many of those were not slots
+    before it.
+
+    Each move's tiles are put on a scratch copy of the region, and only the cells whose
+    lines the move changes are judged again: the cells it fills and the empty cell at
+    each end of every line through a placed tile (a cell's row and column runs change
+    only if a placed tile joins one of them, and then the cell ends that tile's line).
+    Every other cell keeps its status from before the move.
+
+    Reads stay inside the region: lines lie inside the box of the board's tiles and the
+    moves' cells, so an end cell is at most one cell outside that box and its runs stop
+    one cell further (nothing lies outside the box); RISK_MARGIN = 4 > 2.
+    """
+    table = generate(grid, r0, r1, c0, c1, hand_mask, row_origin, col_origin, MODE_ALL, empty)[0]
+    n = table.shape[0]
+    unseen_mask = np.int64(0)
+    for kind in range(N_KINDS):
+        if unseen[kind] > 0:
+            unseen_mask |= np.int64(1) << kind
+    open_after = np.zeros(n, np.int32)
+    opened = np.zeros(n, np.int32)
+    if n == 0:
+        return table, open_after, opened
+    dr = CENTER - row_origin
+    dc = CENTER - col_origin
+    # Grid box of the tiles and of every move's cells (closed bounds).
+    if empty:
+        lo_r = np.int64(table[0, COL_ROWS]) + dr
+        lo_c = np.int64(table[0, COL_COLS]) + dc
+        hi_r = lo_r
+        hi_c = lo_c
+    else:
+        lo_r = np.int64(r0)
+        hi_r = np.int64(r1 - 1)
+        lo_c = np.int64(c0)
+        hi_c = np.int64(c1 - 1)
+    for m in range(n):
+        for s in range(table[m, COL_N]):
+            gr = np.int64(table[m, COL_ROWS + s]) + dr
+            gc = np.int64(table[m, COL_COLS + s]) + dc
+            lo_r = min(lo_r, gr)
+            hi_r = max(hi_r, gr)
+            lo_c = min(lo_c, gc)
+            hi_c = max(hi_c, gc)
+    top = lo_r - RISK_MARGIN
+    left = lo_c - RISK_MARGIN
+    height = hi_r - lo_r + 1 + 2 * RISK_MARGIN
+    width = hi_c - lo_c + 1 + 2 * RISK_MARGIN
+    cells = np.empty(height * width, np.int8)
+    for i in range(height):
+        for j in range(width):
+            gr = top + i
+            gc = left + j
+            if 0 <= gr < GRID_SIZE and 0 <= gc < GRID_SIZE:
+                cells[i * width + j] = grid[gr, gc]
+            else:
+                cells[i * width + j] = EMPTY
+    # The slots before any move.
+    slot0 = np.zeros(height * width, np.bool_)
+    n_slots0 = 0
+    if not empty:
+        for i in range(1, height - 1):
+            for j in range(1, width - 1):
+                p = i * width + j
+                if cells[p] != EMPTY:
+                    continue
+                if (
+                    cells[p - 1] == EMPTY and cells[p + 1] == EMPTY
+                    and cells[p - width] == EMPTY and cells[p + width] == EMPTY
+                ):
+                    continue
+                if _six_kinds(cells, width, p) & unseen_mask != 0:
+                    slot0[p] = True
+                    n_slots0 += 1
+    placed = np.empty(6, np.int64)
+    ends = np.empty(16, np.int64)
+    for m in range(n):
+        n_placed = table[m, COL_N]
+        for s in range(n_placed):
+            p = (np.int64(table[m, COL_ROWS + s]) + dr - top) * width + (
+                np.int64(table[m, COL_COLS + s]) + dc - left
+            )
+            placed[s] = p
+            cells[p] = table[m, COL_KINDS + s]
+        n_ends = 0
+        for s in range(n_placed):
+            for direction in range(2):
+                step = 1 if direction == 0 else width
+                for sign in range(2):
+                    t = placed[s]
+                    if sign == 0:
+                        while cells[t] != EMPTY:
+                            t -= step
+                    else:
+                        while cells[t] != EMPTY:
+                            t += step
+                    seen = False
+                    for e in range(n_ends):
+                        if ends[e] == t:
+                            seen = True
+                            break
+                    if not seen:
+                        ends[n_ends] = t
+                        n_ends += 1
+        lost = 0
+        for s in range(n_placed):
+            if slot0[placed[s]]:
+                lost += 1
+        after = 0
+        new = 0
+        for e in range(n_ends):
+            p = ends[e]
+            if slot0[p]:
+                lost += 1
+            if _six_kinds(cells, width, p) & unseen_mask != 0:
+                after += 1
+                if not slot0[p]:
+                    new += 1
+        open_after[m] = n_slots0 - lost + after
+        opened[m] = new
+        for s in range(n_placed):
+            cells[placed[s]] = EMPTY
+    return table, open_after, opened
+
+
+@kernel
+def _batch_table(
+    buffer: KArray, offsets: KArray, heights: KArray, widths: KArray,
+    tops: KArray, lefts: KArray, hand_masks: KArray, empties: KArray, i: KInt, mode: KInt,
+) -> tuple[KArray, KInt]:
+    """generate() for position i of a packed batch (see batch_generate)."""
+    grid = buffer[offsets[i]:offsets[i + 1]].reshape((heights[i], widths[i]))
+    return generate(
+        grid, MARGIN, heights[i] - MARGIN, MARGIN, widths[i] - MARGIN, hand_masks[i],
+        tops[i] + CENTER, lefts[i] + CENTER, mode, empties[i],
+    )
+
+
+@parallel_kernel
+def batch_generate(
+    buffer: KArray, offsets: KArray, heights: KArray, widths: KArray,
+    tops: KArray, lefts: KArray, hand_masks: KArray, empties: KArray, mode: KInt,
+) -> tuple[KArray, KArray]:
+    """Counts (MODE_COUNT) or best scores (MODE_BEST) of many positions, in parallel.
+
+    Position i is the grid ``buffer[offsets[i]:offsets[i + 1]]``, ``heights[i]`` x
+    ``widths[i]``, whose tiles lie at least MARGIN cells inside its edges, and whose
+    top-left cell has caller coordinates (``tops[i]``, ``lefts[i]``); an empty board
+    when ``empties[i]``.  Returns (totals, best): the number of legal moves and, for
+    MODE_BEST, the best score (0 where there is no move)."""
+    n = offsets.shape[0] - 1
+    totals = np.zeros(n, np.int64)
+    best = np.zeros(n, np.int64)
+    for i in prange(n):
+        table, total = _batch_table(
+            buffer, offsets, heights, widths, tops, lefts, hand_masks, empties, i, mode
+        )
+        totals[i] = total
+        if mode == MODE_BEST and table.shape[0] > 0:
+            best[i] = table[0, COL_SCORE]
+    return totals, best
+
+
+@kernel
+def batch_generate_serial(
+    buffer: KArray, offsets: KArray, heights: KArray, widths: KArray,
+    tops: KArray, lefts: KArray, hand_masks: KArray, empties: KArray, mode: KInt,
+) -> tuple[KArray, KArray]:
+    """batch_generate on the calling thread only."""
+    n = offsets.shape[0] - 1
+    totals = np.zeros(n, np.int64)
+    best = np.zeros(n, np.int64)
+    for i in range(n):
+        table, total = _batch_table(
+            buffer, offsets, heights, widths, tops, lefts, hand_masks, empties, i, mode
+        )
+        totals[i] = total
+        if mode == MODE_BEST and table.shape[0] > 0:
+            best[i] = table[0, COL_SCORE]
+    return totals, best
+
+
+@parallel_kernel
+def batch_moves(
+    buffer: KArray, offsets: KArray, heights: KArray, widths: KArray,
+    tops: KArray, lefts: KArray, hand_masks: KArray, empties: KArray,
+) -> tuple[KArray, KArray]:
+    """Every legal move of many positions (packed as for batch_generate), in parallel.
+
+    Returns (table, starts): the moves of position i are ``table[starts[i]:starts[i+1]]``.
+    One parallel pass counts, the second writes each position's moves in its place."""
+    n = offsets.shape[0] - 1
+    counts = np.zeros(n, np.int64)
+    for i in prange(n):
+        counts[i] = _batch_table(
+            buffer, offsets, heights, widths, tops, lefts, hand_masks, empties, i, MODE_COUNT
+        )[1]
+    starts = np.zeros(n + 1, np.int64)
+    for i in range(n):
+        starts[i + 1] = starts[i] + counts[i]
+    out = np.empty((starts[n], OUT_COLS), np.int32)
+    for i in prange(n):
+        table = _batch_table(
+            buffer, offsets, heights, widths, tops, lefts, hand_masks, empties, i, MODE_ALL
+        )[0]
+        out[starts[i]:starts[i + 1]] = table
+    return out, starts
+
+
+@kernel
+def batch_moves_serial(
+    buffer: KArray, offsets: KArray, heights: KArray, widths: KArray,
+    tops: KArray, lefts: KArray, hand_masks: KArray, empties: KArray,
+) -> tuple[KArray, KArray]:
+    """batch_moves on the calling thread only (one pass: the tables are appended)."""
+    n = offsets.shape[0] - 1
+    starts = np.zeros(n + 1, np.int64)
+    out = np.empty((INITIAL_BATCH_ROWS, OUT_COLS), np.int32)
+    for i in range(n):
+        table = _batch_table(
+            buffer, offsets, heights, widths, tops, lefts, hand_masks, empties, i, MODE_ALL
+        )[0]
+        end = starts[i] + table.shape[0]
+        if end > out.shape[0]:
+            bigger = np.empty((max(end, 2 * out.shape[0]), OUT_COLS), np.int32)
+            bigger[: starts[i]] = out[: starts[i]]
+            out = bigger
+        out[starts[i]:end] = table
+        starts[i + 1] = end
+    return out[: starts[n]].copy(), starts
+
+
+@kernel
+def position_planes(
+    grid: KArray, r0: KInt, r1: KInt, c0: KInt, c1: KInt, row_origin: KInt, col_origin: KInt,
+    empty: KInt, top: KInt, left: KInt, height: KInt, width: KInt,
+) -> Any:
+    """The N_PLANES x height x width uint8 planes (order: PLANE_*) of the window whose
+    top-left cell has caller coordinates (top, left)."""
+    out = np.zeros((N_PLANES, height, width), np.uint8)
+    if empty:
+        # Only the opening cell (0, 0), where every kind fits.
+        if 0 <= -top < height and 0 <= -left < width:
+            for k in range(N_KINDS):
+                out[PLANE_LEGAL + k, -top, -left] = 1
+        return out
+    # Window top-left in grid coordinates; clip the tiles' box to it.
+    gtop = np.int64(top) - row_origin + CENTER
+    gleft = np.int64(left) - col_origin + CENTER
+    for gr in range(max(np.int64(r0), gtop), min(np.int64(r1), gtop + height)):
+        for gc in range(max(np.int64(c0), gleft), min(np.int64(c1), gleft + width)):
+            kind = grid[gr, gc]
+            if kind != EMPTY:
+                i = gr - gtop
+                j = gc - gleft
+                out[PLANE_COLORS + kind // 6, i, j] = 1
+                out[PLANE_SHAPES + kind % 6, i, j] = 1
+                out[PLANE_OCCUPIED, i, j] = 1
+    checks = cross_checks(grid, r0, r1, c0, c1)
+    row_mask, col_mask, region_width, singles = checks[1], checks[2], checks[5], checks[6]
+    row_shift = r0 - MARGIN - CENTER + row_origin
+    col_shift = c0 - MARGIN - CENTER + col_origin
+    for s in range(singles.shape[0]):
+        p = singles[s]
+        i = p // region_width + row_shift - top
+        j = p % region_width + col_shift - left
+        if 0 <= i < height and 0 <= j < width:
+            fits = row_mask[p] & col_mask[p]
+            for k in range(N_KINDS):
+                if (fits >> k) & 1:
+                    out[PLANE_LEGAL + k, i, j] = 1
+    return out
