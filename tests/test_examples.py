@@ -50,5 +50,5 @@ def test_tournament(tmp_path: Path) -> None:
 
 @pytest.mark.skipif("NUMBA_DISABLE_JIT" in __import__("os").environ, reason="rollouts are too slow without the JIT")
 def test_monte_carlo_bot() -> None:
-    out = run("monte_carlo_bot.py", "--games", "2", "--candidates", "2", "--worlds", "1", "--rollouts", "4")
+    out = run("monte_carlo_bot.py", "--games", "2", "--candidates", "3", "--worlds", "2", "--rollouts", "2")
     assert "monte-carlo won" in out
