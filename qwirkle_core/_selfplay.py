@@ -1,0 +1,878 @@
+"""Whole games inside numba: the deal, the built-in bots, the turn loop, many games at once.
+
+A game's state is a handful of arrays (numba has no classes worth their cost here):
+
+- ``grid``: int8[GRID_SIZE, GRID_SIZE] of kinds, EMPTY where no tile;
+- ``meta``: int64[N_META], the scalars below (M_*);
+- ``hands``: int64[6, 6] kinds, row = seat, the first ``hand_sizes[seat]`` slots used,
+  in the order the tiles were drawn;
+- ``bag``: int64[108], the first ``meta[M_BAG]`` slots used; tiles are drawn from the end;
+- ``scores``: int64[6]; ``game_rng``: int64[4]; ``bot_rngs``: int64[6, 4].
+
+The rules follow RULES.md and are the same as ``qwirkle_core.game.Game`` (the tests
+play both side by side): the opener places exactly their largest group; a place draws
+back to 6; an exchange draws first, then mixes each returned tile into the bag at a
+random position; the player who empties their hand (the bag is then empty) scores 6
+more and ends the game; when the bag is empty and no hand can place, the game ends.
+
+An *action* is an int64[ACTION_COLS] row laid out like a move-table row (A_N tiles,
+A_SCORE, rows, cols, kinds) plus its type in A_TYPE; an exchange lists its tiles in the
+kind slots, a pass has none.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+from numba import prange
+
+from ._geometry import ALL_KINDS, CENTER, EMPTY, GRID_SIZE, KArray, KInt
+from ._jit import inline_helper, kernel, parallel_kernel
+from ._lines import fold_tile, lowest_kind
+from ._movegen import (
+    COL_COLS,
+    COL_KINDS,
+    COL_N,
+    COL_ROWS,
+    COL_SCORE,
+    MODE_ALL,
+    MODE_ANY,
+    MODE_BEST,
+    generate_moves,
+    generate_openings,
+)
+from ._prng import below, seed_state
+
+MAX_PLAYERS = 6
+HAND_SIZE = 6
+N_TILES = 108
+GOING_OUT_BONUS = 6
+
+# meta slots
+M_R0 = 0  # the board's tiles lie in the grid box [R0, R1) x [C0, C1)
+M_R1 = 1
+M_C0 = 2
+M_C1 = 3
+M_ROW_ORIGIN = 4  # game coordinates of grid cell (CENTER, CENTER)
+M_COL_ORIGIN = 5
+M_BOARD_TILES = 6
+M_BAG = 7  # tiles in the bag
+M_PLAYER = 8  # seat to move
+M_PLAYERS = 9
+M_OPENING = 10  # tiles the opening must place (the opener's largest group); 0 after it
+M_OVER = 11  # 1 once the game has ended
+M_TURNS = 12  # turns played
+M_WENT_OUT = 13  # seat that emptied their hand and took the bonus, or -1
+N_META = 14
+
+# action rows
+A_N = 0
+A_SCORE = 1
+A_ROWS = 2
+A_COLS = 8
+A_KINDS = 14
+A_TYPE = 20
+ACTION_COLS = 21
+PLACE = 0
+EXCHANGE = 1
+PASS = 2
+
+# built-in bots
+BOT_RANDOM = 0
+BOT_GREEDY = 1
+BOT_HEURISTIC = 2
+
+# log rows: one per turn, enough to write a game record
+L_PLAYER = 0
+L_TYPE = 1
+L_N = 2  # tiles placed or exchanged
+L_SCORE = 3  # points of the placement, bonus not included
+L_HAND_SIZE = 4
+L_HAND = 5  # the hand before the action
+L_ROWS = 11
+L_COLS = 17
+L_KINDS = 23  # tiles placed or exchanged
+L_DRAWN_N = 29
+L_DRAWN = 30
+LOG_COLS = 36
+
+
+# ----------------------------------------------------------------- small helpers
+@inline_helper
+def largest_group(mask: KInt) -> KInt:
+    """Most kinds of ``mask`` that share one colour or one shape (the opening rule:
+    identical tiles count once, which a mask does by construction)."""
+    best = 0
+    for g in range(6):
+        same_color = 0
+        same_shape = 0
+        for k in range(6):
+            same_color += (mask >> (g * 6 + k)) & 1
+            same_shape += (mask >> (k * 6 + g)) & 1
+        best = max(best, same_color)
+        best = max(best, same_shape)
+    return best
+
+
+@kernel
+def hand_mask(hand: KArray, hand_size: KInt) -> KInt:
+    mask = np.int64(0)
+    for i in range(hand_size):
+        mask |= np.int64(1) << hand[i]
+    return mask
+
+
+@kernel
+def remove_from_hand(hand: KArray, hand_size: KInt, kind: KInt) -> KInt:
+    """Remove the first ``kind`` of the hand, keeping the others in order; the new size."""
+    for i in range(hand_size):
+        if hand[i] == kind:
+            for j in range(i, hand_size - 1):
+                hand[j] = hand[j + 1]
+            return hand_size - 1
+    return -1  # not in the hand: callers only remove what they found there
+
+
+@kernel
+def legal_placements(grid: KArray, meta: KArray, mask: KInt, mode: KInt) -> KArray:
+    """The move table of the kinds in ``mask`` for the position; on the empty board
+    only the openings of exactly meta[M_OPENING] tiles, in the canonical frame."""
+    if meta[M_BOARD_TILES] == 0:
+        table, _ = generate_openings(mask, 0, 0, mode)
+        need = meta[M_OPENING]
+        keep = 0
+        for i in range(table.shape[0]):
+            if table[i, COL_N] == need:
+                if keep != i:
+                    table[keep] = table[i]
+                keep += 1
+        return table[:keep]
+    return generate_moves(
+        grid, meta[M_R0], meta[M_R1], meta[M_C0], meta[M_C1], mask,
+        meta[M_ROW_ORIGIN], meta[M_COL_ORIGIN], mode,
+    )[0]
+
+
+@kernel
+def can_place(grid: KArray, meta: KArray, mask: KInt) -> bool:
+    if mask == 0:
+        return False
+    if meta[M_BOARD_TILES] == 0:
+        return True
+    total = generate_moves(
+        grid, meta[M_R0], meta[M_R1], meta[M_C0], meta[M_C1], mask,
+        meta[M_ROW_ORIGIN], meta[M_COL_ORIGIN], MODE_ANY,
+    )[1]
+    return bool(total > 0)
+
+
+# ------------------------------------------------------------------- exchanges
+@kernel
+def exchange_kinds(hand: KArray, hand_size: KInt) -> tuple[KArray, KArray]:
+    """The distinct kinds of the hand in ascending order and how many of each."""
+    kinds = np.empty(HAND_SIZE, np.int64)
+    counts = np.zeros(HAND_SIZE, np.int64)
+    n = 0
+    for kind in range(36):
+        c = 0
+        for i in range(hand_size):
+            if hand[i] == kind:
+                c += 1
+        if c:
+            kinds[n] = kind
+            counts[n] = c
+            n += 1
+    return kinds[:n], counts[:n]
+
+
+@kernel
+def count_exchanges(hand: KArray, hand_size: KInt, bag_size: KInt) -> KInt:
+    """How many distinct exchanges (multisets of 1..bag_size tiles) the hand has."""
+    kinds, counts = exchange_kinds(hand, hand_size)
+    combos = 1
+    for c in counts:
+        combos *= c + 1
+    n = 0
+    for code in range(1, combos):
+        size = 0
+        rest = code
+        for j in range(kinds.shape[0]):
+            size += rest % (counts[j] + 1)
+            rest //= counts[j] + 1
+        if size <= bag_size:
+            n += 1
+    return n
+
+
+@kernel
+def nth_exchange(hand: KArray, hand_size: KInt, bag_size: KInt, index: KInt, action: KArray) -> None:
+    """Write the ``index``-th distinct exchange into ``action``.
+
+    The order (shared with Game.legal_actions): read the number of copies of each
+    distinct kind, in ascending kind order, as the digits of a mixed-radix counter
+    (lowest kind = lowest digit) and count up from 1, skipping exchanges larger than
+    the bag."""
+    kinds, counts = exchange_kinds(hand, hand_size)
+    combos = 1
+    for c in counts:
+        combos *= c + 1
+    seen = 0
+    for code in range(1, combos):
+        size = 0
+        rest = code
+        for j in range(kinds.shape[0]):
+            size += rest % (counts[j] + 1)
+            rest //= counts[j] + 1
+        if size > bag_size:
+            continue
+        if seen == index:
+            action[A_TYPE] = EXCHANGE
+            action[A_N] = size
+            action[A_SCORE] = 0
+            s = 0
+            rest = code
+            for j in range(kinds.shape[0]):
+                for _ in range(rest % (counts[j] + 1)):
+                    action[A_KINDS + s] = kinds[j]
+                    s += 1
+                rest //= counts[j] + 1
+            return
+        seen += 1
+
+
+@kernel
+def set_exchange(action: KArray, kinds: KArray, n: KInt) -> None:
+    action[A_TYPE] = EXCHANGE
+    action[A_N] = n
+    action[A_SCORE] = 0
+    for s in range(n):
+        action[A_KINDS + s] = kinds[s]
+
+
+@kernel
+def set_pass(action: KArray) -> None:
+    action[A_TYPE] = PASS
+    action[A_N] = 0
+    action[A_SCORE] = 0
+
+
+@kernel
+def set_place(action: KArray, table: KArray, i: KInt) -> None:
+    action[A_TYPE] = PLACE
+    action[A_N] = table[i, COL_N]
+    action[A_SCORE] = table[i, COL_SCORE]
+    for s in range(6):
+        action[A_ROWS + s] = table[i, COL_ROWS + s]
+        action[A_COLS + s] = table[i, COL_COLS + s]
+        action[A_KINDS + s] = table[i, COL_KINDS + s]
+
+
+# ------------------------------------------------------------------------ bots
+@kernel
+def choose_random(
+    grid: KArray, meta: KArray, hand: KArray, hand_size: KInt, rng: KArray, action: KArray,
+) -> None:
+    """Uniform over every legal action: placements, distinct exchanges, pass."""
+    table = legal_placements(grid, meta, hand_mask(hand, hand_size), MODE_ALL)
+    n_moves = table.shape[0]
+    bag_size = meta[M_BAG]
+    n_exchanges = 0
+    if meta[M_BOARD_TILES] > 0 and bag_size > 0:
+        n_exchanges = count_exchanges(hand, hand_size, bag_size)
+    n_pass = 1 if n_moves == 0 and bag_size == 0 else 0
+    pick = below(rng, n_moves + n_exchanges + n_pass)
+    if pick < n_moves:
+        set_place(action, table, pick)
+    elif pick < n_moves + n_exchanges:
+        nth_exchange(hand, hand_size, bag_size, pick - n_moves, action)
+    else:
+        set_pass(action)
+
+
+@kernel
+def exchange_all(hand: KArray, hand_size: KInt, bag_size: KInt, action: KArray) -> None:
+    """The greedy bot's exchange: as many tiles as the bag allows, lowest kinds first."""
+    kinds = np.sort(hand[:hand_size])
+    set_exchange(action, kinds, min(hand_size, bag_size))
+
+
+@kernel
+def choose_greedy(
+    grid: KArray, meta: KArray, hand: KArray, hand_size: KInt, rng: KArray, action: KArray,
+) -> None:
+    """A highest-scoring placement, ties broken by ``rng``; else exchange, else pass."""
+    table = legal_placements(grid, meta, hand_mask(hand, hand_size), MODE_BEST)
+    if table.shape[0] > 0:
+        set_place(action, table, below(rng, table.shape[0]))
+    elif meta[M_BAG] > 0:
+        exchange_all(hand, hand_size, meta[M_BAG], action)
+    else:
+        set_pass(action)
+
+
+# Weights of the heuristic bot, in quarter points.
+H_SCORE = 4  # a point scored now
+H_GROUP_TILE = 1  # a kept tile in the largest group left in the hand
+H_DUPLICATE = 1  # a kept tile identical to another kept tile
+H_THREAT_COPY = 4  # per unseen copy of the tile that makes a Qwirkle of a line of five left open
+H_OWN_QWIRKLE = 8  # a line of five whose Qwirkle tile the bot keeps for its next turn
+H_GOING_OUT = 4 * GOING_OUT_BONUS
+REPLY_CANDIDATES = 8  # moves the two-player endgame looks a reply ahead for
+
+
+@kernel
+def leave_value(hand: KArray, hand_size: KInt, placed_kinds: KArray, n_placed: KInt) -> tuple[KInt, KInt]:
+    """How well the tiles kept after placing ``placed_kinds`` combine: the size of their
+    largest group, less the copies that can never go in one line together.  Returns
+    (value, tiles kept)."""
+    used = np.zeros(HAND_SIZE, np.bool_)
+    for s in range(n_placed):
+        for i in range(hand_size):
+            if not used[i] and hand[i] == placed_kinds[s]:
+                used[i] = True
+                break
+    mask = np.int64(0)
+    kept = 0
+    for i in range(hand_size):
+        if not used[i]:
+            mask |= np.int64(1) << hand[i]
+            kept += 1
+    distinct = 0
+    m = mask
+    while m:
+        m &= m - 1
+        distinct += 1
+    return H_GROUP_TILE * largest_group(mask) - H_DUPLICATE * (kept - distinct), kept
+
+
+@kernel
+def board_counts(grid: KArray, meta: KArray) -> KArray:
+    """How many tiles of each kind are on the board."""
+    counts = np.zeros(36, np.int64)
+    for r in range(meta[M_R0], meta[M_R1]):
+        for c in range(meta[M_C0], meta[M_C1]):
+            if grid[r, c] != EMPTY:
+                counts[grid[r, c]] += 1
+    return counts
+
+
+@kernel
+def line_through(grid: KArray, r: KInt, c: KInt, dr: KInt, dc: KInt) -> tuple[KInt, KInt]:
+    """(length, kinds that could join) of the line through occupied cell (r, c) along
+    (dr, dc)."""
+    while grid[r - dr, c - dc] != EMPTY:
+        r -= dr
+        c -= dc
+    allowed = np.int64(ALL_KINDS)
+    n = 0
+    while grid[r, c] != EMPTY:
+        allowed = fold_tile(allowed, grid[r, c])
+        n += 1
+        r += dr
+        c += dc
+    return n, allowed
+
+
+@kernel
+def five_lines(grid: KArray, meta: KArray, table: KArray, i: KInt, out: KArray) -> KInt:
+    """The lines of exactly five that move ``i`` of ``table`` leaves (only a line of
+    five can become a Qwirkle): writes into ``out`` (int64[7]) the kind each one lacks
+    and returns how many.  The tiles are put on the grid and taken off again."""
+    n = table[i, COL_N]
+    dr = CENTER - meta[M_ROW_ORIGIN]
+    dc = CENTER - meta[M_COL_ORIGIN]
+    for s in range(n):
+        grid[table[i, COL_ROWS + s] + dr, table[i, COL_COLS + s] + dc] = table[i, COL_KINDS + s]
+    found = 0
+    along_row = n == 1 or table[i, COL_ROWS] == table[i, COL_ROWS + 1]
+    # The line of the move, once, then the cross line of every tile.
+    for s in range(-1, n):
+        t = max(s, 0)
+        r = table[i, COL_ROWS + t] + dr
+        c = table[i, COL_COLS + t] + dc
+        if (s < 0) == along_row:
+            length, allowed = line_through(grid, r, c, 0, 1)
+        else:
+            length, allowed = line_through(grid, r, c, 1, 0)
+        if length == 5 and allowed > 0:
+            out[found] = lowest_kind(allowed)
+            found += 1
+    for s in range(n):
+        grid[table[i, COL_ROWS + s] + dr, table[i, COL_COLS + s] + dc] = EMPTY
+    return found
+
+
+@kernel
+def best_reply(grid: KArray, meta: KArray, table: KArray, i: KInt, reply_mask: KInt, reply_size: KInt) -> KInt:
+    """After move ``i`` of ``table``, the points of the best placement of the kinds in
+    ``reply_mask`` (a hand of ``reply_size`` tiles), with the going-out bonus when a
+    best placement empties that hand.  The tiles are put on the grid and taken off."""
+    n = table[i, COL_N]
+    after = meta.copy()
+    dr = CENTER - meta[M_ROW_ORIGIN]
+    dc = CENTER - meta[M_COL_ORIGIN]
+    for s in range(n):
+        r = table[i, COL_ROWS + s] + dr
+        c = table[i, COL_COLS + s] + dc
+        grid[r, c] = table[i, COL_KINDS + s]
+        after[M_R0] = min(after[M_R0], r)
+        after[M_R1] = max(after[M_R1], r + 1)
+        after[M_C0] = min(after[M_C0], c)
+        after[M_C1] = max(after[M_C1], c + 1)
+    replies = generate_moves(
+        grid, after[M_R0], after[M_R1], after[M_C0], after[M_C1], reply_mask,
+        meta[M_ROW_ORIGIN], meta[M_COL_ORIGIN], MODE_BEST,
+    )[0]
+    points = 0
+    for j in range(replies.shape[0]):
+        bonus = GOING_OUT_BONUS if replies[j, COL_N] == reply_size else 0
+        points = max(points, replies[j, COL_SCORE] + bonus)
+    for s in range(n):
+        grid[table[i, COL_ROWS + s] + dr, table[i, COL_COLS + s] + dc] = EMPTY
+    return points
+
+
+@kernel
+def choose_heuristic(
+    grid: KArray, meta: KArray, hand: KArray, hand_size: KInt, rng: KArray, action: KArray,
+) -> None:
+    """Score now, plus a hand that combines well, minus the Qwirkles a line of five
+    would offer the others (by the unseen copies of the tile it lacks), plus such a
+    line when the bot keeps that tile, plus the bonus when the move goes out; ties
+    broken by ``rng``.  In a two-player endgame (empty bag) the other hand is known:
+    instead of the lines of five, subtract the other player's best reply.  With no placement: exchange every tile outside the largest
+    group (and the copies), keeping the group for the next turns."""
+    table = legal_placements(grid, meta, hand_mask(hand, hand_size), MODE_ALL)
+    n_moves = table.shape[0]
+    bag_size = meta[M_BAG]
+    if n_moves == 0:
+        if bag_size == 0:
+            set_pass(action)
+            return
+        # Keep one copy of each kind of the largest group; exchange the rest.
+        mask = hand_mask(hand, hand_size)
+        best_group = np.int64(0)
+        best_size = -1
+        for g in range(12):
+            group = np.int64(0)
+            for k in range(6):
+                kind = g * 6 + k if g < 6 else k * 6 + (g - 6)
+                group |= np.int64(1) << kind
+            size = 0
+            m = mask & group
+            while m:
+                m &= m - 1
+                size += 1
+            if size > best_size:
+                best_size = size
+                best_group = mask & group
+        out = np.empty(HAND_SIZE, np.int64)
+        n_out = 0
+        kept = np.int64(0)
+        for kind in np.sort(hand[:hand_size]):
+            bit = np.int64(1) << kind
+            if (best_group & bit) and not (kept & bit):
+                kept |= bit
+            else:
+                out[n_out] = kind
+                n_out += 1
+        if n_out == 0:  # the group itself cannot be placed: start again
+            for i in range(hand_size):
+                out[i] = hand[i]
+            n_out = hand_size
+            out[:n_out] = np.sort(out[:n_out])
+        set_exchange(action, out, min(n_out, bag_size))
+        return
+    counts = board_counts(grid, meta) if meta[M_BOARD_TILES] > 0 else np.zeros(36, np.int64)
+    # Two players and an empty bag: the other hand is exactly the unseen tiles, so the
+    # bot can look one reply ahead instead of guessing at lines of five.
+    exact_reply = meta[M_PLAYERS] == 2 and bag_size == 0 and meta[M_BOARD_TILES] > 0
+    reply_mask = np.int64(0)
+    reply_size = 0
+    if exact_reply:
+        mine = np.zeros(36, np.int64)
+        for h in range(hand_size):
+            mine[hand[h]] += 1
+        for k in range(36):
+            unseen_k = 3 - counts[k] - mine[k]
+            if unseen_k > 0:
+                reply_mask |= np.int64(1) << k
+                reply_size += unseen_k
+    values = np.empty(n_moves, np.int64)
+    kept_tiles = np.empty(n_moves, np.int64)
+    placed = np.empty(HAND_SIZE, np.int64)
+    lacking = np.empty(7, np.int64)
+    for i in range(n_moves):
+        n = table[i, COL_N]
+        for s in range(n):
+            placed[s] = table[i, COL_KINDS + s]
+        leave, kept = leave_value(hand, hand_size, placed, n)
+        kept_tiles[i] = kept
+        value = H_SCORE * table[i, COL_SCORE] + leave
+        if kept == 0 and bag_size == 0:
+            value += H_GOING_OUT
+        elif not exact_reply and meta[M_BOARD_TILES] > 0:
+            found = five_lines(grid, meta, table, i, lacking)
+            for f in range(found):
+                k = lacking[f]
+                held = 0  # copies of k in the hand before the move
+                for h in range(hand_size):
+                    if hand[h] == k:
+                        held += 1
+                # Every copy the bot has seen is on the board or in its hand.
+                unseen = 3 - counts[k] - held
+                # The move may place k elsewhere in its own line; what is left is kept.
+                for t in range(n):
+                    if placed[t] == k:
+                        held -= 1
+                value -= H_THREAT_COPY * unseen
+                if held > 0:
+                    value += H_OWN_QWIRKLE
+        values[i] = value
+    if exact_reply and n_moves > 1:
+        # Look a reply ahead for the REPLY_CANDIDATES best moves so far (a stable sort,
+        # so that ties keep generation order); the others drop out.
+        order = np.argsort(-values, kind="mergesort")
+        for rank in range(n_moves):
+            i = order[rank]
+            if rank >= REPLY_CANDIDATES:
+                values[i] = np.iinfo(np.int64).min
+            elif kept_tiles[i] > 0:
+                values[i] -= H_SCORE * best_reply(grid, meta, table, i, reply_mask, reply_size)
+    best = values.max()
+    n_best = 0
+    for i in range(n_moves):
+        if values[i] == best:
+            n_best += 1
+    pick = below(rng, n_best)
+    for i in range(n_moves):
+        if values[i] == best:
+            if pick == 0:
+                set_place(action, table, i)
+                return
+            pick -= 1
+
+
+@kernel
+def choose_action(
+    bot: KInt, grid: KArray, meta: KArray, hand: KArray, hand_size: KInt, rng: KArray, action: KArray,
+) -> None:
+    if bot == BOT_RANDOM:
+        choose_random(grid, meta, hand, hand_size, rng, action)
+    elif bot == BOT_GREEDY:
+        choose_greedy(grid, meta, hand, hand_size, rng, action)
+    else:
+        choose_heuristic(grid, meta, hand, hand_size, rng, action)
+
+
+# ----------------------------------------------------------------- the game loop
+@kernel
+def deal(
+    meta: KArray, hands: KArray, hand_sizes: KArray, bag: KArray, scores: KArray, game_rng: KArray, n_players: KInt, tie_rank: KArray,
+) -> None:
+    """Shuffle the 108 tiles, deal 6 to each seat in turn, and choose the opener: the
+    largest group, ties to the lowest ``tie_rank`` (seat order when ranks equal seats).
+    The grid must be empty."""
+    for i in range(N_TILES):
+        bag[i] = i // 3
+    for i in range(N_TILES - 1, 0, -1):
+        j = below(game_rng, i + 1)
+        t = bag[i]
+        bag[i] = bag[j]
+        bag[j] = t
+    size = N_TILES
+    for p in range(n_players):
+        for s in range(HAND_SIZE):
+            size -= 1
+            hands[p, s] = bag[size]
+        hand_sizes[p] = HAND_SIZE
+        scores[p] = 0
+    opener = 0
+    opener_group = -1
+    for p in range(n_players):
+        g = largest_group(hand_mask(hands[p], HAND_SIZE))
+        if g > opener_group or (g == opener_group and tie_rank[p] < tie_rank[opener]):
+            opener = p
+            opener_group = g
+    meta[:] = 0
+    meta[M_R0] = CENTER
+    meta[M_R1] = CENTER
+    meta[M_C0] = CENTER
+    meta[M_C1] = CENTER
+    meta[M_BAG] = size
+    meta[M_PLAYER] = opener
+    meta[M_PLAYERS] = n_players
+    meta[M_OPENING] = opener_group
+    meta[M_WENT_OUT] = -1
+
+
+@kernel
+def draw(hand: KArray, hand_size: KInt, bag: KArray, meta: KArray, drawn: KArray) -> tuple[KInt, KInt]:
+    """Draw from the end of the bag up to 6 tiles; returns (hand size, tiles drawn)."""
+    n = 0
+    while hand_size < HAND_SIZE and meta[M_BAG] > 0:
+        meta[M_BAG] -= 1
+        hand[hand_size] = bag[meta[M_BAG]]
+        drawn[n] = hand[hand_size]
+        hand_size += 1
+        n += 1
+    return hand_size, n
+
+
+@kernel
+def apply_action(
+    grid: KArray, meta: KArray, hands: KArray, hand_sizes: KArray, bag: KArray, scores: KArray, game_rng: KArray, action: KArray, row: KArray,
+) -> None:
+    """Play ``action`` (assumed legal: the bots only choose legal actions) for the seat
+    to move and pass the turn; writes the turn into ``row`` (int32[LOG_COLS]).
+
+    Ends the game when the player goes out.  The other end, a bag that is empty while
+    no hand can place, is left to :func:`play_out`, which finds it at no extra cost.
+    """
+    player = meta[M_PLAYER]
+    hand = hands[player]
+    hand_size = hand_sizes[player]
+    row[:] = 0
+    row[L_PLAYER] = player
+    row[L_TYPE] = action[A_TYPE]
+    row[L_N] = action[A_N]
+    row[L_HAND_SIZE] = hand_size
+    for s in range(hand_size):
+        row[L_HAND + s] = hand[s]
+    drawn = row[L_DRAWN : L_DRAWN + HAND_SIZE]
+    n_drawn = 0
+    kind_type = action[A_TYPE]
+    n = action[A_N]
+    if kind_type == PLACE:
+        if meta[M_BOARD_TILES] == 0:
+            # The first tiles fix where the board sits in the grid: in its middle,
+            # with the same origin as Board.push chooses.
+            lo_r = action[A_ROWS]
+            hi_r = action[A_ROWS]
+            lo_c = action[A_COLS]
+            hi_c = action[A_COLS]
+            for s in range(1, n):
+                lo_r = min(lo_r, action[A_ROWS + s])
+                hi_r = max(hi_r, action[A_ROWS + s])
+                lo_c = min(lo_c, action[A_COLS + s])
+                hi_c = max(hi_c, action[A_COLS + s])
+            meta[M_ROW_ORIGIN] = (lo_r + hi_r) // 2
+            meta[M_COL_ORIGIN] = (lo_c + hi_c) // 2
+            meta[M_R0] = GRID_SIZE
+            meta[M_R1] = 0
+            meta[M_C0] = GRID_SIZE
+            meta[M_C1] = 0
+        dr = CENTER - meta[M_ROW_ORIGIN]
+        dc = CENTER - meta[M_COL_ORIGIN]
+        for s in range(n):
+            r = action[A_ROWS + s] + dr
+            c = action[A_COLS + s] + dc
+            grid[r, c] = action[A_KINDS + s]
+            meta[M_R0] = min(meta[M_R0], r)
+            meta[M_R1] = max(meta[M_R1], r + 1)
+            meta[M_C0] = min(meta[M_C0], c)
+            meta[M_C1] = max(meta[M_C1], c + 1)
+            hand_size = remove_from_hand(hand, hand_size, action[A_KINDS + s])
+            row[L_ROWS + s] = action[A_ROWS + s]
+            row[L_COLS + s] = action[A_COLS + s]
+            row[L_KINDS + s] = action[A_KINDS + s]
+        meta[M_BOARD_TILES] += n
+        meta[M_OPENING] = 0
+        scores[player] += action[A_SCORE]
+        row[L_SCORE] = action[A_SCORE]
+        hand_size, n_drawn = draw(hand, hand_size, bag, meta, drawn)
+        if hand_size == 0:
+            scores[player] += GOING_OUT_BONUS
+            meta[M_WENT_OUT] = player
+            meta[M_OVER] = 1
+    elif kind_type == EXCHANGE:
+        for s in range(n):
+            hand_size = remove_from_hand(hand, hand_size, action[A_KINDS + s])
+            row[L_KINDS + s] = action[A_KINDS + s]
+        hand_size, n_drawn = draw(hand, hand_size, bag, meta, drawn)
+        # Mix each returned tile in: put it last, then swap it with a uniform slot.
+        for s in range(n):
+            size = meta[M_BAG]
+            bag[size] = action[A_KINDS + s]
+            j = below(game_rng, size + 1)
+            t = bag[size]
+            bag[size] = bag[j]
+            bag[j] = t
+            meta[M_BAG] = size + 1
+    hand_sizes[player] = hand_size
+    row[L_DRAWN_N] = n_drawn
+    meta[M_PLAYER] = (player + 1) % meta[M_PLAYERS]
+    meta[M_TURNS] += 1
+
+
+@kernel
+def others_can_place(grid: KArray, meta: KArray, hands: KArray, hand_sizes: KArray) -> bool:
+    """Whether a seat other than the one to move can place a tile."""
+    n_players = meta[M_PLAYERS]
+    for k in range(1, n_players):
+        p = (meta[M_PLAYER] + k) % n_players
+        if can_place(grid, meta, hand_mask(hands[p], hand_sizes[p])):
+            return True
+    return False
+
+
+@kernel
+def play_out(
+    grid: KArray, meta: KArray, hands: KArray, hand_sizes: KArray, bag: KArray, scores: KArray, game_rng: KArray, bot_rngs: KArray, bots: KArray, log: KArray,
+) -> KInt:
+    """Play the position to its end with ``bots[seat]``; log turns while rows last.
+    Returns the number of turns played (compare with ``log.shape[0]``).
+
+    The blocked end (bag empty, no hand can place) is checked only when a bot passes:
+    a bot passes exactly when it cannot place and the bag is empty, so the game is
+    blocked iff no other seat can place either.  That ends the game at the same turn
+    as checking every hand after every turn (what Game does), without the searches.
+    """
+    action = np.zeros(ACTION_COLS, np.int64)
+    scratch = np.zeros(LOG_COLS, np.int32)
+    played = 0
+    while meta[M_OVER] == 0:
+        player = meta[M_PLAYER]
+        choose_action(bots[player], grid, meta, hands[player], hand_sizes[player], bot_rngs[player], action)
+        if action[A_TYPE] == PASS and not others_can_place(grid, meta, hands, hand_sizes):
+            meta[M_OVER] = 1
+            break
+        row = log[played] if played < log.shape[0] else scratch
+        apply_action(grid, meta, hands, hand_sizes, bag, scores, game_rng, action, row)
+        played += 1
+    return played
+
+
+@kernel
+def new_game_state(
+    n_players: KInt, seed_low: KInt, seed_high: KInt, tie_rank: KArray,
+) -> tuple[KArray, KArray, KArray, KArray, KArray, KArray, KArray, KArray]:
+    """Everything for a fresh game of ``n_players`` from a seed."""
+    grid = np.full((GRID_SIZE, GRID_SIZE), EMPTY, np.int8)
+    meta = np.zeros(N_META, np.int64)
+    hands = np.zeros((MAX_PLAYERS, HAND_SIZE), np.int64)
+    hand_sizes = np.zeros(MAX_PLAYERS, np.int64)
+    bag = np.zeros(N_TILES, np.int64)
+    scores = np.zeros(MAX_PLAYERS, np.int64)
+    game_rng = np.zeros(4, np.int64)
+    bot_rngs = np.zeros((MAX_PLAYERS, 4), np.int64)
+    seed_state(game_rng, seed_low, seed_high, 0)
+    for p in range(MAX_PLAYERS):
+        seed_state(bot_rngs[p], seed_low, seed_high, 1 + p)
+    deal(meta, hands, hand_sizes, bag, scores, game_rng, n_players, tie_rank)
+    return grid, meta, hands, hand_sizes, bag, scores, game_rng, bot_rngs
+
+
+@kernel
+def play_game(
+    n_players: KInt, seed_low: KInt, seed_high: KInt, tie_rank: KArray, bots: KArray, log: KArray,
+) -> tuple[KArray, KInt, KInt]:
+    """One whole game from the deal.  Returns (scores, turns played, seat that went out
+    or -1)."""
+    grid, meta, hands, hand_sizes, bag, scores, game_rng, bot_rngs = new_game_state(
+        n_players, seed_low, seed_high, tie_rank
+    )
+    turns = play_out(grid, meta, hands, hand_sizes, bag, scores, game_rng, bot_rngs, bots, log)
+    return scores, turns, meta[M_WENT_OUT]
+
+
+@kernel
+def play_games_serial(
+    n_players: KInt, seeds_low: KArray, seeds_high: KArray, tie_rank: KArray, bots: KArray, logs: KArray,
+) -> tuple[KArray, KArray]:
+    """Games i = 0.. with seeds (seeds_low[i], seeds_high[i]) on one core."""
+    n = seeds_low.shape[0]
+    scores = np.zeros((n, MAX_PLAYERS), np.int64)
+    turns = np.zeros(n, np.int64)
+    for i in range(n):
+        s, t, _ = play_game(n_players, seeds_low[i], seeds_high[i], tie_rank, bots, logs[i])
+        scores[i] = s
+        turns[i] = t
+    return scores, turns
+
+
+@parallel_kernel
+def play_games_parallel(
+    n_players: KInt, seeds_low: KArray, seeds_high: KArray, tie_rank: KArray, bots: KArray, logs: KArray,
+) -> tuple[KArray, KArray]:
+    """Like play_games_serial, the games spread over every core."""
+    n = seeds_low.shape[0]
+    scores = np.zeros((n, MAX_PLAYERS), np.int64)
+    turns = np.zeros(n, np.int64)
+    for i in prange(n):
+        s, t, _ = play_game(n_players, seeds_low[i], seeds_high[i], tie_rank, bots, logs[i])
+        scores[i] = s
+        turns[i] = t
+    return scores, turns
+
+
+# --------------------------------------------------------------- determinization
+@kernel
+def redeal_unseen(
+    meta: KArray, hands: KArray, hand_sizes: KArray, bag: KArray, viewer: KInt, rng: KArray,
+) -> None:
+    """Shuffle what ``viewer`` cannot see (the bag and the other hands) and deal the
+    other hands again, each keeping its size; the rest becomes the bag."""
+    n_players = meta[M_PLAYERS]
+    pool = np.empty(N_TILES, np.int64)
+    n = 0
+    for p in range(n_players):
+        if p != viewer:
+            for s in range(hand_sizes[p]):
+                pool[n] = hands[p, s]
+                n += 1
+    for s in range(meta[M_BAG]):
+        pool[n] = bag[s]
+        n += 1
+    for i in range(n - 1, 0, -1):
+        j = below(rng, i + 1)
+        t = pool[i]
+        pool[i] = pool[j]
+        pool[j] = t
+    at = 0
+    for p in range(n_players):
+        if p != viewer:
+            for s in range(hand_sizes[p]):
+                hands[p, s] = pool[at]
+                at += 1
+    for s in range(n - at):
+        bag[s] = pool[at + s]
+    if meta[M_OPENING] > 0:
+        # Before the opening the opener keeps the turn and places the largest group
+        # of the hand it now holds.
+        opener = meta[M_PLAYER]
+        meta[M_OPENING] = largest_group(hand_mask(hands[opener], hand_sizes[opener]))
+
+
+@parallel_kernel
+def rollouts_parallel(
+    grid: KArray, meta: KArray, hands: KArray, hand_sizes: KArray, bag: KArray, scores: KArray, bots: KArray, seeds_low: KArray, seeds_high: KArray, viewer: KInt,
+) -> KArray:
+    """Play the position to the end once per seed, each on its own copy; with
+    ``viewer`` >= 0, first deal what that seat cannot see anew (determinization).
+    Returns the final scores, one row per rollout."""
+    n = seeds_low.shape[0]
+    out = np.zeros((n, MAX_PLAYERS), np.int64)
+    for i in prange(n):
+        g = grid.copy()
+        m = meta.copy()
+        h = hands.copy()
+        hs = hand_sizes.copy()
+        b = bag.copy()
+        s = scores.copy()
+        rng = np.zeros(4, np.int64)
+        seed_state(rng, seeds_low[i], seeds_high[i], 0)
+        if viewer >= 0:
+            redeal_unseen(m, h, hs, b, viewer, rng)
+        bot_rngs = np.zeros((MAX_PLAYERS, 4), np.int64)
+        for p in range(MAX_PLAYERS):
+            seed_state(bot_rngs[p], seeds_low[i], seeds_high[i], 1 + p)
+        no_log = np.zeros((0, LOG_COLS), np.int32)
+        play_out(g, m, h, hs, b, s, rng, bot_rngs, bots, no_log)
+        out[i] = s
+    return out
+
+
+def empty_logs(n_games: int, capacity: int) -> npt.NDArray[np.int32]:
+    """Log buffers for ``n_games`` games of at most ``capacity`` turns each."""
+    return np.zeros((n_games, capacity, LOG_COLS), np.int32)
