@@ -65,3 +65,34 @@ def test_the_bounds_checked_run_really_checks_bounds() -> None:
 
     with pytest.raises(IndexError):
         read(np.zeros(3, np.int64), 3)
+
+
+@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="needs the JIT")
+def test_editing_a_callee_module_does_not_leave_a_stale_cache(tmp_path: Path) -> None:
+    """numba keys a kernel's cache on its own file; our cache directory is named after
+    every source of the package, so a kernel never runs an old version of a callee."""
+    import shutil
+
+    package = tmp_path / "qwirkle_core"
+    shutil.copytree(ROOT / "qwirkle_core", package, ignore=shutil.ignore_patterns("__pycache__"))
+    code = (
+        "from qwirkle_core import Board, Move; "
+        "print(Board('Rc@0,0 Rs@0,1 Rd@0,2 Rl@0,3 Rx@0,4').score(Move.from_text('Rb@0,5')))"
+    )
+    env = dict(os.environ, PYTHONPATH=str(tmp_path))
+    env.pop("NUMBA_CACHE_DIR", None)
+
+    def score() -> str:
+        # cwd: python -c puts the working directory first on sys.path.
+        proc = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=600, env=env, check=False,
+            cwd=tmp_path,
+        )
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout.strip()
+
+    assert score() == "12"  # compiled and cached
+    assert score() == "12"  # from the cache
+    lines = package / "_lines.py"
+    lines.write_text(lines.read_text().replace("return 12", "return 13"))
+    assert score() == "13"  # the caller, _rules.check_placement, was compiled anew
