@@ -224,11 +224,11 @@ def generate_moves(
     left_kind = np.empty(7, np.int64)  # left part, nearest the anchor first
     left_allowed = np.empty(7, np.int64)  # line's addable kinds with d left tiles
     left_todo = np.empty(7, np.int64)  # kinds still to try at left depth d
-    right_pos = np.empty(7, np.int64)  # cell of the decision at each right depth
-    right_allowed = np.empty(7, np.int64)
-    right_todo = np.empty(7, np.int64)
-    right_points = np.empty(7, np.int64)  # points of the cross lines so far
-    right_kind = np.empty(7, np.int64)
+    right_pos = np.empty(8, np.int64)  # right_pos[i]: cell of the i-th right tile
+    right_allowed = np.empty(8, np.int64)  # line's addable kinds at each node
+    right_todo = np.empty(8, np.int64)  # kinds still to try there (-1: not visited)
+    right_points = np.empty(8, np.int64)  # points of the cross lines so far
+    right_kind = np.empty(8, np.int64)
 
     for direction in range(2):
         if direction == 0:
@@ -276,72 +276,24 @@ def generate_moves(
                         py = px - (d + 1) * step
                         allowed_d = left_allowed[d]
                         if cells[py] == EMPTY:
-                            # The line may start at a: walk to the right.
+                            # The line may start at a: walk to the right.  A node of
+                            # the walk (depth rd) has rd tiles placed after the anchor,
+                            # at right_pos[0..rd-1]; right_pos[rd] is the empty cell
+                            # that ends its line.  Visiting a node emits its move.
                             n_prior = n_anchor + d
                             a = py + step
-                            keep = False
-                            if n_prior >= 2:
-                                # Right part empty: the line ends before right_start.
-                                score = base_points + line_points((right_start - a) // step)
-                                total += 1
-                                keep = mode != MODE_COUNT and (mode != MODE_BEST or score >= best)
-                                if mode == MODE_BEST and score > best:
-                                    best = score
-                                    count = 0
-                            if keep:
-                                if count == out.shape[0]:
-                                    out = _grown(out)
-                                row = out[count]
-                                row[COL_N] = n_prior
-                                row[COL_SCORE] = score
-                                s = 0
-                                for e in range(d - 1, -1, -1):
-                                    q = px - (e + 1) * step
-                                    row[COL_ROWS + s] = q // width + row_shift
-                                    row[COL_COLS + s] = q % width + col_shift
-                                    row[COL_KINDS + s] = left_kind[e]
-                                    s += 1
-                                if n_anchor:
-                                    row[COL_ROWS + s] = px // width + row_shift
-                                    row[COL_COLS + s] = px % width + col_shift
-                                    row[COL_KINDS + s] = anchor_kind
-                                    s += 1
-                                while s < 6:
-                                    row[COL_ROWS + s] = 0
-                                    row[COL_COLS + s] = 0
-                                    row[COL_KINDS + s] = -1
-                                    s += 1
-                                count += 1
-                                if mode == MODE_ANY:
-                                    return out[:1].copy(), 1
-                            todo = allowed_d & hand_mask & cross_mask[right_start]
-                            if n_prior < 6 and todo != 0:
-                                rd = 0
-                                right_pos[0] = right_start
-                                right_allowed[0] = allowed_d
-                                right_todo[0] = todo
-                                right_points[0] = base_points
-                                while rd >= 0:
-                                    todo = right_todo[rd]
-                                    if todo == 0:
-                                        rd -= 1
-                                        continue
-                                    kind = lowest_kind(todo)
-                                    right_todo[rd] = todo & (todo - 1)
-                                    right_kind[rd] = kind
-                                    p = right_pos[rd]
-                                    r_allowed = fold_tile(right_allowed[rd], kind)
-                                    points = right_points[rd] + line_points(cross_len[p] + 1)
-                                    t = p + step
-                                    while cells[t] != EMPTY and r_allowed >= 0:
-                                        r_allowed = fold_tile(r_allowed, cells[t])
-                                        t += step
-                                    if r_allowed < 0:
-                                        continue
-                                    n_placed = n_prior + rd + 1
+                            rd = 0
+                            right_pos[0] = right_start
+                            right_allowed[0] = allowed_d
+                            right_points[0] = base_points
+                            right_todo[0] = -1
+                            while rd >= 0:
+                                if right_todo[rd] == -1:
+                                    n_placed = n_prior + rd
+                                    t = right_pos[rd]
                                     keep = False
                                     if n_placed >= 2:
-                                        score = points + line_points((t - a) // step)
+                                        score = right_points[rd] + line_points((t - a) // step)
                                         total += 1
                                         keep = mode != MODE_COUNT and (mode != MODE_BEST or score >= best)
                                         if mode == MODE_BEST and score > best:
@@ -365,7 +317,7 @@ def generate_moves(
                                             row[COL_COLS + s] = px % width + col_shift
                                             row[COL_KINDS + s] = anchor_kind
                                             s += 1
-                                        for e in range(rd + 1):
+                                        for e in range(rd):
                                             q = right_pos[e]
                                             row[COL_ROWS + s] = q // width + row_shift
                                             row[COL_COLS + s] = q % width + col_shift
@@ -380,13 +332,29 @@ def generate_moves(
                                         if mode == MODE_ANY:
                                             return out[:1].copy(), 1
                                     if n_placed < 6:
-                                        todo = r_allowed & hand_mask & cross_mask[t]
-                                        if todo != 0:
-                                            rd += 1
-                                            right_pos[rd] = t
-                                            right_allowed[rd] = r_allowed
-                                            right_todo[rd] = todo
-                                            right_points[rd] = points
+                                        right_todo[rd] = right_allowed[rd] & hand_mask & cross_mask[t]
+                                    else:
+                                        right_todo[rd] = 0
+                                todo = right_todo[rd]
+                                if todo == 0:
+                                    rd -= 1
+                                    continue
+                                kind = lowest_kind(todo)
+                                right_todo[rd] = todo & (todo - 1)
+                                p = right_pos[rd]
+                                r_allowed = fold_tile(right_allowed[rd], kind)
+                                t = p + step
+                                while cells[t] != EMPTY and r_allowed >= 0:
+                                    r_allowed = fold_tile(r_allowed, cells[t])
+                                    t += step
+                                if r_allowed < 0:
+                                    continue
+                                right_kind[rd] = kind
+                                right_pos[rd + 1] = t
+                                right_allowed[rd + 1] = r_allowed
+                                right_points[rd + 1] = right_points[rd] + line_points(cross_len[p] + 1)
+                                right_todo[rd + 1] = -1
+                                rd += 1
                         # Children: one more tile on py, if py is a free cell.
                         if cells[py] == EMPTY and cross_len[py] == 0 and n_anchor + d < 6:
                             left_todo[d] = allowed_d & hand_mask
