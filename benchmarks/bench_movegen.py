@@ -14,7 +14,6 @@ import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,21 +21,9 @@ import pytest
 
 from qwirkle_core import Board, Move
 
-from .positions import Position, positions, worst_cases
+from .positions import cycle_queries, positions, worst_cases
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def _cycle(items: list[Position], query: Callable[[Board, list[Any]], Any]) -> Callable[[], Any]:
-    for board, hand in items:
-        query(board, hand)  # compile and warm up
-    it = itertools.cycle(items)
-
-    def one() -> Any:
-        board, hand = next(it)
-        return query(board, hand)
-
-    return one
 
 
 @pytest.mark.parametrize("phase", ["early", "mid", "late"])
@@ -46,7 +33,7 @@ def test_legal_moves(benchmark: Any, phase: str) -> None:
     benchmark.extra_info["positions"] = len(items)
     benchmark.extra_info["tiles"] = f"{min(len(b) for b, _ in items)}-{max(len(b) for b, _ in items)}"
     benchmark.extra_info["mean_moves"] = sum(moves) / len(moves)
-    benchmark(_cycle(items, lambda b, h: b.legal_moves(h)))
+    benchmark(cycle_queries(items, lambda b, h: b.legal_moves(h)))
 
 
 def test_legal_moves_worst_case(benchmark: Any) -> None:
@@ -57,16 +44,16 @@ def test_legal_moves_worst_case(benchmark: Any) -> None:
     benchmark.extra_info["positions"] = len(items)
     benchmark.extra_info["mean_moves"] = sum(moves) / len(moves)
     benchmark.extra_info["min_moves"] = min(moves)
-    benchmark(_cycle(items, lambda b, h: b.legal_moves(h)))
+    benchmark(cycle_queries(items, lambda b, h: b.legal_moves(h)))
 
 
 @pytest.mark.parametrize("query", ["count_moves", "has_move", "best_moves", "legal_tile_masks"])
 def test_other_queries_mid_game(benchmark: Any, query: str) -> None:
     items = positions("mid")
     if query == "legal_tile_masks":
-        benchmark(_cycle(items, lambda b, h: b.legal_tile_masks()))
+        benchmark(cycle_queries(items, lambda b, h: b.legal_tile_masks()))
     else:
-        benchmark(_cycle(items, lambda b, h: getattr(b, query)(h)))
+        benchmark(cycle_queries(items, lambda b, h: getattr(b, query)(h)))
 
 
 def test_push_pop_mid_game(benchmark: Any) -> None:

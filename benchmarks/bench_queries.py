@@ -11,7 +11,6 @@ of one-position Board calls, for comparison.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable
 from typing import Any
 
@@ -21,7 +20,7 @@ import pytest
 
 from qwirkle_core import Board, queries
 
-from .positions import Position, positions
+from .positions import Position, cycle_queries, positions
 
 ONE_POSITION: dict[str, Callable[[Board, list[Any]], Any]] = {
     "best_moves_k5": lambda b, h: queries.best_moves(b, h, 5),
@@ -36,18 +35,6 @@ ONE_POSITION: dict[str, Callable[[Board, list[Any]], Any]] = {
 _CELLS: dict[int, Any] = {}
 
 
-def _cycle(items: list[Position], query: Callable[[Board, list[Any]], Any]) -> Callable[[], Any]:
-    for board, hand in items:
-        query(board, hand)  # compile and warm up
-    it = itertools.cycle(items)
-
-    def one() -> Any:
-        board, hand = next(it)
-        return query(board, hand)
-
-    return one
-
-
 @pytest.mark.parametrize("query", list(ONE_POSITION))
 def test_query_mid_game(benchmark: Any, query: str) -> None:
     items = positions("mid")
@@ -55,7 +42,7 @@ def test_query_mid_game(benchmark: Any, query: str) -> None:
         coords = board.legal_tile_masks().coords
         _CELLS[id(board)] = coords[np.linspace(0, len(coords) - 1, 4).astype(int)]
     benchmark.extra_info["positions"] = len(items)
-    benchmark(_cycle(items, ONE_POSITION[query]))
+    benchmark(cycle_queries(items, ONE_POSITION[query]))
 
 
 BATCH: dict[str, Callable[[list[Position]], Any]] = {

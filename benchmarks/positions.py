@@ -7,8 +7,11 @@ thousands of moves.
 
 from __future__ import annotations
 
+import itertools
 import random
+from collections.abc import Callable
 from functools import cache
+from typing import Any
 
 from qwirkle_core import ALL_TILES, Board, Tile
 
@@ -84,3 +87,18 @@ def worst_cases(count: int = 10) -> list[Position]:
         found.append((best[0], board, best[1]))
     found.sort(key=lambda x: -x[0])
     return [(b, h) for _, b, h in found[:count]]
+
+
+def cycle_queries(items: list[Position], query: Callable[[Board, list[Tile]], Any]) -> Callable[[], Any]:
+    """A benchmark body that runs ``query`` on ONE position per call, cycling through
+    ``items`` (each is run once first, to compile and warm up): the benchmark's median
+    is then a median over positions."""
+    for board, hand in items:
+        query(board, hand)
+    it = itertools.cycle(items)
+
+    def one() -> Any:
+        board, hand = next(it)
+        return query(board, hand)
+
+    return one
