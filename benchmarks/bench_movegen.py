@@ -99,12 +99,12 @@ def _first_call(cache_dir: str) -> float:
 
 @pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="measures the JIT")
 @pytest.mark.parametrize("cache", ["cold", "warm"])
-def test_import_and_first_call(benchmark: Any, request: pytest.FixtureRequest, cache: str) -> None:
+def test_import_and_first_call(benchmark: Any, cache: str) -> None:
     """Seconds from ``import qwirkle_core`` to the end of the first queries, in a new
     process, with an empty (cold) or filled (warm) numba cache.  Only when benchmarks
     are enabled: each round compiles the kernels, and tests/test_jit.py already checks
     that a new process works."""
-    if request.config.getoption("benchmark_disable"):
+    if benchmark.disabled:
         pytest.skip("a measurement only: run with --benchmark-enable")
     with tempfile.TemporaryDirectory() as tmp:
         if cache == "warm":

@@ -83,14 +83,19 @@ def cross_checks(grid: KArray, r0: KInt, r1: KInt, c0: KInt, c1: KInt) -> Any:
     cells = np.empty(n, np.int8)
     for i in range(height):  # row slices: twice as fast as a cell-by-cell copy
         cells[i * width : (i + 1) * width] = grid[top + i, left : left + width]
-    row_mask = np.full(n, ALL_KINDS, np.int64)
-    col_mask = np.full(n, ALL_KINDS, np.int64)
-    row_len = np.zeros(n, np.int8)
-    col_len = np.zeros(n, np.int8)
+    # One allocation per dtype, split into views: allocations are a measurable part
+    # of a call this short.
+    masks = np.full(2 * n, ALL_KINDS, np.int64)
+    row_mask = masks[:n]
+    col_mask = masks[n:]
+    lengths = np.zeros(2 * n, np.int8)
+    row_len = lengths[:n]
+    col_len = lengths[n:]
     ring = (r1 - r0 + 2) * (c1 - c0 + 2)
-    singles = np.empty(ring, np.int64)
-    row_anchors = np.empty(ring, np.int64)
-    col_anchors = np.empty(ring, np.int64)
+    lists = np.empty(3 * ring, np.int64)
+    singles = lists[:ring]
+    row_anchors = lists[ring : 2 * ring]
+    col_anchors = lists[2 * ring :]
     n_singles = 0
     n_row = 0
     n_col = 0
@@ -232,14 +237,15 @@ def generate_moves(
                 return out[:1].copy(), 1
 
     # --- Moves of 2..6 tiles, along rows (direction 0) then columns (1). ---
-    left_kind = np.empty(7, np.int64)  # left part, nearest the anchor first
-    left_allowed = np.empty(7, np.int64)  # line's addable kinds with d left tiles
-    left_todo = np.empty(7, np.int64)  # kinds still to try at left depth d
-    right_pos = np.empty(8, np.int64)  # right_pos[i]: cell of the i-th right tile
-    right_allowed = np.empty(8, np.int64)  # line's addable kinds at each frame
-    right_todo = np.empty(8, np.int64)  # kinds still to try there
-    right_points = np.empty(8, np.int64)  # points of the cross lines so far
-    right_kind = np.empty(8, np.int64)
+    stacks = np.empty((8, 8), np.int64)  # one allocation for the eight small stacks
+    left_kind = stacks[0]  # left part, nearest the anchor first
+    left_allowed = stacks[1]  # line's addable kinds with d left tiles
+    left_todo = stacks[2]  # kinds still to try at left depth d
+    right_pos = stacks[3]  # right_pos[i]: cell of the i-th right tile
+    right_allowed = stacks[4]  # line's addable kinds at each frame
+    right_todo = stacks[5]  # kinds still to try there
+    right_points = stacks[6]  # points of the cross lines so far
+    right_kind = stacks[7]
 
     for direction in range(2):
         if direction == 0:
