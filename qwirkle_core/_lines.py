@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._geometry import BIT_INDEX_MOD37, NEIGHBOURS, KInt
-from ._jit import inline_helper
+from ._geometry import ALL_KINDS, BIT_INDEX_MOD37, EMPTY, NEIGHBOURS, KArray, KInt
+from ._jit import inline_helper, kernel
 
 
 @inline_helper
@@ -37,3 +37,20 @@ def line_points(length: KInt) -> KInt:
 def lowest_kind(mask: KInt) -> KInt:
     """Index of the lowest set bit of a non-zero kind mask."""
     return BIT_INDEX_MOD37[(mask & -mask) % 37]
+
+
+@kernel
+def line_through(grid: KArray, r: KInt, c: KInt, dr: KInt, dc: KInt) -> tuple[KInt, KInt]:
+    """(length, kinds that could join, or -1 if the line is invalid) of the line
+    through the occupied grid cell (r, c) along (dr, dc)."""
+    while grid[r - dr, c - dc] != EMPTY:
+        r -= dr
+        c -= dc
+    allowed = np.int64(ALL_KINDS)
+    n = 0
+    while grid[r, c] != EMPTY:
+        allowed = fold_tile(allowed, grid[r, c])
+        n += 1
+        r += dr
+        c += dc
+    return n, allowed

@@ -6,7 +6,7 @@ import numpy as np
 
 from ._geometry import ALL_KINDS, CENTER, EMPTY, GRID_SIZE, MARGIN, KArray, KInt
 from ._jit import kernel
-from ._lines import fold_tile, line_points
+from ._lines import fold_tile, line_points, line_through
 from ._movegen import cross_checks
 
 # Verdicts of check_placement / board_problem.  The Python layer turns each into a
@@ -136,26 +136,13 @@ def check_placement(
         for a in range(n):
             if n >= 2 and a > 0 and along_row == same_row:
                 continue  # the line along the placement is judged once
-            r = rows[a] + dr
-            c = cols[a] + dc
-            sr = 0 if along_row else 1
-            sc = 1 if along_row else 0
-            while grid[r - sr, c - sc] != EMPTY:
-                r -= sr
-                c -= sc
-            first_r = r
-            first_c = c
-            allowed = np.int64(ALL_KINDS)
-            length = 0
-            while grid[r, c] != EMPTY:
-                allowed = fold_tile(allowed, grid[r, c])
-                length += 1
-                r += sr
-                c += sc
+            length, allowed = line_through(
+                grid, rows[a] + dr, cols[a] + dc, 0 if along_row else 1, 1 if along_row else 0
+            )
             if allowed < 0 and verdict == OK:
                 verdict = INVALID_LINE
-                bad_r = first_r - dr
-                bad_c = first_c - dc
+                bad_r = rows[a]
+                bad_c = cols[a]
                 bad_dir = direction
             score += line_points(length)
     for a in range(n):

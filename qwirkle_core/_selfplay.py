@@ -26,9 +26,9 @@ import numpy as np
 import numpy.typing as npt
 from numba import prange
 
-from ._geometry import ALL_KINDS, CENTER, EMPTY, GRID_SIZE, KArray, KInt
+from ._geometry import CENTER, EMPTY, GRID_SIZE, KArray, KInt
 from ._jit import inline_helper, kernel, parallel_kernel
-from ._lines import fold_tile, lowest_kind
+from ._lines import line_through, lowest_kind
 from ._movegen import (
     COL_COLS,
     COL_KINDS,
@@ -354,23 +354,6 @@ def board_counts(grid: KArray, meta: KArray) -> KArray:
             if grid[r, c] != EMPTY:
                 counts[grid[r, c]] += 1
     return counts
-
-
-@kernel
-def line_through(grid: KArray, r: KInt, c: KInt, dr: KInt, dc: KInt) -> tuple[KInt, KInt]:
-    """(length, kinds that could join) of the line through occupied cell (r, c) along
-    (dr, dc)."""
-    while grid[r - dr, c - dc] != EMPTY:
-        r -= dr
-        c -= dc
-    allowed = np.int64(ALL_KINDS)
-    n = 0
-    while grid[r, c] != EMPTY:
-        allowed = fold_tile(allowed, grid[r, c])
-        n += 1
-        r += dr
-        c += dc
-    return n, allowed
 
 
 @kernel

@@ -43,17 +43,23 @@ def _as_hand_sequence(hand: object) -> Sequence[Tile]:
     return list(hand)
 
 
+def tile_kinds(tiles: Iterable[Tile], what: str) -> list[int]:
+    """The kinds of ``tiles``, checking that each is a Tile (``what`` names them in
+    the error)."""
+    kinds = []
+    for t in tiles:
+        if t.__class__ is not Tile:
+            raise InvalidTileError(f"{what} holds Tiles, got {t!r}")
+        kinds.append(t.kind)
+    return kinds
+
+
 def hand_kinds(hand: Sequence[Tile]) -> list[int]:
     """Validate a hand (0..6 Tiles) and return its kinds."""
     hand = _as_hand_sequence(hand)
     if len(hand) > MAX_HAND:
         raise InvalidPositionError(f"a hand holds at most {MAX_HAND} tiles, got {len(hand)}")
-    kinds = []
-    for t in hand:
-        if t.__class__ is not Tile:
-            raise InvalidTileError(f"a hand holds Tiles, got {t!r}")
-        kinds.append(t.kind)
-    return kinds
+    return tile_kinds(hand, "a hand")
 
 
 class Board:

@@ -35,7 +35,7 @@ from . import _queries
 from ._geometry import CENTER, MARGIN
 from ._movegen import MODE_ALL, MODE_BEST, MODE_COUNT
 from ._queries import N_PLANES, PLANE_COLORS, PLANE_LEGAL, PLANE_OCCUPIED, PLANE_SHAPES
-from .board import Board
+from .board import Board, tile_kinds
 from .errors import InvalidMoveError, InvalidPositionError, InvalidTileError, QwirkleError
 from .moves import COORD_LIMIT, MoveList, check_coord
 from .tiles import ALL_TILES, COPIES_PER_KIND, N_KINDS, Tile
@@ -94,12 +94,7 @@ def _reusable(hand: Any) -> Any:
 def _tile_kinds(tiles: object, what: str) -> list[int]:
     if isinstance(tiles, (str, bytes)) or not isinstance(tiles, Iterable):
         raise InvalidTileError(f"{what} is a sequence of Tiles, got {tiles!r}")
-    kinds = []
-    for t in tiles:
-        if t.__class__ is not Tile:
-            raise InvalidTileError(f"{what} holds Tiles, got {t!r}")
-        kinds.append(t.kind)
-    return kinds
+    return tile_kinds(tiles, what)
 
 
 def unseen_counts(board: Board, unseen: object = None, hand: Sequence[Tile] | None = None) -> Int64Array:
