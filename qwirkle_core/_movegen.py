@@ -1,7 +1,9 @@
-"""The move-generation kernels.
+"""The move-generation kernel.
 
 One call enumerates every legal placement of a hand on a board, with its score, into
-a preallocated int32 table (one row per move, see the ``COL_*`` constants).
+a caller's int32 table (one row per move, see the ``COL_*`` constants), reading the
+cross-checks that the board state (``_state``) keeps up to date: a query recomputes
+nothing and allocates nothing but one small scratch array.
 
 How it avoids producing a move twice (the wolges idea, adapted to Qwirkle):
 - one-tile moves are enumerated once per cell, from the cell's cross-check mask
@@ -12,17 +14,33 @@ How it avoids producing a move twice (the wolges idea, adapted to Qwirkle):
 The walk keeps the line's "addable kinds" mask (see ``fold_tile``): placing a tile is
 one AND, a line of six folds to 0, and identical tiles in the hand collapse because the
 hand is a kind mask.
+
+The cells a walk starts from come from the occupancy bits, a row (64 cells) at a time:
+an empty cell beside a tile (one-tile moves), the first tile of a run or an empty cell
+with a tile across the line and none before it (anchors); all in (row, col) order.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
-from ._geometry import ALL_KINDS, CENTER, EMPTY, MARGIN, KArray, KInt
-from ._jit import kernel
-from ._lines import fold_tile, line_points, lowest_kind
+from ._geometry import ALL_KINDS, KArray, KInt
+from ._jit import inline_helper, kernel
+from ._lines import fold_tile, line_points, lowest_bit, lowest_kind
+from ._state import (
+    LEN_SHIFT,
+    S_COL_AT,
+    S_FULL,
+    S_LEFT,
+    S_OCC_AT,
+    S_R0,
+    S_R1,
+    S_ROW_AT,
+    S_TILES,
+    S_TOP,
+    S_WIDTH,
+    S_WORDS,
+)
 
 # Columns of a move table.
 OUT_COLS = 20
@@ -33,426 +51,332 @@ COL_COLS = 8
 COL_KINDS = 14  # kinds, -1 in unused slots
 INITIAL_CAPACITY = 256
 
-# What generate_moves keeps (it always counts every legal move).
+# What generate keeps (it always counts every legal move).
 MODE_ALL = 0  # every move
 MODE_COUNT = 1  # none: only the count
 MODE_ANY = 2  # the first move found, then stop
 MODE_BEST = 3  # every move of the highest score
 
+HAND_CONFLICT = -1  # generate's answer for a hand holding a kind whose 3 copies are on the board
 
-@kernel
-def _grown(out: KArray) -> KArray:
-    # Four times larger: a position with 20,000 moves copies its table twice, not six
-    # times, and touches far fewer fresh pages.
-    bigger = np.empty((out.shape[0] * 4, OUT_COLS), np.int32)
-    bigger[: out.shape[0]] = out
-    return bigger
-
-
-@kernel
-def _trimmed(out: KArray, count: KInt) -> KArray:
-    """The first ``count`` rows of a move table.  A copy when it is much smaller than the
-    buffer (so a small result does not pin a large buffer), else a view (so a large
-    result is not copied again)."""
-    if count * 4 < out.shape[0]:
-        return out[:count].copy()
-    return out[:count]
+# Rows of the scratch array of a query (int64[N_SCRATCH, 8]).
+K_LEFT_KIND = 0  # left part, nearest the anchor first
+K_LEFT_ALLOWED = 1  # the line's addable kinds with d left tiles
+K_LEFT_TODO = 2  # kinds still to try at left depth d (-1: state not visited yet)
+K_RIGHT_CELL = 3  # cell of the i-th right tile
+K_RIGHT_ALLOWED = 4  # the line's addable kinds before it
+K_RIGHT_TODO = 5  # kinds still to try there
+K_RIGHT_POINTS = 6  # points of the cross lines before it
+K_RIGHT_KIND = 7
+K_MOVE_CELL = 8  # the move being written: its cells in line order ...
+K_MOVE_KIND = 9  # ... and their kinds
+N_SCRATCH = 10
+WORD_LOW_63 = 0x7FFFFFFFFFFFFFFF
 
 
-@kernel
-def cross_checks(grid: KArray, r0: KInt, r1: KInt, c0: KInt, c1: KInt) -> Any:
-    """Copy the working region around the box [r0, r1) x [c0, c1) and compute, for
-    every empty cell beside a tile, the kinds its row run and its column run allow and
-    how many tiles each run holds; list the cells the generator starts from.
-
-    Returns (cells, row_mask, col_mask, row_len, col_len, width, singles,
-    row_anchors, col_anchors).  The first five are flat arrays over the region, whose
-    top-left cell is grid (r0 - MARGIN, c0 - MARGIN) and whose rows are ``width``
-    long.  A cell with no neighbour in a direction has mask ALL_KINDS and length 0
-    there.  ``singles``: empty cells with a neighbour.  ``row_anchors``: where a move
-    along a row can have its first anchor -- the first tile of a row run, or an empty
-    cell with a tile above or below and none to its left (a tile to its left would
-    make that tile's run the first anchor); ``col_anchors`` likewise for columns.
-    Only the ring of cells one step around the box can have neighbours.
-    """
-    height = (r1 - r0) + 2 * MARGIN
-    width = (c1 - c0) + 2 * MARGIN
-    top = r0 - MARGIN
-    left = c0 - MARGIN
-    n = height * width
-    cells = np.empty(n, np.int8)
-    for i in range(height):  # row slices: twice as fast as a cell-by-cell copy
-        cells[i * width : (i + 1) * width] = grid[top + i, left : left + width]
-    # One allocation per dtype, split into views: allocations are a measurable part
-    # of a call this short.
-    masks = np.full(2 * n, ALL_KINDS, np.int64)
-    row_mask = masks[:n]
-    col_mask = masks[n:]
-    lengths = np.zeros(2 * n, np.int8)
-    row_len = lengths[:n]
-    col_len = lengths[n:]
-    ring = (r1 - r0 + 2) * (c1 - c0 + 2)
-    lists = np.empty(3 * ring, np.int64)
-    singles = lists[:ring]
-    row_anchors = lists[ring : 2 * ring]
-    col_anchors = lists[2 * ring :]
-    n_singles = 0
-    n_row = 0
-    n_col = 0
-    # Fold every run of tiles once, along rows then columns, and give its result to
-    # the empty cell at each end.  A cell between two runs L and R takes L's and R's
-    # addable kinds together: for valid L and R, L + cell + R is a valid line for the
-    # kinds in allowed(L) & allowed(R) if R's kinds can all join L, else for none.
-    for direction in range(2):
-        if direction == 0:
-            along, across = 1, width
-            n_lines, line_len = r1 - r0, c1 - c0
-            line_mask, line_len_arr = row_mask, row_len
+@inline_helper
+def write_move(
+    out: KArray, count: KInt, scratch: KArray, n: KInt, score: KInt, width: KInt, top: KInt, left: KInt
+) -> None:
+    """Row ``count`` of ``out``: the move of the ``n`` tiles in scratch[K_MOVE_*, :n]
+    (flat cells of a window ``width`` wide whose cell 0 is the caller's (top, left))."""
+    out[count, COL_N] = n
+    out[count, COL_SCORE] = score
+    for s in range(6):
+        if s < n:
+            cell = scratch[K_MOVE_CELL, s]
+            out[count, COL_ROWS + s] = cell // width + top
+            out[count, COL_COLS + s] = cell % width + left
+            out[count, COL_KINDS + s] = scratch[K_MOVE_KIND, s]
         else:
-            along, across = width, 1
-            n_lines, line_len = c1 - c0, r1 - r0
-            line_mask, line_len_arr = col_mask, col_len
-        for line in range(n_lines):
-            # First cell of the line, one step before the box.
-            p = (MARGIN + line) * across + (MARGIN - 1) * along
-            run = 0
-            allowed = np.int64(ALL_KINDS)
-            kinds = np.int64(0)
-            for _ in range(line_len + 2):
-                kind = cells[p]
-                if kind != EMPTY:
-                    if run == 0:
-                        allowed = np.int64(ALL_KINDS)
-                        kinds = np.int64(0)
-                    allowed = fold_tile(allowed, kind)
-                    kinds |= np.int64(1) << kind
-                    run += 1
-                elif run > 0:
-                    if allowed < 0:
-                        allowed = np.int64(0)
-                    # p is the cell after the run: the run is its left part.
-                    line_mask[p] = allowed
-                    line_len_arr[p] = run
-                    # The cell before the run: the run is its right part.
-                    w = p - (run + 1) * along
-                    if line_len_arr[w] == 0:
-                        line_mask[w] = allowed
-                    elif kinds & ~line_mask[w] == 0:
-                        line_mask[w] &= allowed
-                    else:
-                        line_mask[w] = 0
-                    line_len_arr[w] += run
-                    run = 0
-                p += along
-    for i in range(MARGIN - 1, height - MARGIN + 1):
-        for j in range(MARGIN - 1, width - MARGIN + 1):
-            p = i * width + j
-            west = cells[p - 1] != EMPTY
-            north = cells[p - width] != EMPTY
-            if cells[p] != EMPTY:
-                if not west:
-                    row_anchors[n_row] = p
-                    n_row += 1
-                if not north:
-                    col_anchors[n_col] = p
-                    n_col += 1
+            out[count, COL_ROWS + s] = 0
+            out[count, COL_COLS + s] = 0
+            out[count, COL_KINDS + s] = -1
+
+
+@inline_helper
+def keep_move(mode: KInt, score: KInt, best: KInt, count: KInt) -> tuple[bool, KInt, KInt]:
+    """Whether ``mode`` keeps a move of ``score``; the best score and the rows kept
+    so far after it (a better score under MODE_BEST drops the rows kept)."""
+    if mode == MODE_COUNT:
+        return False, best, count
+    if mode == MODE_BEST:
+        if score < best:
+            return False, best, count
+        if score > best:
+            return True, score, 0
+    return True, best, count
+
+
+@inline_helper
+def generate_openings(out: KArray, scratch: KArray, hand_mask: KInt, row: KInt, col: KInt, mode: KInt) -> KInt:
+    """Every opening move of the kinds in ``hand_mask`` on the empty board, in the
+    canonical frame: the line starts at (row, col) and runs east.  Returns what
+    :func:`generate` returns."""
+    count = 0
+    total = 0
+    best = -1
+    depth = 0
+    scratch[K_LEFT_ALLOWED, 0] = ALL_KINDS
+    scratch[K_LEFT_TODO, 0] = hand_mask & ALL_KINDS
+    for s in range(6):
+        scratch[K_MOVE_CELL, s] = s
+    while depth >= 0:
+        todo = scratch[K_LEFT_TODO, depth]
+        if todo == 0:
+            depth -= 1
+            continue
+        kind = lowest_kind(todo)
+        scratch[K_LEFT_TODO, depth] = todo & (todo - 1)
+        scratch[K_MOVE_KIND, depth] = kind
+        allowed = fold_tile(scratch[K_LEFT_ALLOWED, depth], kind)
+        n_placed = depth + 1
+        score = 1 if n_placed == 1 else line_points(n_placed)
+        total += 1
+        keep, best, count = keep_move(mode, score, best, count)
+        if keep:
+            if count < out.shape[0]:
+                write_move(out, count, scratch, n_placed, score, 8, row, col)
+            count += 1
+            if mode == MODE_ANY:
+                return 1
+        todo = allowed & hand_mask
+        if todo != 0:
+            depth += 1
+            scratch[K_LEFT_ALLOWED, depth] = allowed
+            scratch[K_LEFT_TODO, depth] = todo
+    return total if mode == MODE_COUNT else count
+
+
+@inline_helper
+def right_walk(
+    st: KArray, cross_at: KInt, out: KArray, scratch: KArray, hand_mask: KInt, mode: KInt,
+    count: KInt, total: KInt, best: KInt,
+    line_start: KInt, step: KInt, n_prior: KInt, right_start: KInt, line_allowed: KInt, base_points: KInt,
+    width: KInt, top: KInt, left: KInt,
+) -> tuple[KInt, KInt, KInt, bool]:
+    """Every move whose line starts at ``line_start`` with the ``n_prior`` tiles in
+    scratch[K_MOVE_*, :n_prior] (the left part and the anchor), going on to the right.
+
+    A node of the walk has ``rd`` tiles placed after them, at scratch[K_RIGHT_CELL, :rd]
+    (kinds K_RIGHT_KIND); its line ends before the empty cell ``end``.  Each node
+    emits its move once; only nodes with tiles left to try are pushed as frames (frame
+    f: the choice of the (f+1)-th right tile), so a leaf costs no stack traffic.
+    Returns (count, total, best, stop), stop when MODE_ANY found its move."""
+    end = right_start
+    node_allowed = line_allowed
+    node_points = base_points
+    rd = 0
+    top_frame = -1
+    while True:
+        n_placed = n_prior + rd
+        if n_placed >= 2:
+            score = node_points + line_points((end - line_start) // step)
+            total += 1
+            keep, best, count = keep_move(mode, score, best, count)
+            if keep:
+                if count < out.shape[0]:
+                    for f in range(rd):
+                        scratch[K_MOVE_CELL, n_prior + f] = scratch[K_RIGHT_CELL, f]
+                        scratch[K_MOVE_KIND, n_prior + f] = scratch[K_RIGHT_KIND, f]
+                    write_move(out, count, scratch, n_placed, score, width, top, left)
+                count += 1
+                if mode == MODE_ANY:
+                    return count, total, best, True
+        if n_placed < 6:
+            todo = node_allowed & hand_mask & st[cross_at + end]
+            if todo != 0:
+                top_frame = rd
+                scratch[K_RIGHT_CELL, rd] = end
+                scratch[K_RIGHT_ALLOWED, rd] = node_allowed
+                scratch[K_RIGHT_POINTS, rd] = node_points
+                scratch[K_RIGHT_TODO, rd] = todo
+        # The next node: a child of the deepest frame with a tile left to try.
+        found = False
+        while top_frame >= 0:
+            todo = scratch[K_RIGHT_TODO, top_frame]
+            if todo == 0:
+                top_frame -= 1
                 continue
-            across_row = row_len[p] > 0
-            across_col = col_len[p] > 0
-            if across_row or across_col:
-                singles[n_singles] = p
-                n_singles += 1
-            if across_col and not west:
-                row_anchors[n_row] = p
-                n_row += 1
-            if across_row and not north:
-                col_anchors[n_col] = p
-                n_col += 1
-    return (
-        cells, row_mask, col_mask, row_len, col_len, width,
-        singles[:n_singles], row_anchors[:n_row], col_anchors[:n_col],
-    )
+            kind = lowest_kind(todo)
+            scratch[K_RIGHT_TODO, top_frame] = todo & (todo - 1)
+            cell = scratch[K_RIGHT_CELL, top_frame]
+            node_allowed = fold_tile(scratch[K_RIGHT_ALLOWED, top_frame], kind)
+            end = cell + step
+            while st[cross_at + end] < 0 and node_allowed >= 0:
+                node_allowed = fold_tile(node_allowed, ~st[cross_at + end])
+                end += step
+            if node_allowed < 0:
+                continue
+            scratch[K_RIGHT_KIND, top_frame] = kind
+            cross_len = st[cross_at + cell] >> LEN_SHIFT
+            node_points = scratch[K_RIGHT_POINTS, top_frame] + line_points(cross_len + 1)
+            rd = top_frame + 1
+            found = True
+            break
+        if not found:
+            return count, total, best, False
 
 
 @kernel
-def generate_moves(
-    grid: KArray, r0: KInt, r1: KInt, c0: KInt, c1: KInt,
-    hand_mask: KInt, row_origin: KInt, col_origin: KInt, mode: KInt,
-) -> tuple[KArray, KInt]:
-    """Every legal move of the kinds in ``hand_mask`` on a non-empty board whose
-    tiles lie in the grid box [r0, r1) x [c0, c1).
+def generate(st: KArray, out: KArray, hand_mask: KInt, mode: KInt) -> KInt:
+    """Every legal move of the kinds in ``hand_mask`` on the board ``st`` (a state,
+    see ``_state``), written into ``out`` (int32[capacity, OUT_COLS]) as ``mode`` keeps
+    them (see MODE_*), in the caller's coordinates.  On the empty board: the openings
+    in the canonical frame (from (0, 0), east).
 
-    ``row_origin``/``col_origin`` give the caller's coordinates of the grid centre;
-    the table holds the caller's coordinates.  Returns (table, total): the moves that
-    ``mode`` keeps (see MODE_*) and the number of legal moves (for MODE_ANY, 0 or 1).
+    Returns the number of rows kept (MODE_ALL, MODE_BEST) -- when it exceeds the
+    capacity, only the first rows were written: call again with a larger table -- or
+    the number of legal moves (MODE_COUNT; MODE_ANY: 0 or 1).  HAND_CONFLICT when the
+    hand holds a kind whose three copies are all on the board.
 
     Moves of 2..6 tiles are generated from the leftmost (topmost) *anchor* of their
     line: a board tile, or an empty cell with a tile beside it across the line.  The
     cells before that anchor touch nothing, so they hold placed tiles only ("left
     part", any tiles that fit the line); from the anchor the walk goes on to the right
-    through board tiles and cross-checked cells.  Every move has exactly one leftmost
-    anchor, hence is produced once; choosing the anchor's tile first narrows the left
-    part to that tile's colour or shape, so little work is wasted.  Cells are flat
-    indices into the region; ``step`` walks along the line (1 or ``width``).
+    through board tiles and cross-checked cells (:func:`right_walk`).  Every move has
+    exactly one leftmost anchor, hence is produced once; choosing the anchor's tile
+    first narrows the left part to that tile's colour or shape, so little work is
+    wasted.  Cells are flat window indices; ``step`` walks along the line (1 or the
+    window's width).
     """
-    (cells, row_mask, col_mask, row_len, col_len, width,
-     singles, row_anchors, col_anchors) = cross_checks(grid, r0, r1, c0, c1)
-    row_shift = r0 - MARGIN - CENTER + row_origin
-    col_shift = c0 - MARGIN - CENTER + col_origin
-    out = np.empty((INITIAL_CAPACITY, OUT_COLS), np.int32)
-    count = 0  # rows kept in out
+    if hand_mask & st[S_FULL]:
+        return HAND_CONFLICT
+    scratch = np.empty((N_SCRATCH, 8), np.int64)
+    if st[S_TILES] == 0:
+        return generate_openings(out, scratch, hand_mask, 0, 0, mode)
+    width = st[S_WIDTH]
+    words = st[S_WORDS]
+    top = st[S_TOP]
+    left = st[S_LEFT]
+    row_at = st[S_ROW_AT]
+    col_at = st[S_COL_AT]
+    occ_at = st[S_OCC_AT]
+    first_row = st[S_R0] - 1
+    last_row = st[S_R1]
+    count = 0  # rows kept
     total = 0  # legal moves seen
     best = -1
 
-    # --- One-tile moves: one per (cell, kind), whatever the direction. ---
-    for si in range(singles.shape[0]):
-        p = singles[si]
-        fits = row_mask[p] & col_mask[p] & hand_mask
-        if fits == 0:
-            continue
-        points = line_points(row_len[p] + 1) + line_points(col_len[p] + 1)
-        while fits != 0:
-            kind = lowest_kind(fits)
-            fits &= fits - 1
-            total += 1
-            if mode == MODE_COUNT or (mode == MODE_BEST and points < best):
-                continue
-            if mode == MODE_BEST and points > best:
-                best = points
-                count = 0
-            if count == out.shape[0]:
-                out = _grown(out)
-            row = out[count]
-            row[COL_N] = 1
-            row[COL_SCORE] = points
-            row[COL_ROWS] = p // width + row_shift
-            row[COL_COLS] = p % width + col_shift
-            row[COL_KINDS] = kind
-            for s in range(1, 6):
-                row[COL_ROWS + s] = 0
-                row[COL_COLS + s] = 0
-                row[COL_KINDS + s] = -1
-            count += 1
-            if mode == MODE_ANY:
-                return out[:1].copy(), 1
-
-    # --- Moves of 2..6 tiles, along rows (direction 0) then columns (1). ---
-    stacks = np.empty((8, 8), np.int64)  # one allocation for the eight small stacks
-    left_kind = stacks[0]  # left part, nearest the anchor first
-    left_allowed = stacks[1]  # line's addable kinds with d left tiles
-    left_todo = stacks[2]  # kinds still to try at left depth d
-    right_pos = stacks[3]  # right_pos[i]: cell of the i-th right tile
-    right_allowed = stacks[4]  # line's addable kinds at each frame
-    right_todo = stacks[5]  # kinds still to try there
-    right_points = stacks[6]  # points of the cross lines so far
-    right_kind = stacks[7]
-
-    for direction in range(2):
-        if direction == 0:
+    # Three passes over the rows beside the tiles: one-tile moves, then the moves along
+    # rows, then along columns.  ``cells`` holds the starting cells of the pass in the
+    # 64 cells of one occupancy word.
+    for walk in range(3):
+        if walk == 1:
             step = 1
-            anchors = row_anchors
-            cross_mask, cross_len = col_mask, col_len
+            cross_at = col_at  # a move along a row crosses columns
         else:
             step = width
-            anchors = col_anchors
-            cross_mask, cross_len = row_mask, row_len
-        for ai in range(anchors.shape[0]):
-            px = anchors[ai]
-            anchor_empty = cells[px] == EMPTY
-            if anchor_empty:
-                choices = cross_mask[px] & hand_mask
-            else:
-                choices = np.int64(1)  # one pass: the board tile itself
-            while choices != 0:
-                if anchor_empty:
-                    anchor_kind = lowest_kind(choices)
-                    allowed = fold_tile(np.int64(ALL_KINDS), anchor_kind)
-                    base_points = line_points(cross_len[px] + 1)
-                    n_anchor = 1
-                    t = px + step
+            cross_at = row_at
+        for i in range(first_row, last_row + 1):
+            for w in range(words):
+                o = occ_at + i * words + w
+                tiles = st[o]
+                west = tiles << 1  # bit b: the cell before b holds a tile
+                east = (tiles >> 1) & WORD_LOW_63
+                if w > 0:
+                    west |= (st[o - 1] >> 63) & 1
+                if w + 1 < words:
+                    east |= st[o + 1] << 63
+                across_rows = st[o - words] | st[o + words]  # a tile above or below
+                if walk == 0:
+                    cells = ~tiles & (west | east | across_rows)
+                elif walk == 1:
+                    cells = (tiles | across_rows) & ~west
                 else:
-                    anchor_kind = -1
-                    allowed = np.int64(ALL_KINDS)
-                    base_points = 0
-                    n_anchor = 0
-                    t = px
-                choices &= choices - 1
-                while cells[t] != EMPTY and allowed >= 0:
-                    allowed = fold_tile(allowed, cells[t])
-                    t += step
-                if allowed < 0 or allowed & hand_mask == 0:
-                    # Every other tile of the move must join this line: none can.
-                    continue
-                right_start = t
-                # Left part: tiles on the free cells before the anchor (depth d).
-                d = 0
-                left_allowed[0] = allowed
-                left_todo[0] = -1  # marks "state not yet visited"
-                while d >= 0:
-                    if left_todo[d] == -1:
-                        # Visit the state with d left tiles; py is the cell before them.
-                        py = px - (d + 1) * step
-                        allowed_d = left_allowed[d]
-                        if cells[py] == EMPTY:
-                            # The line may start at a: walk to the right.  A node of
-                            # the walk has rd tiles placed after the anchor, at
-                            # right_pos[0..rd-1] (kinds right_kind[...]); its line ends
-                            # before the empty cell t.  Each node emits its move once;
-                            # only nodes with tiles left to try are pushed as frames
-                            # (frame i: the choice of the (i+1)-th right tile), so a
-                            # leaf costs no stack traffic.
-                            n_prior = n_anchor + d
-                            a = py + step
-                            t = right_start
-                            node_allowed = allowed_d
-                            node_points = base_points
-                            rd = 0
-                            top = -1
-                            while True:
-                                n_placed = n_prior + rd
-                                keep = False
-                                if n_placed >= 2:
-                                    score = node_points + line_points((t - a) // step)
-                                    total += 1
-                                    keep = mode != MODE_COUNT and (mode != MODE_BEST or score >= best)
-                                    if mode == MODE_BEST and score > best:
-                                        best = score
-                                        count = 0
-                                if keep:
-                                    if count == out.shape[0]:
-                                        out = _grown(out)
-                                    row = out[count]
-                                    row[COL_N] = n_placed
-                                    row[COL_SCORE] = score
-                                    s = 0
-                                    for e in range(d - 1, -1, -1):
-                                        q = px - (e + 1) * step
-                                        row[COL_ROWS + s] = q // width + row_shift
-                                        row[COL_COLS + s] = q % width + col_shift
-                                        row[COL_KINDS + s] = left_kind[e]
-                                        s += 1
-                                    if n_anchor:
-                                        row[COL_ROWS + s] = px // width + row_shift
-                                        row[COL_COLS + s] = px % width + col_shift
-                                        row[COL_KINDS + s] = anchor_kind
-                                        s += 1
-                                    for e in range(rd):
-                                        q = right_pos[e]
-                                        row[COL_ROWS + s] = q // width + row_shift
-                                        row[COL_COLS + s] = q % width + col_shift
-                                        row[COL_KINDS + s] = right_kind[e]
-                                        s += 1
-                                    while s < 6:
-                                        row[COL_ROWS + s] = 0
-                                        row[COL_COLS + s] = 0
-                                        row[COL_KINDS + s] = -1
-                                        s += 1
-                                    count += 1
-                                    if mode == MODE_ANY:
-                                        return out[:1].copy(), 1
-                                if n_placed < 6:
-                                    todo = node_allowed & hand_mask & cross_mask[t]
-                                    if todo != 0:
-                                        top = rd
-                                        right_pos[rd] = t
-                                        right_allowed[rd] = node_allowed
-                                        right_points[rd] = node_points
-                                        right_todo[rd] = todo
-                                # The next node: a child of the deepest frame with a
-                                # tile left to try.
-                                found = False
-                                while top >= 0:
-                                    todo = right_todo[top]
-                                    if todo == 0:
-                                        top -= 1
-                                        continue
-                                    kind = lowest_kind(todo)
-                                    right_todo[top] = todo & (todo - 1)
-                                    p = right_pos[top]
-                                    node_allowed = fold_tile(right_allowed[top], kind)
-                                    t = p + step
-                                    while cells[t] != EMPTY and node_allowed >= 0:
-                                        node_allowed = fold_tile(node_allowed, cells[t])
-                                        t += step
-                                    if node_allowed < 0:
-                                        continue
-                                    right_kind[top] = kind
-                                    node_points = right_points[top] + line_points(cross_len[p] + 1)
-                                    rd = top + 1
-                                    found = True
-                                    break
-                                if not found:
-                                    break
-                        # Children: one more tile on py, if py is a free cell.
-                        if cells[py] == EMPTY and cross_len[py] == 0 and n_anchor + d < 6:
-                            left_todo[d] = allowed_d & hand_mask
-                        else:
-                            left_todo[d] = 0
-                    todo = left_todo[d]
-                    if todo == 0:
-                        d -= 1
+                    cells = (tiles | west | east) & ~st[o - words]
+                while cells != 0:
+                    p = i * width + w * 64 + lowest_bit(cells)
+                    cells &= cells - 1
+                    if walk == 0:
+                        # One-tile moves: one per (cell, kind), whatever the direction.
+                        row_info = st[row_at + p]
+                        col_info = st[col_at + p]
+                        fits = row_info & col_info & hand_mask
+                        if fits == 0:
+                            continue
+                        score = line_points((row_info >> LEN_SHIFT) + 1) + line_points((col_info >> LEN_SHIFT) + 1)
+                        scratch[K_MOVE_CELL, 0] = p
+                        while fits != 0:
+                            kind = lowest_kind(fits)
+                            fits &= fits - 1
+                            total += 1
+                            keep, best, count = keep_move(mode, score, best, count)
+                            if keep:
+                                if count < out.shape[0]:
+                                    scratch[K_MOVE_KIND, 0] = kind
+                                    write_move(out, count, scratch, 1, score, width, top, left)
+                                count += 1
+                                if mode == MODE_ANY:
+                                    return 1
                         continue
-                    kind = lowest_kind(todo)
-                    left_todo[d] = todo & (todo - 1)
-                    left_kind[d] = kind
-                    left_allowed[d + 1] = fold_tile(left_allowed[d], kind)
-                    left_todo[d + 1] = -1
-                    d += 1
-    return _trimmed(out, count), total
-
-
-@kernel
-def generate_openings(hand_mask: KInt, row: KInt, col: KInt, mode: KInt) -> tuple[KArray, KInt]:
-    """Every opening move of the kinds in ``hand_mask`` on the empty board, in the
-    canonical frame: the line starts at (row, col) and runs east.  Same results as
-    generate_moves."""
-    out = np.empty((INITIAL_CAPACITY, OUT_COLS), np.int32)
-    count = 0
-    total = 0
-    best = -1
-    placed_kind = np.empty(7, np.int64)
-    frame_allowed = np.empty(7, np.int64)
-    frame_todo = np.empty(7, np.int64)
-    depth = 0
-    frame_allowed[0] = ALL_KINDS
-    frame_todo[0] = hand_mask & ALL_KINDS
-    while depth >= 0:
-        todo = frame_todo[depth]
-        if todo == 0:
-            depth -= 1
-            continue
-        kind = lowest_kind(todo)
-        frame_todo[depth] = todo & (todo - 1)
-        placed_kind[depth] = kind
-        allowed = fold_tile(frame_allowed[depth], kind)
-        n_placed = depth + 1
-        score = 1 if n_placed == 1 else line_points(n_placed)
-        total += 1
-        keep = mode != MODE_COUNT and (mode != MODE_BEST or score >= best)
-        if mode == MODE_BEST and score > best:
-            best = score
-            count = 0
-        if keep:
-            if count == out.shape[0]:
-                out = _grown(out)
-            line = out[count]
-            line[COL_N] = n_placed
-            line[COL_SCORE] = score
-            for s in range(6):
-                if s < n_placed:
-                    line[COL_ROWS + s] = row
-                    line[COL_COLS + s] = col + s
-                    line[COL_KINDS + s] = placed_kind[s]
-                else:
-                    line[COL_ROWS + s] = 0
-                    line[COL_COLS + s] = 0
-                    line[COL_KINDS + s] = -1
-            count += 1
-            if mode == MODE_ANY:
-                return out[:1].copy(), 1
-        todo = allowed & hand_mask
-        if todo != 0:
-            depth += 1
-            frame_allowed[depth] = allowed
-            frame_todo[depth] = todo
-    return _trimmed(out, count), total
+                    # Moves of 2..6 tiles whose leftmost anchor is p.
+                    anchor_info = st[cross_at + p]
+                    anchor_empty = anchor_info >= 0
+                    if anchor_empty:
+                        choices = anchor_info & hand_mask
+                    else:
+                        choices = np.int64(1)  # one pass: the board tile itself
+                    while choices != 0:
+                        if anchor_empty:
+                            anchor_kind = lowest_kind(choices)
+                            line_allowed = fold_tile(np.int64(ALL_KINDS), anchor_kind)
+                            base_points = line_points((anchor_info >> LEN_SHIFT) + 1)
+                            n_anchor = 1
+                            end = p + step
+                        else:
+                            anchor_kind = -1
+                            line_allowed = np.int64(ALL_KINDS)
+                            base_points = 0
+                            n_anchor = 0
+                            end = p
+                        choices &= choices - 1
+                        while st[cross_at + end] < 0 and line_allowed >= 0:
+                            line_allowed = fold_tile(line_allowed, ~st[cross_at + end])
+                            end += step
+                        if line_allowed < 0 or line_allowed & hand_mask == 0:
+                            # Every other tile of the move must join this line: none can.
+                            continue
+                        # Left part: tiles on the free cells before the anchor (depth d).
+                        d = 0
+                        scratch[K_LEFT_ALLOWED, 0] = line_allowed
+                        scratch[K_LEFT_TODO, 0] = -1
+                        while d >= 0:
+                            if scratch[K_LEFT_TODO, d] == -1:
+                                # Visit the state with d left tiles; before is the cell
+                                # before them.
+                                before = p - (d + 1) * step
+                                allowed_d = scratch[K_LEFT_ALLOWED, d]
+                                before_info = st[cross_at + before]
+                                if before_info >= 0:
+                                    # The line may start here: lay out the left part
+                                    # and the anchor, and walk to the right.
+                                    for e in range(d):
+                                        scratch[K_MOVE_CELL, e] = p - (d - e) * step
+                                        scratch[K_MOVE_KIND, e] = scratch[K_LEFT_KIND, d - 1 - e]
+                                    if n_anchor:
+                                        scratch[K_MOVE_CELL, d] = p
+                                        scratch[K_MOVE_KIND, d] = anchor_kind
+                                    count, total, best, stop = right_walk(
+                                        st, cross_at, out, scratch, hand_mask, mode, count, total, best,
+                                        before + step, step, n_anchor + d, end, allowed_d, base_points,
+                                        width, top, left,
+                                    )
+                                    if stop:
+                                        return 1
+                                # Children: one more tile before, if that cell is free.
+                                if before_info >= 0 and before_info >> LEN_SHIFT == 0 and n_anchor + d < 6:
+                                    scratch[K_LEFT_TODO, d] = allowed_d & hand_mask
+                                else:
+                                    scratch[K_LEFT_TODO, d] = 0
+                            todo = scratch[K_LEFT_TODO, d]
+                            if todo == 0:
+                                d -= 1
+                                continue
+                            kind = lowest_kind(todo)
+                            scratch[K_LEFT_TODO, d] = todo & (todo - 1)
+                            scratch[K_LEFT_KIND, d] = kind
+                            scratch[K_LEFT_ALLOWED, d + 1] = fold_tile(scratch[K_LEFT_ALLOWED, d], kind)
+                            scratch[K_LEFT_TODO, d + 1] = -1
+                            d += 1
+    return total if mode == MODE_COUNT else count

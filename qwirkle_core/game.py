@@ -532,7 +532,7 @@ class Game:
         opening, the opener keeps the turn and opens with its new hand's largest group."""
         seat = self._seat(player)
         rng = _prng.new_state(_check_seed(seed), _prng.GAME_STREAM)
-        _, meta, hands, hand_sizes, bag, _, _ = self.engine_state(copy_grid=False)
+        _, meta, hands, hand_sizes, bag, _, _ = self.engine_state(copy_state=False)
         engine.redeal_unseen(meta, hands, hand_sizes, bag, seat, rng)
         game = self.copy()
         game._hands = [[ALL_TILES[int(k)] for k in hands[p, : hand_sizes[p]]] for p in range(self._players)]
@@ -547,9 +547,9 @@ class Game:
         return game
 
     def engine_state(
-        self, copy_grid: bool = True
+        self, copy_state: bool = True
     ) -> tuple[
-        npt.NDArray[np.int8],
+        npt.NDArray[np.int64],
         npt.NDArray[np.int64],
         npt.NDArray[np.int64],
         npt.NDArray[np.int64],
@@ -557,15 +557,13 @@ class Game:
         npt.NDArray[np.int64],
         npt.NDArray[np.int64],
     ]:
-        """The position as the numba engine's arrays: (grid, meta, hands, hand_sizes,
-        bag, scores, game_rng); see qwirkle_core._selfplay."""
-        grid, (row_origin, col_origin), (r0, r1, c0, c1) = self._board.state_arrays()
-        if copy_grid:
-            grid = grid.copy()
+        """The position as the numba engine's arrays: (board state, meta, hands,
+        hand_sizes, bag, scores, game_rng); see qwirkle_core._selfplay.  With
+        ``copy_state=False`` the board state is the board's own (read it only)."""
+        st = self._board.state_arrays()[0]
+        if copy_state:
+            st = st.copy()
         meta = np.zeros(engine.N_META, np.int64)
-        meta[engine.M_R0], meta[engine.M_R1], meta[engine.M_C0], meta[engine.M_C1] = r0, r1, c0, c1
-        meta[engine.M_ROW_ORIGIN] = row_origin
-        meta[engine.M_COL_ORIGIN] = col_origin
         meta[engine.M_BOARD_TILES] = len(self._board)
         meta[engine.M_BAG] = len(self._bag)
         meta[engine.M_PLAYER] = self._player
@@ -583,7 +581,7 @@ class Game:
         bag[: len(self._bag)] = self._bag
         scores = np.zeros(engine.MAX_PLAYERS, np.int64)
         scores[: self._players] = self._scores
-        return grid, meta, hands, hand_sizes, bag, scores, self._rng.copy()
+        return st, meta, hands, hand_sizes, bag, scores, self._rng.copy()
 
     # ---------------------------------------------------- position string
     def to_string(self) -> str:

@@ -141,11 +141,11 @@ def test_push_pop_copy() -> None:
 
 def test_an_illegal_push_changes_nothing() -> None:
     board = Board("Rc@0,0 Rs@0,1")
-    grid = board.state_arrays()[0].copy()
-    for bad in ["Rc@0,2", "Rd@5,5", "Rd@0,0", "Rd@0,2 Rl@1,3"]:
+    state = board.state_arrays()[0].copy()
+    for bad in ["Rc@0,2", "Rd@5,5", "Rd@0,0", "Rd@0,2 Rl@1,3", "Rd@0,2 Rl@0,3 Rx@0,4 Rb@0,5 Rc@0,6 Rs@0,7 Rd@0,8"]:
         with pytest.raises(IllegalMoveError):
             board.push(Move.from_text(bad))
-        assert np.array_equal(board.state_arrays()[0], grid) and len(board) == 2
+        assert np.array_equal(board.state_arrays()[0], state) and len(board) == 2
 
 
 def test_empty_board_push_and_pop_anywhere() -> None:

@@ -247,9 +247,10 @@ def test_engine_enumerates_actions_in_the_order_of_legal_actions(seed: int, play
     if game.is_over:
         return
     actions = game.legal_actions()
-    grid, meta, hands, hand_sizes, _, _, _ = game.engine_state()
+    state, meta, hands, hand_sizes, _, _, _ = game.engine_state()
     seat = game.to_move
-    table = engine.legal_placements(grid, meta, engine.hand_mask(hands[seat], hand_sizes[seat]), engine.MODE_ALL)
+    mask = engine.hand_mask(hands[seat], hand_sizes[seat])
+    table = engine.legal_placements(state, meta, mask, engine.MODE_ALL, engine.new_table())
     n_moves = table.shape[0]
     n_exchanges = engine.count_exchanges(hands[seat], hand_sizes[seat], game.bag_size) if game.bag_size else 0
     assert [a.kind for a in actions[:n_moves]] == ["place"] * n_moves
