@@ -218,6 +218,28 @@ def right_walk(
             return count, total, best, False
 
 
+@inline_helper
+def start_cells(st: KArray, o: KInt, w: KInt, words: KInt, walk: KInt) -> KInt:
+    """The cells of occupancy word ``o`` (word ``w`` of its row) where pass ``walk``
+    starts: 0, the empty cells beside a tile; 1, the anchors of moves along the row
+    (a tile, or an empty cell with a tile above or below, with no tile before it);
+    2, the anchors of moves along the column (likewise, across)."""
+    tiles = st[o]
+    west = tiles << 1  # bit b: the cell before b holds a tile
+    east = (tiles >> 1) & WORD_LOW_63
+    if w > 0:
+        west |= (st[o - 1] >> 63) & 1
+    if w + 1 < words:
+        east |= st[o + 1] << 63
+    north = st[o - words]
+    south = st[o + words]
+    if walk == 0:
+        return ~tiles & (west | east | north | south)
+    if walk == 1:
+        return (tiles | north | south) & ~west
+    return (tiles | west | east) & ~north
+
+
 @kernel
 def generate(st: KArray, out: KArray, hand_mask: KInt, mode: KInt) -> KInt:
     """Every legal move of the kinds in ``hand_mask`` on the board ``st`` (a state,
@@ -258,63 +280,57 @@ def generate(st: KArray, out: KArray, hand_mask: KInt, mode: KInt) -> KInt:
     total = 0  # legal moves seen
     best = -1
 
-    # Three passes over the rows beside the tiles: one-tile moves, then the moves along
-    # rows, then along columns.  ``cells`` holds the starting cells of the pass in the
-    # 64 cells of one occupancy word.
-    for walk in range(3):
+    # One-tile moves, then the moves along rows, then along columns, each pass over
+    # the rows beside the tiles in (row, col) order.  ``cells`` holds the pass's
+    # starting cells among the 64 cells of one occupancy word.
+    for i in range(first_row, last_row + 1):
+        for w in range(words):
+            cells = start_cells(st, occ_at + i * words + w, w, words, 0)
+            while cells != 0:
+                p = i * width + w * 64 + lowest_bit(cells)
+                cells &= cells - 1
+                # One per (cell, kind), whatever the direction.
+                row_info = st[row_at + p]
+                col_info = st[col_at + p]
+                fits = row_info & col_info & hand_mask
+                if fits == 0:
+                    continue
+                score = line_points((row_info >> LEN_SHIFT) + 1) + line_points((col_info >> LEN_SHIFT) + 1)
+                scratch[K_MOVE_CELL, 0] = p
+                while fits != 0:
+                    kind = lowest_kind(fits)
+                    fits &= fits - 1
+                    total += 1
+                    keep, best, count = keep_move(mode, score, best, count)
+                    if keep:
+                        if count < out.shape[0]:
+                            scratch[K_MOVE_KIND, 0] = kind
+                            write_move(out, count, scratch, 1, score, width, top, left)
+                        count += 1
+                        if mode == MODE_ANY:
+                            return 1
+    for walk in range(1, 3):
         if walk == 1:
             step = 1
+            along_at = row_at
             cross_at = col_at  # a move along a row crosses columns
         else:
             step = width
+            along_at = col_at
             cross_at = row_at
         for i in range(first_row, last_row + 1):
             for w in range(words):
-                o = occ_at + i * words + w
-                tiles = st[o]
-                west = tiles << 1  # bit b: the cell before b holds a tile
-                east = (tiles >> 1) & WORD_LOW_63
-                if w > 0:
-                    west |= (st[o - 1] >> 63) & 1
-                if w + 1 < words:
-                    east |= st[o + 1] << 63
-                across_rows = st[o - words] | st[o + words]  # a tile above or below
-                if walk == 0:
-                    cells = ~tiles & (west | east | across_rows)
-                elif walk == 1:
-                    cells = (tiles | across_rows) & ~west
-                else:
-                    cells = (tiles | west | east) & ~st[o - words]
+                cells = start_cells(st, occ_at + i * words + w, w, words, walk)
                 while cells != 0:
                     p = i * width + w * 64 + lowest_bit(cells)
                     cells &= cells - 1
-                    if walk == 0:
-                        # One-tile moves: one per (cell, kind), whatever the direction.
-                        row_info = st[row_at + p]
-                        col_info = st[col_at + p]
-                        fits = row_info & col_info & hand_mask
-                        if fits == 0:
-                            continue
-                        score = line_points((row_info >> LEN_SHIFT) + 1) + line_points((col_info >> LEN_SHIFT) + 1)
-                        scratch[K_MOVE_CELL, 0] = p
-                        while fits != 0:
-                            kind = lowest_kind(fits)
-                            fits &= fits - 1
-                            total += 1
-                            keep, best, count = keep_move(mode, score, best, count)
-                            if keep:
-                                if count < out.shape[0]:
-                                    scratch[K_MOVE_KIND, 0] = kind
-                                    write_move(out, count, scratch, 1, score, width, top, left)
-                                count += 1
-                                if mode == MODE_ANY:
-                                    return 1
-                        continue
                     # Moves of 2..6 tiles whose leftmost anchor is p.
                     anchor_info = st[cross_at + p]
                     anchor_empty = anchor_info >= 0
                     if anchor_empty:
-                        choices = anchor_info & hand_mask
+                        # Kinds its column (row) accepts that can also join the tiles
+                        # after it along the line (the cell before it is empty).
+                        choices = anchor_info & st[along_at + p] & hand_mask
                     else:
                         choices = np.int64(1)  # one pass: the board tile itself
                     while choices != 0:

@@ -611,13 +611,12 @@ def draw(hand: KArray, hand_size: KInt, bag: KArray, meta: KArray, drawn: KArray
 
 @kernel
 def apply_action(
-    st: KArray, undo: KArray, meta: KArray, hands: KArray, hand_sizes: KArray, bag: KArray, scores: KArray, game_rng: KArray, action: KArray, row: KArray,
+    st: KArray, meta: KArray, hands: KArray, hand_sizes: KArray, bag: KArray, scores: KArray, game_rng: KArray, action: KArray, row: KArray,
 ) -> KArray:
     """Play ``action`` (assumed legal: the bots only choose legal actions) for the seat
     to move and pass the turn; writes the turn into ``row`` (int32[LOG_COLS]).  Returns
     the board state: ``st`` updated, or a larger one when the tiles neared the edge of
-    its window.  ``undo`` is an undo log with room for one push (games go forward: the
-    entries are dropped after the push).
+    its window.  Games go forward: nothing is logged for undo.
 
     Ends the game when the player goes out.  The other end, a bag that is empty while
     no hand can place, is left to :func:`play_out`, which finds it at no extra cost.
@@ -637,10 +636,10 @@ def apply_action(
     kind_type = action[A_TYPE]
     n = action[A_N]
     if kind_type == PLACE:
-        if push(st, undo, action, False) == NEED_REGROW:
+        no_undo = np.empty(0, np.int64)  # an empty log: push logs nothing
+        if push(st, no_undo, action, False) == NEED_REGROW:
             st = regrown(st, action)
-            push(st, undo, action, False)
-        undo[0] = 0
+            push(st, no_undo, action, False)
         for s in range(n):
             hand_size = remove_from_hand(hand, hand_size, action[A_KINDS + s])
             row[L_ROWS + s] = action[A_ROWS + s]
@@ -702,7 +701,6 @@ def play_out(
     action = np.zeros(ACTION_COLS, np.int64)
     scratch = np.zeros(LOG_COLS, np.int32)
     out = new_table()
-    undo = np.zeros(1 + 2 * LOG_PER_PUSH, np.int64)
     played = 0
     while meta[M_OVER] == 0:
         player = meta[M_PLAYER]
@@ -711,7 +709,7 @@ def play_out(
             meta[M_OVER] = 1
             break
         row = log[played] if played < log.shape[0] else scratch
-        st = apply_action(st, undo, meta, hands, hand_sizes, bag, scores, game_rng, action, row)
+        st = apply_action(st, meta, hands, hand_sizes, bag, scores, game_rng, action, row)
         played += 1
     return played
 

@@ -79,6 +79,8 @@ INVALID_LINE = 8
 NOT_CONNECTED = 9
 TOO_MANY_COPIES = 10
 TOO_FAR = 11
+BAD_INPUT = 12
+COORD_LIMIT = 1 << 30  # |row|, |col| below this
 
 # Columns of a move row (a move table's row, see _movegen; self-play actions share them).
 ROW_N = 0
@@ -113,11 +115,13 @@ def new_empty_state() -> KArray:
 # ----------------------------------------------------------------- small helpers
 @inline_helper
 def logged_write(st: KArray, log: KArray, i: KInt, value: KInt) -> None:
-    """st[i] = value, remembering the old word in the log."""
-    e = log[0]
-    log[1 + 2 * e] = i
-    log[2 + 2 * e] = st[i]
-    log[0] = e + 1
+    """st[i] = value, remembering the old word in the log (unless the log is empty:
+    no undo wanted)."""
+    if log.shape[0] > 0:
+        e = log[0]
+        log[1 + 2 * e] = i
+        log[2 + 2 * e] = st[i]
+        log[0] = e + 1
     st[i] = value
 
 
@@ -263,19 +267,39 @@ def _set_error(st: KArray, verdict: KInt, row: KInt, col: KInt, arg: KInt, n: KI
 
 
 @kernel
-def build(rows: KArray, cols: KArray, kinds: KArray) -> KArray:
-    """The state of the board with tile ``kinds[a]`` on the caller's cell (rows[a],
-    cols[a]), checked: two tiles on one cell, more than 3 copies of a kind, tiles
-    too far apart, an invalid line, tiles not connected.  A rejected board gives an
-    empty state whose st[S_ERROR] is the verdict (OK = 0 otherwise), st[S_ERROR_ROW],
-    st[S_ERROR_COL] the caller's cell it is about, st[S_ERROR_ARG] the direction of an
-    invalid line (0 row, 1 column) or the kind with too many copies (st[S_ERROR_N] of
-    them).  The checks are made in that order, each over the tiles in the given order
-    (lines and connectivity: in (row, col) order of their first cell); TOO_FAR (the
-    tiles span MAX_SPAN cells or more) is found before all the others."""
-    n = rows.shape[0]
+def build(cells: KArray) -> KArray:
+    """The state of the board whose tiles are the rows of ``cells``: [row, col, kind]
+    (caller's coordinates), or [row, col, color, shape] when it has four columns.
+
+    Checked: coordinates below 2**30 and tiles that exist (else BAD_INPUT: the caller
+    checks its input itself to say what is wrong), two tiles on one cell, more than 3
+    copies of a kind, tiles too far apart, an invalid line, tiles not connected.  A
+    rejected board gives an empty state whose st[S_ERROR] is the verdict (OK = 0
+    otherwise), st[S_ERROR_ROW], st[S_ERROR_COL] the caller's cell it is about,
+    st[S_ERROR_ARG] the direction of an invalid line (0 row, 1 column) or the kind with
+    too many copies (st[S_ERROR_N] of them).  The checks are made in that order, each
+    over the tiles in the given order (lines and connectivity: in (row, col) order of
+    their first cell); TOO_FAR (the tiles span MAX_SPAN cells or more) is found before
+    all but the first."""
+    n = cells.shape[0]
     if n == 0:
         return new_empty_state()
+    rows = cells[:, 0]
+    cols = cells[:, 1]
+    kinds = np.empty(n, np.int64)
+    for a in range(n):
+        if cells.shape[1] == 4:
+            color = cells[a, 2]
+            shape = cells[a, 3]
+            if color < 0 or color >= 6 or shape < 0 or shape >= 6:
+                return _set_error(new_empty_state(), BAD_INPUT, 0, 0, 0, 0)
+            kinds[a] = color * 6 + shape
+        else:
+            kinds[a] = cells[a, 2]
+            if kinds[a] < 0 or kinds[a] >= 36:
+                return _set_error(new_empty_state(), BAD_INPUT, 0, 0, 0, 0)
+        if abs(rows[a]) >= COORD_LIMIT or abs(cols[a]) >= COORD_LIMIT:
+            return _set_error(new_empty_state(), BAD_INPUT, 0, 0, 0, 0)
     lo_r = rows[0]
     hi_r = rows[0]
     lo_c = cols[0]
@@ -526,7 +550,7 @@ def judge(st: KArray, move: KArray) -> tuple[KInt, KInt, KInt, KInt, KInt]:
 @kernel
 def push(st: KArray, log: KArray, move: KArray, check: KInt) -> KInt:
     """Place the tiles of ``move`` (a move row) and bring the cross-checks up to date,
-    logging every word written.  Returns the move's score; with ``check``, judged
+    logging every word written (an empty ``log``: no undo, nothing logged).  Returns the move's score; with ``check``, judged
     first (its score is then computed), and -verdict if illegal, changing nothing.
     Returns NEED_REGROW, changing nothing, when the tiles would come within MARGIN
     cells of the window's edge (or the board is empty): see :func:`regrown`.
@@ -548,12 +572,13 @@ def push(st: KArray, log: KArray, move: KArray, check: KInt) -> KInt:
         if i < MARGIN or j < MARGIN or i >= height - MARGIN or j >= width - MARGIN:
             return NEED_REGROW
     # The mark that opens this push's entries, then the header words it changes.
-    e = log[0]
-    log[1 + 2 * e] = -1
-    log[2 + 2 * e] = 0
-    log[0] = e + 1
-    for slot in range(S_R0, S_FULL + 1):
-        logged_write(st, log, slot, st[slot])
+    if log.shape[0] > 0:
+        e = log[0]
+        log[1 + 2 * e] = -1
+        log[2 + 2 * e] = 0
+        log[0] = e + 1
+        for slot in range(S_R0, S_FULL + 1):
+            logged_write(st, log, slot, st[slot])
     row_at = st[S_ROW_AT]
     col_at = st[S_COL_AT]
     occ_at = st[S_OCC_AT]
@@ -575,10 +600,14 @@ def push(st: KArray, log: KArray, move: KArray, check: KInt) -> KInt:
         st[S_C0] = min(st[S_C0], j)
         st[S_C1] = max(st[S_C1], j + 1)
     st[S_TILES] += n
-    # The empty cells at both ends of every run that now holds a placed tile.
+    # The empty cells at both ends of every run that now holds a placed tile (the
+    # tiles of a move lie in one run along its line: those ends once).
+    along_row = n == 1 or move[ROW_ROWS] == move[ROW_ROWS + 1]
     for s in range(n):
         p = (move[ROW_ROWS + s] - top) * width + (move[ROW_COLS + s] - left)
         for direction in range(2):
+            if s > 0 and (direction == 0) == along_row:
+                continue
             at = row_at if direction == 0 else col_at
             step = 1 if direction == 0 else width
             x = p - step

@@ -7,6 +7,7 @@ query is one kernel call that recomputes nothing."""
 from __future__ import annotations
 
 import itertools
+import operator
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
@@ -27,7 +28,7 @@ from ._movegen import (
 )
 from ._state import NEED_REGROW, S_COUNTS, S_ERROR, S_FULL, S_LEFT, S_TOP
 from .errors import IllegalMoveError, InvalidMoveError, InvalidPositionError, InvalidTileError
-from .moves import COORD_LIMIT, Move, MoveList, Placement, _placement, parse_placements, placements_text
+from .moves import Move, MoveList, Placement, _placement, parse_placements, placements_text
 from .tiles import ALL_TILES, COPIES_PER_KIND, N_KINDS, Tile
 
 MAX_HAND = 6
@@ -72,7 +73,10 @@ def hand_kinds(hand: Sequence[Tile]) -> list[int]:
 
 _EMPTY_STATE = _state.empty_state()
 _EMPTY_STATE.setflags(write=False)
+_NO_LOG = np.zeros(1, np.int64)  # the log of a board never pushed to (read only)
+_NO_LOG.setflags(write=False)
 _FLAT = itertools.chain.from_iterable
+_KIND = operator.attrgetter("kind")
 
 
 class Board:
@@ -92,7 +96,7 @@ class Board:
 
     def __init__(self, text: str | None = None) -> None:
         self._st = _EMPTY_STATE.copy()
-        self._log = _state.new_log()
+        self._log = _NO_LOG
         self._out: npt.NDArray[np.int32] | None = None  # the move table queries write into
         self._n_tiles = 0
         # One entry per push: the move, and the state before it when the push had to
@@ -102,39 +106,42 @@ class Board:
             self._load(parse_placements(text))
 
     @classmethod
+    def _with_state(cls, st: npt.NDArray[np.int64], n_tiles: int) -> Board:
+        board = cls.__new__(cls)
+        board._st = st
+        board._log = _NO_LOG
+        board._out = None
+        board._n_tiles = n_tiles
+        board._stack = []
+        return board
+
+    @classmethod
     def from_placements(cls, placements: Iterable[Any]) -> Board:
         """A board from ``(row, col, Tile)`` (or ``(row, col, color, shape)``) items.
 
         Raises :class:`InvalidPositionError` for a board that no game can produce."""
-        board = cls()
         items = placements if isinstance(placements, list) else list(placements)
         if not items:
-            return board
-        # The common case, checked at C speed: (row, col, Tile) tuples of ints in range.
-        if (
-            set(map(type, items)) == {tuple}
-            and set(map(len, items)) == {3}
-        ):
-            rows, cols, tiles = zip(*items)
-            if (
-                set(map(type, rows)) == {int}
-                and set(map(type, cols)) == {int}
-                and set(map(type, tiles)) == {Tile}
-                and -COORD_LIMIT < min(rows) and max(rows) < COORD_LIMIT
-                and -COORD_LIMIT < min(cols) and max(cols) < COORD_LIMIT
-            ):
-                board._load_arrays(
-                    np.array(rows, dtype=np.int64),
-                    np.array(cols, dtype=np.int64),
-                    np.array([t.kind for t in tiles], dtype=np.int64),
-                    None,
-                )
-                return board
+            return cls()
+        # The common case, checked at C speed: (row, col, Tile) tuples of ints; the
+        # kernel checks the ranges.  Anything else takes the slow path, which names
+        # what is wrong.
+        if set(map(type, items)) == {tuple} and set(map(len, items)) == {3}:
+            flat = list(_FLAT(items))
+            tiles = flat[2::3]
+            if set(map(type, tiles)) == {Tile}:
+                flat[2::3] = map(_KIND, tiles)
+                if set(map(type, flat)) == {int}:
+                    board = cls._built(flat, 3, None)
+                    if board is not None:
+                        return board
         try:
             checked = [_placement(p) for p in items]
         except InvalidMoveError as exc:
             raise InvalidPositionError(str(exc)) from None
-        board._load(checked)
+        flat = [v for r, c, t in checked for v in (r, c, t.kind)]
+        board = cls._built(flat, 3, checked)
+        assert board is not None
         return board
 
     @classmethod
@@ -144,16 +151,13 @@ class Board:
             raise InvalidPositionError(f"a board is a list of [row, col, color, shape], got {value!r}")
         if not value:
             return cls()
-        # The common case, checked at C speed: lists of four ints, colours and shapes
-        # 0..5, coordinates in range.
+        # The common case, checked at C speed: lists of four ints (the kernel checks
+        # their ranges).
         if set(map(type, value)) == {list} and set(map(len, value)) == {4}:
             flat = list(_FLAT(value))
-            if set(map(type, flat)) == {int} and -COORD_LIMIT < min(flat) and max(flat) < COORD_LIMIT:
-                arr = np.array(flat, dtype=np.int64).reshape(-1, 4)
-                cs = arr[:, 2:]
-                if int(cs.min()) >= 0 and int(cs.max()) < 6:
-                    board = cls()
-                    board._load_arrays(arr[:, 0].copy(), arr[:, 1].copy(), arr[:, 2] * 6 + arr[:, 3], None)
+            if set(map(type, flat)) == {int}:
+                board = cls._built(flat, 4, None)
+                if board is not None:
                     return board
         for item in value:
             if not isinstance(item, list) or len(item) != 4:
@@ -161,36 +165,39 @@ class Board:
         return cls.from_placements(value)
 
     def _load(self, items: list[Placement]) -> None:
-        if not items:
-            return
-        self._load_arrays(
-            np.array([r for r, _, _ in items], dtype=np.int64),
-            np.array([c for _, c, _ in items], dtype=np.int64),
-            np.array([t.kind for _, _, t in items], dtype=np.int64),
-            items,
-        )
+        if items:
+            board = Board._built([v for r, c, t in items for v in (r, c, t.kind)], 3, items)
+            assert board is not None
+            self._st = board._st
+            self._n_tiles = board._n_tiles
 
-    def _load_arrays(
-        self, rows: npt.NDArray[np.int64], cols: npt.NDArray[np.int64], kinds: npt.NDArray[np.int64],
-        items: list[Placement] | None,
-    ) -> None:
-        """Build the state in one kernel call, which checks the board."""
-        st = _state.build(rows, cols, kinds)
+    @classmethod
+    def _built(cls, flat: list[int], columns: int, items: list[Placement] | None) -> Board | None:
+        """The board of ``flat`` (rows of [row, col, kind] or [row, col, color,
+        shape], end to end), built and checked in one kernel call; None when the input
+        itself is out of range (only possible when ``items`` is None: the caller then
+        checks its input the slow way)."""
+        try:
+            cells = np.array(flat, dtype=np.int64).reshape(-1, columns)
+        except OverflowError:
+            return None
+        st = _state.build(cells)
         verdict = int(st[S_ERROR])
         if verdict == _rules.OK:
-            self._st = st
-            self._n_tiles = len(rows)
-            return
+            return cls._with_state(st, cells.shape[0])
+        if verdict == _state.BAD_INPUT:
+            return None
         r, c, arg, n = (int(v) for v in st[_state.S_ERROR_ROW : _state.S_ERROR_N + 1])
         if verdict == _rules.SAME_CELL:
             raise InvalidPositionError(f"two tiles on one cell ({r}, {c})")
         if verdict == _rules.TOO_FAR:
             # Report what the other checks would have found first, as they come first.
             seen: set[tuple[int, int]] = set()
-            for rr, cc in zip(rows.tolist(), cols.tolist()):
+            for rr, cc in cells[:, :2].tolist():
                 if (rr, cc) in seen:
                     raise InvalidPositionError(f"two tiles on one cell ({rr}, {cc})")
                 seen.add((rr, cc))
+            kinds = cells[:, 2] if columns == 3 else cells[:, 2] * 6 + cells[:, 3]
             for kind, count in Counter(kinds.tolist()).items():
                 if count > COPIES_PER_KIND:
                     verdict, arg, n = _rules.TOO_MANY_COPIES, kind, count
@@ -402,8 +409,11 @@ class Board:
             raise IllegalMoveError(f"a move places at most {MAX_HAND} tiles, got {len(move.placements)}")
         row = move._move_row()
         log = self._log
-        if log.shape[0] < (len(self._stack) + 1) * _LOG_ROOM + 1:
-            log = self._log = np.concatenate([log, np.zeros(log.shape[0], np.int64)])
+        need = (len(self._stack) + 1) * _LOG_ROOM + 1
+        if log.shape[0] < need:
+            grown = np.zeros(max(need, 2 * log.shape[0], 8 * _LOG_ROOM + 1), np.int64)
+            grown[: log.shape[0]] = log
+            log = self._log = grown
         st = self._st
         score = int(_state.push(st, log, row, check))
         old = None
@@ -451,7 +461,7 @@ class Board:
             board._log = self._log.copy()
             board._stack = list(self._stack)
         else:
-            board._log = _state.new_log()
+            board._log = _NO_LOG
             board._stack = []
         return board
 
