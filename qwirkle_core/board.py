@@ -218,9 +218,11 @@ class Board:
     __hash__ = None  # type: ignore[assignment]  # mutable
 
     # ----------------------------------------------------------- the queries
-    def _hand_mask(self, hand: Sequence[Tile]) -> int:
-        """The kind mask of a hand, after checking it (this is on the hot path of every
-        query, hence the single loop; the slow path only runs for duplicates)."""
+    def hand_mask(self, hand: Sequence[Tile]) -> int:
+        """The kind mask of ``hand`` (bit ``kind`` set for each kind it holds), after
+        checking that it is 0..6 Tiles that, with the board, hold at most 3 copies of a
+        kind.  (On the hot path of every query, hence the single loop; the slow path
+        only runs for duplicates.)"""
         if hand.__class__ is not list and hand.__class__ is not tuple:
             hand = _as_hand_sequence(hand)
         if len(hand) > MAX_HAND:
@@ -245,13 +247,13 @@ class Board:
     def check_hand(self, hand: Sequence[Tile]) -> None:
         """Raise unless ``hand`` is 0..6 Tiles that, with the board, hold at most 3
         copies of each kind."""
-        self._hand_mask(hand)
+        self.hand_mask(hand)
 
     def legal_moves(self, hand: Sequence[Tile]) -> MoveList:
         """Every legal placement of tiles from ``hand`` (0 to 6 Tiles, duplicates
         allowed), each once, with its score.  On the empty board the openings are
         given in the canonical frame: the line starts at (0, 0) and runs east."""
-        mask = self._hand_mask(hand)
+        mask = self.hand_mask(hand)
         if self._n_tiles:
             r0, r1, c0, c1 = self._box
             table = generate_moves(
@@ -273,15 +275,15 @@ class Board:
 
     def count_moves(self, hand: Sequence[Tile]) -> int:
         """How many legal moves ``hand`` has, without building the list."""
-        return self._generate(self._hand_mask(hand), MODE_COUNT)[1]
+        return self._generate(self.hand_mask(hand), MODE_COUNT)[1]
 
     def has_move(self, hand: Sequence[Tile]) -> bool:
         """Whether ``hand`` has any legal move (the search stops at the first)."""
-        return self._generate(self._hand_mask(hand), MODE_ANY)[1] > 0
+        return self._generate(self.hand_mask(hand), MODE_ANY)[1] > 0
 
     def best_moves(self, hand: Sequence[Tile]) -> MoveList:
         """Every move of the highest score (empty if there is no move)."""
-        return MoveList._trusted(self._generate(self._hand_mask(hand), MODE_BEST)[0])
+        return MoveList._trusted(self._generate(self.hand_mask(hand), MODE_BEST)[0])
 
     def legal_tile_masks(self) -> CellMasks:
         """For every empty cell beside the tiles, the kinds that fit there alone.
@@ -442,10 +444,10 @@ class Board:
 
     # ------------------------------------------- exhaustive queries (qwirkle_core.queries)
     def top_moves(self, hand: Sequence[Tile], k: int) -> MoveList:
-        """The ``k`` best moves, best first (:func:`qwirkle_core.queries.best_moves`)."""
-        from .queries import best_moves
+        """The ``k`` best moves, best first (:func:`qwirkle_core.queries.top_moves`)."""
+        from .queries import top_moves
 
-        return best_moves(self, hand, k)
+        return top_moves(self, hand, k)
 
     def moves_with_tiles(self, hand: Sequence[Tile], tiles: Sequence[Tile], *, any_of: bool = False) -> MoveList:
         """Moves restricted to some of the hand's tiles (:func:`qwirkle_core.queries.moves_with_tiles`)."""
@@ -458,24 +460,6 @@ class Board:
         from .queries import moves_on_cells
 
         return moves_on_cells(self, hand, cells)
-
-    def qwirkle_slots(self, unseen: Any = None) -> Any:
-        """Cells where one tile makes a Qwirkle (:func:`qwirkle_core.queries.qwirkle_slots`)."""
-        from .queries import qwirkle_slots
-
-        return qwirkle_slots(self, unseen)
-
-    def move_risk(self, hand: Sequence[Tile], unseen: Any = None) -> Any:
-        """Which moves leave the next player a Qwirkle (:func:`qwirkle_core.queries.move_risk`)."""
-        from .queries import move_risk
-
-        return move_risk(self, hand, unseen)
-
-    def planes(self, size: Any = 32, origin: tuple[int, int] | None = None, dtype: Any = np.float32) -> Any:
-        """The position as numpy planes (:func:`qwirkle_core.queries.position_planes`)."""
-        from .queries import position_planes
-
-        return position_planes(self, size, origin, dtype)
 
 
 def _verdict_message(verdict: int, r: int, c: int, direction: int) -> str:

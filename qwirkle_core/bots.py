@@ -7,7 +7,7 @@
 True
 
 The built-in bots (``random``, ``greedy``, ``heuristic``) decide with the same numba
-kernels that the self-play engine runs (qwirkle_core._selfplay), so a game played
+kernels that the self-play engine runs (qwirkle_core._gameloop), so a game played
 here with ``play`` is, turn by turn, the game ``selfplay`` plays for the same seed.
 A built-in bot for seat p of a game with seed S draws its tie-breaks from the
 generator of that seed and stream ``1 + p``.
@@ -21,8 +21,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from . import _prng
-from . import _selfplay as engine
+from . import _gameloop, _prng
 from .errors import QwirkleError
 from .game import Action, Game
 from .moves import Move
@@ -51,12 +50,12 @@ class _EngineBot(Bot):
     def choose(self, game: Game) -> Action:
         grid, meta, hands, hand_sizes, _, _, _ = game.engine_state(copy_grid=False)
         seat = game.to_move
-        action = np.zeros(engine.ACTION_COLS, np.int64)
+        action = np.zeros(_gameloop.ACTION_COLS, np.int64)
         # The heuristic puts tiles on the grid to look at them and takes them off again:
         # give it a copy so that a bot never writes to the game.
-        if self.engine_id == engine.BOT_HEURISTIC:
+        if self.engine_id == _gameloop.BOT_HEURISTIC:
             grid = grid.copy()
-        engine.choose_action(self.engine_id, grid, meta, hands[seat], hand_sizes[seat], self._rng, action)
+        _gameloop.choose_action(self.engine_id, grid, meta, hands[seat], hand_sizes[seat], self._rng, action)
         return action_from_row(action)
 
 
@@ -64,7 +63,7 @@ class RandomBot(_EngineBot):
     """Uniform over every legal action (placements, distinct exchanges, pass)."""
 
     name = "random"
-    engine_id = engine.BOT_RANDOM
+    engine_id = _gameloop.BOT_RANDOM
 
 
 class GreedyBot(_EngineBot):
@@ -72,7 +71,7 @@ class GreedyBot(_EngineBot):
     exchanges as many tiles as the bag allows (lowest kinds first), else passes."""
 
     name = "greedy"
-    engine_id = engine.BOT_GREEDY
+    engine_id = _gameloop.BOT_GREEDY
 
 
 class HeuristicBot(_EngineBot):
@@ -85,7 +84,7 @@ class HeuristicBot(_EngineBot):
     against greedy (greedy about 45%, the rest ties)."""
 
     name = "heuristic"
-    engine_id = engine.BOT_HEURISTIC
+    engine_id = _gameloop.BOT_HEURISTIC
 
 
 BOTS: dict[str, type[_EngineBot]] = {b.name: b for b in (RandomBot, GreedyBot, HeuristicBot)}
@@ -104,16 +103,16 @@ def make_bot(name: str, seed: int = 0, seat: int = 0) -> Bot:
 
 def action_from_row(action: np.ndarray) -> Action:
     """An engine action row as an Action."""
-    n = int(action[engine.A_N])
-    kind = int(action[engine.A_TYPE])
-    if kind == engine.PLACE:
+    n = int(action[_gameloop.A_N])
+    kind = int(action[_gameloop.A_TYPE])
+    if kind == _gameloop.PLACE:
         placements = tuple(
-            (int(action[engine.A_ROWS + s]), int(action[engine.A_COLS + s]), ALL_TILES[int(action[engine.A_KINDS + s])])
+            (int(action[_gameloop.A_ROWS + s]), int(action[_gameloop.A_COLS + s]), ALL_TILES[int(action[_gameloop.A_KINDS + s])])
             for s in range(n)
         )
-        return Action(Action.PLACE, Move(placements, int(action[engine.A_SCORE])))
-    if kind == engine.EXCHANGE:
-        return Action.exchange(ALL_TILES[int(action[engine.A_KINDS + s])] for s in range(n))
+        return Action(Action.PLACE, Move(placements, int(action[_gameloop.A_SCORE])))
+    if kind == _gameloop.EXCHANGE:
+        return Action.exchange(ALL_TILES[int(action[_gameloop.A_KINDS + s])] for s in range(n))
     return Action.pass_turn()
 
 
@@ -134,7 +133,7 @@ def rollouts(
     """
     if len(bots) != game.players:
         raise QwirkleError(f"{game.players} players need {game.players} bots, got {len(bots)}")
-    ids = np.zeros(engine.MAX_PLAYERS, np.int64)
+    ids = np.zeros(_gameloop.MAX_PLAYERS, np.int64)
     for seat, name in enumerate(bots):
         if name not in BOT_IDS:
             raise QwirkleError(f"unknown bot {name!r} (choose from {', '.join(BOTS)})")
@@ -146,7 +145,7 @@ def rollouts(
     seeds = [(int(seed) + i) % _prng.SEED_LIMIT for i in range(count)]
     low, high = _prng.seed_words(seeds)
     grid, meta, hands, hand_sizes, bag, scores, _ = game.engine_state(copy_grid=False)
-    out = engine.rollouts_parallel(
+    out = _gameloop.rollouts_parallel(
         grid, meta, hands, hand_sizes, bag, scores, ids, low, high, -1 if viewer is None else viewer
     )
     return out[:, : game.players]

@@ -22,3 +22,7 @@ class IllegalMoveError(QwirkleError):
 
 class InvalidPositionError(QwirkleError):
     """A board or a hand that no game of Qwirkle can produce."""
+
+
+class InvalidRecordError(QwirkleError):
+    """A game record that is malformed or does not replay to what it says."""

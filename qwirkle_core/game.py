@@ -15,36 +15,46 @@ The rules are RULES.md's.  Conventions this module fixes:
   each returned tile (in ascending kind order) into the bag: it goes last, then
   swaps places with a uniformly chosen slot.
 - The seeded generator (``qwirkle_core._prng``) shuffles the bag and mixes exchanges;
-  ``qwirkle_core._selfplay`` plays the same games inside numba.
+  ``qwirkle_core._gameloop`` plays the same games inside numba.
 """
 
 from __future__ import annotations
 
-import json
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from . import _prng
-from . import _selfplay as engine
-from .board import Board
-from .errors import IllegalMoveError, InvalidMoveError, InvalidPositionError, InvalidTileError, QwirkleError
+from . import _gameloop, _prng
+from .board import Board, tile_kinds
+from .errors import (
+    IllegalMoveError,
+    InvalidMoveError,
+    InvalidPositionError,
+    InvalidRecordError,
+    InvalidTileError,
+    QwirkleError,
+)
 from .moves import Move, MoveList
-from .tiles import ALL_TILES, COPIES_PER_KIND, N_KINDS, Tile, parse_tiles, tile_from_json
+from .tiles import ALL_TILES, COPIES_PER_KIND, N_KINDS, Tile, parse_tiles
+
+__all__ = [
+    "Action",
+    "Game",
+    "InvalidRecordError",
+    "Turn",
+    "distinct_exchanges",
+    "largest_group",
+    "opening_player",
+]
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 6
 HAND_SIZE = 6
 GOING_OUT_BONUS = 6
-RECORD_FORMAT = "qwirkle-record/1"
-
-
-class InvalidRecordError(QwirkleError):
-    """A game record that is malformed or does not replay to what it says."""
 
 
 # ------------------------------------------------------------------- actions
@@ -297,6 +307,12 @@ class Game:
         return self._seed
 
     @property
+    def from_deal(self) -> bool:
+        """Whether the game was played from its deal (then its history is a record);
+        False for a game loaded from a position string or determinized."""
+        return self._from_deal
+
+    @property
     def board(self) -> Board:
         """The board (read it; change it only through push and pop)."""
         return self._board
@@ -533,11 +549,11 @@ class Game:
         seat = self._seat(player)
         rng = _prng.new_state(_check_seed(seed), _prng.GAME_STREAM)
         _, meta, hands, hand_sizes, bag, _, _ = self.engine_state(copy_grid=False)
-        engine.redeal_unseen(meta, hands, hand_sizes, bag, seat, rng)
+        _gameloop.redeal_unseen(meta, hands, hand_sizes, bag, seat, rng)
         game = self.copy()
         game._hands = [[ALL_TILES[int(k)] for k in hands[p, : hand_sizes[p]]] for p in range(self._players)]
-        game._bag = [int(k) for k in bag[: meta[engine.M_BAG]]]
-        game._opening = int(meta[engine.M_OPENING])
+        game._bag = [int(k) for k in bag[: meta[_gameloop.M_BAG]]]
+        game._opening = int(meta[_gameloop.M_OPENING])
         game._rng = rng
         # The past no longer leads to this state: it can be played on, not popped.
         game._history = []
@@ -558,30 +574,30 @@ class Game:
         npt.NDArray[np.int64],
     ]:
         """The position as the numba engine's arrays: (grid, meta, hands, hand_sizes,
-        bag, scores, game_rng); see qwirkle_core._selfplay."""
+        bag, scores, game_rng); see qwirkle_core._gameloop."""
         grid, (row_origin, col_origin), (r0, r1, c0, c1) = self._board.state_arrays()
         if copy_grid:
             grid = grid.copy()
-        meta = np.zeros(engine.N_META, np.int64)
-        meta[engine.M_R0], meta[engine.M_R1], meta[engine.M_C0], meta[engine.M_C1] = r0, r1, c0, c1
-        meta[engine.M_ROW_ORIGIN] = row_origin
-        meta[engine.M_COL_ORIGIN] = col_origin
-        meta[engine.M_BOARD_TILES] = len(self._board)
-        meta[engine.M_BAG] = len(self._bag)
-        meta[engine.M_PLAYER] = self._player
-        meta[engine.M_PLAYERS] = self._players
-        meta[engine.M_OPENING] = self._opening
-        meta[engine.M_OVER] = int(self._over)
-        meta[engine.M_TURNS] = len(self._history)
-        meta[engine.M_WENT_OUT] = self._went_out
-        hands = np.zeros((engine.MAX_PLAYERS, HAND_SIZE), np.int64)
-        hand_sizes = np.zeros(engine.MAX_PLAYERS, np.int64)
+        meta = np.zeros(_gameloop.N_META, np.int64)
+        meta[_gameloop.M_R0], meta[_gameloop.M_R1], meta[_gameloop.M_C0], meta[_gameloop.M_C1] = r0, r1, c0, c1
+        meta[_gameloop.M_ROW_ORIGIN] = row_origin
+        meta[_gameloop.M_COL_ORIGIN] = col_origin
+        meta[_gameloop.M_BOARD_TILES] = len(self._board)
+        meta[_gameloop.M_BAG] = len(self._bag)
+        meta[_gameloop.M_PLAYER] = self._player
+        meta[_gameloop.M_PLAYERS] = self._players
+        meta[_gameloop.M_OPENING] = self._opening
+        meta[_gameloop.M_OVER] = int(self._over)
+        meta[_gameloop.M_TURNS] = len(self._history)
+        meta[_gameloop.M_WENT_OUT] = self._went_out
+        hands = np.zeros((_gameloop.MAX_PLAYERS, HAND_SIZE), np.int64)
+        hand_sizes = np.zeros(_gameloop.MAX_PLAYERS, np.int64)
         for p, h in enumerate(self._hands):
             hand_sizes[p] = len(h)
             hands[p, : len(h)] = [t.kind for t in h]
         bag = np.zeros(N_KINDS * COPIES_PER_KIND, np.int64)
         bag[: len(self._bag)] = self._bag
-        scores = np.zeros(engine.MAX_PLAYERS, np.int64)
+        scores = np.zeros(_gameloop.MAX_PLAYERS, np.int64)
         scores[: self._players] = self._scores
         return grid, meta, hands, hand_sizes, bag, scores, self._rng.copy()
 
@@ -629,6 +645,54 @@ class Game:
             rng = _prng.state_from_text(rng_text)
         except (QwirkleError, ValueError) as exc:
             raise InvalidPositionError(f"bad position string: {exc}") from None
+        return cls._checked(board, hands, bag, scores, player, state, rng)
+
+    @classmethod
+    def from_position(
+        cls,
+        board: Board,
+        hands: Sequence[Sequence[Tile]],
+        bag: Sequence[Tile],
+        scores: Sequence[int] | None = None,
+        to_move: int = 0,
+        seed: int = 0,
+    ) -> Game:
+        """A game from its parts: the board, every hand (seat 0 first), the bag (the
+        next draw last), the scores (default 0) and the seat to move; on an empty board
+        the game is before its opening.  ``seed`` seeds the generator that mixes
+        exchanged tiles into the bag.  Raises InvalidPositionError for a position that
+        no game can reach (tiles not conserved, a hand over 6, ...)."""
+        if not isinstance(board, Board):
+            raise InvalidPositionError(f"expected a Board, got {board!r}")
+        hands_list = [list(h) for h in hands]
+        for h in hands_list:
+            tile_kinds(h, "a hand")
+        bag_list = list(bag)
+        tile_kinds(bag_list, "the bag")
+        scores_list = [0] * len(hands_list) if scores is None else list(scores)
+        if any(type(s) is not int for s in scores_list):
+            raise InvalidPositionError(f"scores are integers, got {scores_list!r}")
+        if type(to_move) is not int:
+            raise InvalidPositionError(f"to_move is a seat number, got {to_move!r}")
+        rng = _prng.new_state(_check_seed(seed), _prng.GAME_STREAM)
+        opening = 0
+        if board.is_empty() and 0 <= to_move < len(hands_list):
+            opening = largest_group(hands_list[to_move])
+        state = f"o{opening}" if opening else "p"
+        return cls._checked(board.copy(stack=False), hands_list, bag_list, scores_list, to_move, state, rng)
+
+    @classmethod
+    def _checked(
+        cls,
+        board: Board,
+        hands: list[list[Tile]],
+        bag: list[Tile],
+        scores: list[int],
+        player: int,
+        state: str,
+        rng: npt.NDArray[np.int64],
+    ) -> Game:
+        """The game of these parts, after checking that a game can reach them."""
         players = len(hands)
         if not MIN_PLAYERS <= players <= MAX_PLAYERS:
             raise InvalidPositionError(f"a game has {MIN_PLAYERS} to {MAX_PLAYERS} players, got {players}")
@@ -697,53 +761,18 @@ class Game:
 
     # --------------------------------------------------------------- records
     def to_record(self) -> dict[str, Any]:
-        """The game so far as a ``qwirkle-record/1`` object (see :func:`record_line`)."""
-        if not self._from_deal or self._seed is None:
-            raise QwirkleError("only a game played from its deal has a record")
-        return {
-            "format": RECORD_FORMAT,
-            "players": self._players,
-            "seed": self._seed,
-            "turns": [t.to_json() for t in self._history],
-            "scores": list(self._scores),
-        }
+        """The game so far as a ``qwirkle-record/1`` object (:func:`qwirkle_core.records.record_from_game`)."""
+        from .records import record_from_game
+
+        return record_from_game(self)
 
     @classmethod
     def from_record(cls, record: dict[str, Any] | str) -> Game:
-        """Replay a record (an object, or one JSON line) and return the game at its end.
+        """Replay a record (an object, or one JSON line) and return the game at its end
+        (:func:`qwirkle_core.records.game_from_record`)."""
+        from .records import game_from_record
 
-        The deal comes from the seed; every turn's player, hand, score and draws, and
-        the final scores, must be what the replay gives, else InvalidRecordError."""
-        if isinstance(record, str):
-            try:
-                record = json.loads(record)
-            except json.JSONDecodeError as exc:
-                raise InvalidRecordError(f"not JSON: {exc}") from None
-        if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
-            raise InvalidRecordError(f"not a {RECORD_FORMAT} record")
-        players, seed, turns = record.get("players"), record.get("seed"), record.get("turns")
-        if type(players) is not int or type(seed) is not int or not isinstance(turns, list):
-            raise InvalidRecordError("a record has integer players and seed and a list of turns")
-        try:
-            probe = cls(players, seed)
-            tie_break = None
-            if turns and isinstance(turns[0], dict) and turns[0].get("player") != probe.to_move:
-                # The opener won a tie that the seat order alone does not explain.
-                first = turns[0].get("player")
-                if type(first) is not int or not 0 <= first < players:
-                    raise InvalidRecordError(f"turn 0: no seat {first!r}")
-                tie_break = [first] + [p for p in range(players) if p != first]
-            game = cls(players, seed, tie_break)
-        except QwirkleError as exc:
-            raise InvalidRecordError(str(exc)) from None
-        for i, turn in enumerate(turns):
-            try:
-                _replay_turn(game, turn)
-            except (QwirkleError, KeyError, TypeError) as exc:
-                raise InvalidRecordError(f"turn {i}: {exc}") from None
-        if record.get("scores") != game._scores:
-            raise InvalidRecordError(f"the record's final scores {record.get('scores')} are not the replay's {game._scores}")
-        return game
+        return game_from_record(record)
 
 
 def _tiles_run(text: str) -> list[Tile]:
@@ -753,54 +782,3 @@ def _tiles_run(text: str) -> list[Tile]:
     if len(text) % 2:
         raise InvalidTileError(f"tiles are two letters each, got {text!r}")
     return [Tile.from_text(text[i : i + 2]) for i in range(0, len(text), 2)]
-
-
-def _tiles_json(value: Any) -> list[Tile]:
-    if not isinstance(value, list):
-        raise InvalidRecordError(f"expected a list of [color, shape], got {value!r}")
-    return [tile_from_json(v) for v in value]
-
-
-def _replay_turn(game: Game, turn: Any) -> None:
-    if not isinstance(turn, dict):
-        raise InvalidRecordError(f"a turn is an object, got {turn!r}")
-    if game.is_over:
-        raise InvalidRecordError("the game is already over")
-    if turn["player"] != game.to_move:
-        raise InvalidRecordError(f"seat {turn['player']} plays, but seat {game.to_move} is to move")
-    if _tiles_json(turn["hand"]) != game.hand():
-        raise InvalidRecordError("the hand is not the replay's")
-    kind = turn["action"]
-    if kind == Action.PLACE:
-        action = Action.place(Move.from_json(turn["placements"]))
-    elif kind == Action.EXCHANGE:
-        action = Action.exchange(_tiles_json(turn["tiles"]))
-    elif kind == Action.PASS:
-        action = Action.pass_turn()
-    else:
-        raise InvalidRecordError(f"unknown action {kind!r}")
-    game.push(action)
-    played = game._history[-1]
-    if kind == Action.PLACE and turn["score"] != played.score:
-        raise InvalidRecordError(f"the record scores {turn['score']}, the rules {played.score}")
-    if kind != Action.PASS and _tiles_json(turn["drawn"]) != list(played.drawn):
-        raise InvalidRecordError("the tiles drawn are not the replay's")
-
-
-def record_line(record: dict[str, Any]) -> str:
-    """One record as one line of JSON (a records file holds one per line)."""
-    return json.dumps(record, separators=(", ", ": "))
-
-
-def read_records(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
-    """The records of a JSON-lines file (blank lines skipped)."""
-    for number, line in enumerate(lines, 1):
-        if line.strip():
-            try:
-                value = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InvalidRecordError(f"line {number}: not JSON: {exc}") from None
-            if not isinstance(value, dict):
-                raise InvalidRecordError(f"line {number}: a record is a JSON object")
-            yield value
-

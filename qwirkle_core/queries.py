@@ -8,7 +8,7 @@ built until you index it).  Kinds are ``color * 6 + shape``; a *kind mask* has b
 
 >>> from qwirkle_core import Board, Move, parse_tiles, queries
 >>> board = Board("Rc@0,0 Rs@0,1 Rd@0,2 Rl@0,3")
->>> queries.best_moves(board, parse_tiles("Rx Rb Yc"), 2)
+>>> queries.top_moves(board, parse_tiles("Rx Rb Yc"), 2)
 <MoveList 2 moves: Rx@0,4 Rb@0,5 (12), Rb@0,4 Rx@0,5 (12)>
 >>> risk = queries.move_risk(board, parse_tiles("Rx Yc"))
 >>> len(risk.moves), [str(m) for m, r in zip(risk.moves, risk.risky) if r]
@@ -52,7 +52,6 @@ __all__ = [
     "batch_best_scores",
     "batch_counts",
     "batch_moves",
-    "best_moves",
     "count_moves",
     "has_move",
     "mask_tiles",
@@ -61,6 +60,7 @@ __all__ = [
     "moves_with_tiles",
     "position_planes",
     "qwirkle_slots",
+    "top_moves",
     "unseen_counts",
 ]
 
@@ -169,7 +169,7 @@ def has_move(board: Board, hand: Sequence[Tile]) -> bool:
     return _board(board).has_move(hand)
 
 
-def best_moves(board: Board, hand: Sequence[Tile], k: int) -> MoveList:
+def top_moves(board: Board, hand: Sequence[Tile], k: int) -> MoveList:
     """The ``k`` highest-scoring moves, best first; among equal scores, in generation
     order (the order of :meth:`Board.legal_moves`).  Fewer when there are fewer moves.
 
@@ -180,7 +180,7 @@ def best_moves(board: Board, hand: Sequence[Tile], k: int) -> MoveList:
     k = int(k)
     if k < 0:
         raise QwirkleError(f"k must be at least 0, got {k}")
-    mask = board._hand_mask(hand)
+    mask = board.hand_mask(hand)
     grid, r0, r1, c0, c1, row_origin, col_origin, empty = _state(board)
     return MoveList._trusted(
         _queries.best_moves(grid, r0, r1, c0, c1, mask, row_origin, col_origin, empty, k)
@@ -195,7 +195,7 @@ def moves_with_tiles(
     moves that place at least one of them.  In generation order."""
     board = _board(board)
     hand = _reusable(hand)
-    mask = board._hand_mask(hand)
+    mask = board.hand_mask(hand)
     kinds = _tile_kinds(tiles, "tiles")
     held = Counter(t.kind for t in hand)
     for kind, n in Counter(kinds).items():
@@ -219,7 +219,7 @@ def moves_on_cells(board: Board, hand: Sequence[Tile], cells: Any) -> MoveList:
     On the empty board the moves are the openings in the canonical frame (from (0, 0)
     eastward), so only cells of row 0, columns 0..5 can match."""
     board = _board(board)
-    mask = board._hand_mask(hand)
+    mask = board.hand_mask(hand)
     rows, cols = _cells(cells)
     grid, r0, r1, c0, c1, row_origin, col_origin, empty = _state(board)
     table = _queries.moves_on_cells(grid, r0, r1, c0, c1, mask, row_origin, col_origin, empty, rows, cols)
@@ -313,7 +313,7 @@ def move_risk(board: Board, hand: Sequence[Tile], unseen: object = None) -> Move
     board nor in ``hand``."""
     board = _board(board)
     hand = _reusable(hand)
-    mask = board._hand_mask(hand)
+    mask = board.hand_mask(hand)
     counts = unseen_counts(board, unseen, hand if unseen is None else None)
     grid, r0, r1, c0, c1, row_origin, col_origin, empty = _state(board)
     table, open_after, opened = _queries.move_risk(
@@ -349,7 +349,7 @@ def _pack(positions: object) -> _Packed:
         board = item[0]
         if board.__class__ is not Board:
             raise InvalidPositionError(f"expected a Board, got {board!r}")
-        mask = board._hand_mask(item[1])
+        mask = board.hand_mask(item[1])
         grid, (row_origin, col_origin), (r0, r1, c0, c1) = board.state_arrays()
         if len(board):
             sub = grid[r0 - MARGIN : r1 + MARGIN, c0 - MARGIN : c1 + MARGIN]

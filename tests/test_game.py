@@ -19,9 +19,8 @@ from qwirkle_core.game import (
     distinct_exchanges,
     largest_group,
     opening_player,
-    read_records,
-    record_line,
 )
+from qwirkle_core.records import read_records, record_line
 
 # With NUMBA_DISABLE_JIT=1 (the coverage run) the kernels are plain Python: fewer games.
 JIT_OFF = bool(numba.config.DISABLE_JIT)
