@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from qwirkle_core import _gameloop
+from qwirkle_core.selfplay import play_batches
 
 GAMES = 1000
 TIE_RANK = np.arange(_gameloop.MAX_PLAYERS, dtype=np.int64)
@@ -49,3 +50,19 @@ def test_greedy_games_all_cores(benchmark) -> None:  # type: ignore[no-untyped-d
         _gameloop.play_games_parallel, args=(2, SEEDS_LOW, SEEDS_HIGH, TIE_RANK, GREEDY, NO_LOGS), rounds=5, iterations=1
     )
     _report(benchmark, f"greedy vs greedy, 2 players, {numba.get_num_threads()} cores")
+
+
+@pytest.mark.parametrize("record", [False, True], ids=["no-records", "records"])
+def test_greedy_games_one_core_with_and_without_records(benchmark, record: bool) -> None:  # type: ignore[no-untyped-def]
+    """The selfplay command's own path (play_batches): records are JSON lines written by
+    a kernel from the turn logs.  Compare the two rounds' games/s as a ratio."""
+
+    def run() -> int:
+        written = 0
+        for batch in play_batches(GAMES, 2, ["greedy", "greedy"], seed=0, record=record, parallel=False):
+            written += len(batch.records_text)
+        return written
+
+    run()  # compile and load outside the rounds
+    benchmark.pedantic(run, rounds=5, iterations=1)
+    _report(benchmark, f"greedy vs greedy, one core, {'with' if record else 'without'} records")

@@ -228,3 +228,20 @@ def cell_masks(
         coords[i, 1] = p % width + col_shift
         masks[i] = row_mask[p] & col_mask[p]
     return coords, masks
+
+
+@kernel
+def fitting_kinds(grid: KArray, r0: KInt, r1: KInt, c0: KInt, c1: KInt) -> KInt:
+    """The kinds that fit, alone, on at least one empty cell beside the tiles of a
+    non-empty board (the union of the cells' legal-tile masks).
+
+    This decides whether anyone can ever place again: a tile that fits no cell alone
+    fits in no longer move either, since every legal move has a tile touching the
+    board, and that tile is legal alone (its lines are parts of the move's lines)."""
+    checks = cross_checks(grid, r0, r1, c0, c1)
+    row_mask, col_mask, singles = checks[1], checks[2], checks[6]
+    fits = np.int64(0)
+    for i in range(singles.shape[0]):
+        p = singles[i]
+        fits |= row_mask[p] & col_mask[p]
+    return fits

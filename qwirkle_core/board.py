@@ -419,6 +419,13 @@ class Board:
         board._stack = list(self._stack) if stack else []
         return board
 
+    def __copy__(self) -> Board:
+        return self.copy()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Board:
+        # Moves and tiles are immutable: copy() shares them, and copies the arrays.
+        return self.copy()
+
     def state_arrays(self) -> tuple[npt.NDArray[np.int8], tuple[int, int], tuple[int, int, int, int]]:
         """The raw state: the grid of kinds (-1 empty), the caller's coordinates of
         grid cell (CENTER, CENTER), and the tiles' grid box.  Read-only use."""

@@ -22,7 +22,8 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _gameloop, _prng
-from .errors import QwirkleError
+from ._gameloop import MAX_TURNS
+from .errors import QwirkleError, RunawayGameError
 from .game import Action, Game
 from .moves import Move
 from .tiles import ALL_TILES
@@ -145,16 +146,26 @@ def rollouts(
     seeds = [(int(seed) + i) % _prng.SEED_LIMIT for i in range(count)]
     low, high = _prng.seed_words(seeds)
     grid, meta, hands, hand_sizes, bag, scores, _ = game.engine_state(copy_grid=False)
-    out = _gameloop.rollouts_parallel(
+    out, ends = _gameloop.rollouts_parallel(
         grid, meta, hands, hand_sizes, bag, scores, ids, low, high, -1 if viewer is None else viewer
     )
+    runaway = np.flatnonzero(ends == _gameloop.END_RUNAWAY)
+    if runaway.size:
+        raise RunawayGameError(
+            f"rollout {int(runaway[0])} (seed {seeds[int(runaway[0])]}) ran past {_gameloop.MAX_TURNS} turns"
+        )
     return out[:, : game.players]
 
 
-def play(game: Game, bots: Sequence[Bot]) -> Game:
-    """Let ``bots[seat]`` play ``game`` to its end (in place); returns the game."""
+def play(game: Game, bots: Sequence[Bot], max_turns: int = MAX_TURNS) -> Game:
+    """Let ``bots[seat]`` play ``game`` to its end (in place); returns the game.
+
+    Raises :class:`RunawayGameError` once the game has ``max_turns`` turns without
+    ending (bots that keep exchanging forever), rather than running forever."""
     if len(bots) != game.players:
-        raise ValueError(f"{game.players} players need {game.players} bots, got {len(bots)}")
+        raise QwirkleError(f"{game.players} players need {game.players} bots, got {len(bots)}")
     while not game.is_over:
+        if len(game.history) >= max_turns:
+            raise RunawayGameError(f"the game ran past {max_turns} turns without ending")
         game.push(bots[game.to_move].choose(game))
     return game

@@ -120,6 +120,7 @@ class EngineSession:
             "scores": list(game.scores),
             "bag": game.bag_size,
             "over": game.is_over,
+            "end": game.end,
             "winners": game.winners() if game.is_over else [],
         }
 

@@ -26,3 +26,9 @@ class InvalidPositionError(QwirkleError):
 
 class InvalidRecordError(QwirkleError):
     """A game record that is malformed or does not replay to what it says."""
+
+
+class RunawayGameError(QwirkleError):
+    """A game loop reached its turn cap (``MAX_TURNS``) without the game ending: bots
+    that keep exchanging forever.  Raised instead of running forever or silently
+    cutting the game short."""

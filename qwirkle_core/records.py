@@ -7,7 +7,12 @@ A record is one JSON object per game (a records file holds one per line)::
                 "placements": [[row, col, c, s], ...], "score": 6, "drawn": [[c, s], ...]},
                {"player": 1, "hand": [...], "action": "exchange", "tiles": [...], "drawn": [...]},
                {"player": 0, "hand": [...], "action": "pass"}, ...],
-     "scores": [120, 97]}
+     "scores": [120, 97], "end": "out"}
+
+``end`` says how the game ended: ``"out"`` (a player emptied their hand: +6),
+``"blocked"`` (the bag empty and no one able to place), ``"dead"`` (tiles left in the
+bag, but none of them nor of the hands fits the board anywhere), or null for a game
+not over.  Records written before the field existed replay without it.
 
 The deal comes from the seed, so a record replays exactly: :func:`game_from_record`
 checks every turn's player, hand, score and draws, and the final scores.
@@ -27,7 +32,7 @@ import numpy.typing as npt
 
 from . import _gameloop
 from .errors import InvalidRecordError, QwirkleError
-from .game import Action, Game
+from .game import END_NAMES, Action, Game
 from .moves import Move
 from .tiles import ALL_TILES, Tile, tile_from_json
 
@@ -54,6 +59,7 @@ def record_from_game(game: Game) -> dict[str, Any]:
         "seed": game.seed,
         "turns": [t.to_json() for t in game.history],
         "scores": game.scores,
+        "end": game.end,
     }
 
 
@@ -89,13 +95,20 @@ def game_from_record(record: dict[str, Any] | str) -> Game:
             _replay_turn(game, turn)
         except (QwirkleError, KeyError, TypeError) as exc:
             raise InvalidRecordError(f"turn {i}: {exc}") from None
+    if "end" in record and record["end"] != game.end:
+        raise InvalidRecordError(f"the record says the game ended {record['end']!r}, the replay {game.end!r}")
     if record.get("scores") != game.scores:
         raise InvalidRecordError(f"the record's final scores {record.get('scores')} are not the replay's {game.scores}")
     return game
 
 
-def record_from_log(players: int, seed: int, log: npt.NDArray[np.int32], scores: Sequence[int]) -> dict[str, Any]:
-    """The qwirkle-record/1 object of one engine game, from its turn log."""
+def record_from_log(
+    players: int, seed: int, log: npt.NDArray[np.int32], scores: Sequence[int], end: int = 0
+) -> dict[str, Any]:
+    """The qwirkle-record/1 object of one game of the numba loop, from its turn log and
+    how it ended (an END_* code).  (Self-play writes records with a kernel instead,
+    see :func:`qwirkle_core.selfplay.records_text`; this is the readable twin that the
+    tests compare it with.)"""
 
     def tiles(kinds: npt.NDArray[np.int32]) -> list[list[int]]:
         return [ALL_TILES[int(k)].as_json() for k in kinds]
@@ -129,6 +142,7 @@ def record_from_log(players: int, seed: int, log: npt.NDArray[np.int32], scores:
         "seed": seed,
         "turns": turns,
         "scores": [int(s) for s in scores[:players]],
+        "end": END_NAMES.get(int(end)),
     }
 
 
@@ -157,7 +171,7 @@ def _replay_turn(game: Game, turn: Any) -> None:
     else:
         raise InvalidRecordError(f"unknown action {kind!r}")
     game.push(action)
-    played = game.history[-1]
+    played = game.last_turn
     if kind == Action.PLACE and turn["score"] != played.score:
         raise InvalidRecordError(f"the record scores {turn['score']}, the rules {played.score}")
     if kind != Action.PASS and _tiles_json(turn["drawn"]) != list(played.drawn):

@@ -33,26 +33,26 @@ TIE = np.arange(6, dtype=np.int64)
 
 
 def engine_game(seed: int, bots: list[str]) -> tuple[dict, int]:  # type: ignore[type-arg]
-    """Play one game in the engine; its record and the seat that went out."""
+    """Play one game in the numba loop; its record and how it ended (END_*)."""
     ids = np.zeros(6, np.int64)
     ids[: len(bots)] = [BOT_IDS[b] for b in bots]
     log = _gameloop.empty_logs(1, 600)[0]
-    scores, turns, went_out = _gameloop.play_game(len(bots), seed & 0xFFFFFFFF, seed >> 32, TIE, ids, log)
+    scores, turns, end = _gameloop.play_game(len(bots), seed & 0xFFFFFFFF, seed >> 32, TIE, ids, log)
     assert turns <= 600
-    return record_from_log(len(bots), seed, log[:turns], scores), int(went_out)
+    return record_from_log(len(bots), seed, log[:turns], scores, end), int(end)
 
 
 @SETTINGS
 @given(seed=st.integers(0, 2**64 - 1), players=st.integers(2, 6), data=st.data())
 def test_engine_and_game_agree_turn_by_turn(seed: int, players: int, data: st.DataObject) -> None:
     bots = [data.draw(st.sampled_from(sorted(BOT_IDS))) for _ in range(players)]
-    record, went_out = engine_game(seed, bots)
+    record, end = engine_game(seed, bots)
     game = play(Game(players, seed), [make_bot(b, seed, p) for p, b in enumerate(bots)])
     python_record = game.to_record()
     for i, (ours, theirs) in enumerate(zip(record["turns"], python_record["turns"])):
         assert ours == theirs, f"turn {i} differs"
     assert record == python_record
-    assert went_out == (-1 if game.went_out is None else game.went_out)
+    assert record["end"] == game.end is not None and end != _gameloop.END_RUNAWAY
     # The engine's record replays in the Python Game to the same end.
     assert Game.from_record(record) == game
 
@@ -203,7 +203,8 @@ def test_command_json_summary(capsys) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_command_unwritable_record(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
-    assert run_command(["--games", "1", "--record", str(tmp_path / "missing" / "x.jsonl")]) == 1
+    """A bad --record path is bad input: exit 2 and one line, before any game."""
+    assert run_command(["--games", "1", "--record", str(tmp_path / "missing" / "x.jsonl")]) == 2
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
 
 
@@ -222,8 +223,8 @@ def test_engine_gives_the_same_game_without_jit() -> None:
         "    ids = np.zeros(6, np.int64)\n"
         "    ids[: len(bots)] = [BOT_IDS[b] for b in bots]\n"
         "    tie = np.arange(6, dtype=np.int64)\n"
-        "    scores, turns, _ = _gameloop.play_game(len(bots), seed & 0xFFFFFFFF, seed >> 32, tie, ids, log)\n"
-        "    out.append(record_from_log(len(bots), seed, log[:turns], scores))\n"
+        "    scores, turns, end = _gameloop.play_game(len(bots), seed & 0xFFFFFFFF, seed >> 32, tie, ids, log)\n"
+        "    out.append(record_from_log(len(bots), seed, log[:turns], scores, end))\n"
         "print(json.dumps(out))\n"
     )
     env = dict(os.environ, NUMBA_DISABLE_JIT="1")

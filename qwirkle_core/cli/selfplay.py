@@ -12,21 +12,101 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
+import signal
 import sys
 import time
+from types import FrameType, TracebackType
 from typing import IO, Any
 
 import numba
+import numpy as np
 
 from .._prng import SEED_LIMIT
 from ..bots import BOT_IDS
+from ..errors import QwirkleError
 from ..game import MAX_PLAYERS, MIN_PLAYERS
-from ..records import record_line
-from ..selfplay import BATCH, SelfPlayArgumentError, parse_bots, selfplay
+from ..selfplay import BATCH, SelfPlayArgumentError, SelfPlayResult, parse_bots, play_batches
 
 EXIT_BAD_ARGS = 2
 EXIT_IO = 1
 MAX_THREADS: int = numba.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]  # numba has no stubs here
+
+
+class RecordFileError(QwirkleError):
+    """A record file that cannot be opened as asked."""
+
+
+def open_record_file(path: str, append: bool) -> IO[bytes]:
+    """Open ``path`` for records.  A new or empty file is fine; an existing non-empty
+    one only with ``append`` (records are never destroyed by a new run), and then a
+    partial last line (an interrupted writer) is cut off so that every line is whole."""
+    try:
+        if not append:
+            # "x": fail if it exists, so that a second run cannot truncate the first's games.
+            try:
+                return open(path, "xb")
+            except FileExistsError:
+                if os.path.getsize(path) > 0:
+                    raise RecordFileError(
+                        f"{path} exists and holds records: choose another file, or add --append"
+                    ) from None
+                return open(path, "wb")
+        handle = open(path, "a+b")  # noqa: SIM115 - returned open, closed by the caller
+        size = handle.seek(0, os.SEEK_END)
+        if size:
+            # Cut back to the last newline: what follows it is a record cut short.
+            keep = size
+            step = 4096
+            while keep > 0:
+                start = max(0, keep - step)
+                handle.seek(start)
+                chunk = handle.read(keep - start)
+                cut = chunk.rfind(b"\n")
+                if cut >= 0:
+                    keep = start + cut + 1
+                    break
+                keep = start
+            if keep != size:
+                handle.truncate(keep)
+        return handle
+    except OSError as exc:
+        raise RecordFileError(f"cannot write {path}: {exc.strerror}") from None
+
+
+def write_whole(out: IO[bytes], text: bytes) -> None:
+    """Append whole lines and push them to the disk before the next batch, so that an
+    interrupted run leaves every game finished so far, each on a whole line."""
+    out.write(text)
+    out.flush()
+    os.fsync(out.fileno())
+
+
+class _StopOnSignal:
+    """While active, SIGINT and SIGTERM only set ``signal``: the run stops after the
+    batch in flight, with its records written, instead of raising inside a numba
+    call (which numba reports as a SystemError)."""
+
+    def __init__(self) -> None:
+        self.signal: int | None = None
+        self._saved: dict[int, Any] = {}
+
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
+        self.signal = signum
+
+    def __enter__(self) -> _StopOnSignal:  # noqa: PYI034 - a final class
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            try:
+                self._saved[signum] = signal.signal(signum, self._handle)
+            except ValueError:  # not the main thread: leave the handlers alone
+                pass
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        for signum, handler in self._saved.items():
+            signal.signal(signum, handler)
 
 
 def _int_option(text: Any, option: str, low: int, high: int) -> int:
@@ -76,7 +156,18 @@ def register(subparsers: Any) -> None:
         help=f"one bot for every seat, or one per seat: {', '.join(BOT_IDS)} (default greedy)",
     )
     parser.add_argument("--seed", default="0", metavar="S", help="game i is dealt from seed S+i (default 0)")
-    parser.add_argument("--record", metavar="FILE", help="write each game's record, one JSON line per game")
+    parser.add_argument(
+        "--record",
+        metavar="FILE",
+        help="write each game's record, one JSON line per game, as the games finish; "
+        "an existing non-empty FILE is refused unless --append",
+    )
+    parser.add_argument(
+        "--append",
+        action="store_true",
+        help="add the records to the end of an existing FILE (a partial last line left by an "
+        "interrupted run is cut off first)",
+    )
     parser.add_argument("--threads", metavar="T", help="cores to use (default: all)")
     parser.add_argument(
         "--progress",
@@ -101,22 +192,46 @@ def run(args: argparse.Namespace) -> int:
     except SelfPlayArgumentError as exc:
         print(f"selfplay: {exc}", file=sys.stderr)
         return EXIT_BAD_ARGS
-    with contextlib.ExitStack() as stack:
-        out = None
-        if args.record:
-            # Opened before the games, so that a bad path fails at once.
-            try:
-                out = stack.enter_context(open(args.record, "w", encoding="utf-8"))
-            except OSError as exc:
-                print(f"selfplay: cannot write {args.record}: {exc.strerror}", file=sys.stderr)
-                return EXIT_IO
-        if threads is not None:
-            numba.set_num_threads(threads)
-        show = args.progress == "always" or (args.progress == "auto" and games > BATCH and sys.stderr.isatty())
-        bar = ProgressBar(games, sys.stderr) if show else None
-        result = selfplay(games, players, bots, seed, record=out is not None, progress=bar)
+    out = None
+    if args.record:
+        # Opened before the games, so that a bad path fails at once.
+        try:
+            out = open_record_file(args.record, args.append)
+        except RecordFileError as exc:
+            print(f"selfplay: {exc}", file=sys.stderr)
+            return EXIT_BAD_ARGS
+    if threads is not None:
+        numba.set_num_threads(threads)
+    show = args.progress == "always" or (args.progress == "auto" and games > BATCH and sys.stderr.isatty())
+    bar = ProgressBar(games, sys.stderr) if show else None
+    scores = np.zeros((games, players), np.int64)
+    turns = np.zeros(games, np.int64)
+    seconds = 0.0
+    done = 0
+    with contextlib.ExitStack() as stack, _StopOnSignal() as stop:
         if out is not None:
-            out.writelines(record_line(rec) + "\n" for rec in result.records)
+            stack.callback(out.close)
+        for batch in play_batches(games, players, bots, seed, record=out is not None):
+            done = batch.start + len(batch.seeds)
+            scores[batch.start : done] = batch.scores
+            turns[batch.start : done] = batch.turns
+            seconds += batch.seconds
+            if out is not None:
+                try:
+                    write_whole(out, batch.records_text)
+                except OSError as exc:
+                    print(f"selfplay: cannot write {args.record}: {exc.strerror}", file=sys.stderr)
+                    return EXIT_BAD_ARGS
+            if bar is not None:
+                bar(done)
+            if stop.signal is not None:
+                print(
+                    f"selfplay: stopped by signal after {done} of {games} games"
+                    + (f"; their records are in {args.record}" if args.record else ""),
+                    file=sys.stderr,
+                )
+                return 128 + stop.signal
+    result = SelfPlayResult(scores, turns, seconds)
     wins, ties = result.wins()
     means = result.scores.mean(axis=0)
     rate = games / max(result.seconds, 1e-9)
