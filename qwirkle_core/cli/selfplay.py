@@ -25,7 +25,7 @@ import numpy as np
 from .._prng import SEED_LIMIT
 from ..bots import BOT_IDS
 from ..errors import QwirkleError
-from ..game import MAX_PLAYERS, MIN_PLAYERS
+from ..game import END_NAMES, MAX_PLAYERS, MIN_PLAYERS
 from ..selfplay import BATCH, SelfPlayArgumentError, SelfPlayResult, parse_bots, play_batches
 
 EXIT_BAD_ARGS = 2
@@ -206,6 +206,7 @@ def run(args: argparse.Namespace) -> int:
     bar = ProgressBar(games, sys.stderr) if show else None
     scores = np.zeros((games, players), np.int64)
     turns = np.zeros(games, np.int64)
+    ends = np.zeros(games, np.int64)
     seconds = 0.0
     done = 0
     with contextlib.ExitStack() as stack, _StopOnSignal() as stop:
@@ -215,6 +216,7 @@ def run(args: argparse.Namespace) -> int:
             done = batch.start + len(batch.seeds)
             scores[batch.start : done] = batch.scores
             turns[batch.start : done] = batch.turns
+            ends[batch.start : done] = batch.ends
             seconds += batch.seconds
             if out is not None:
                 try:
@@ -231,7 +233,8 @@ def run(args: argparse.Namespace) -> int:
                     file=sys.stderr,
                 )
                 return 128 + stop.signal
-    result = SelfPlayResult(scores, turns, seconds)
+    result = SelfPlayResult(scores, turns, seconds, ends=ends)
+    endings = {name: int((ends == code).sum()) for code, name in END_NAMES.items()}
     wins, ties = result.wins()
     means = result.scores.mean(axis=0)
     rate = games / max(result.seconds, 1e-9)
@@ -248,6 +251,7 @@ def run(args: argparse.Namespace) -> int:
             "games_per_second": round(rate, 1),
             "turns_per_game": round(float(result.turns.mean()), 2),
             "threads": used,
+            "ends": endings,
         }
         print(json.dumps(summary))
         return 0
@@ -256,6 +260,7 @@ def run(args: argparse.Namespace) -> int:
     for p in range(players):
         print(f"{p:>4}  {bots[p]:<10} {means[p]:>10.2f} {int(wins[p]):>7} {int(ties[p]):>6}")
     print(f"{rate:,.0f} games per second ({used} threads), {result.turns.mean():.1f} turns per game")
+    print("ended: " + ", ".join(f"{n} {name}" for name, n in endings.items()))
     if args.record:
         print(f"records written to {args.record}")
     return 0
