@@ -23,7 +23,7 @@ from qwirkle_core import Board, queries
 from .positions import Position, cycle_queries, positions
 
 ONE_POSITION: dict[str, Callable[[Board, list[Any]], Any]] = {
-    "best_moves_k5": lambda b, h: queries.best_moves(b, h, 5),
+    "top_moves_k5": lambda b, h: queries.top_moves(b, h, 5),
     "moves_with_tiles_only3": lambda b, h: queries.moves_with_tiles(b, h, h[:3]),
     "moves_with_tiles_any_of1": lambda b, h: queries.moves_with_tiles(b, h, h[:1], any_of=True),
     "moves_on_cells_4": lambda b, h: queries.moves_on_cells(b, h, _CELLS[id(b)]),

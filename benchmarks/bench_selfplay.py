@@ -11,14 +11,15 @@ import numba
 import numpy as np
 import pytest
 
-from qwirkle_core import _selfplay as engine
+from qwirkle_core import _gameloop
+from qwirkle_core.selfplay import play_batches
 
 GAMES = 1000
-TIE_RANK = np.arange(engine.MAX_PLAYERS, dtype=np.int64)
-GREEDY = np.full(engine.MAX_PLAYERS, engine.BOT_GREEDY, np.int64)
+TIE_RANK = np.arange(_gameloop.MAX_PLAYERS, dtype=np.int64)
+GREEDY = np.full(_gameloop.MAX_PLAYERS, _gameloop.BOT_GREEDY, np.int64)
 SEEDS_LOW = np.arange(GAMES, dtype=np.int64)
 SEEDS_HIGH = np.zeros(GAMES, np.int64)
-NO_LOGS = engine.empty_logs(GAMES, 0)
+NO_LOGS = _gameloop.empty_logs(GAMES, 0)
 
 
 def _report(benchmark, label: str) -> None:  # type: ignore[no-untyped-def]
@@ -34,18 +35,34 @@ def _report(benchmark, label: str) -> None:  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize("bot", ["greedy", "heuristic", "random"])
 def test_games_one_core(benchmark, bot: str) -> None:  # type: ignore[no-untyped-def]
-    bots = np.full(engine.MAX_PLAYERS, {"greedy": engine.BOT_GREEDY, "heuristic": engine.BOT_HEURISTIC,
-                                         "random": engine.BOT_RANDOM}[bot], np.int64)
-    engine.play_games_serial(2, SEEDS_LOW[:2], SEEDS_HIGH[:2], TIE_RANK, bots, NO_LOGS[:2])
+    bots = np.full(_gameloop.MAX_PLAYERS, {"greedy": _gameloop.BOT_GREEDY, "heuristic": _gameloop.BOT_HEURISTIC,
+                                         "random": _gameloop.BOT_RANDOM}[bot], np.int64)
+    _gameloop.play_games_serial(2, SEEDS_LOW[:2], SEEDS_HIGH[:2], TIE_RANK, bots, NO_LOGS[:2])
     benchmark.pedantic(
-        engine.play_games_serial, args=(2, SEEDS_LOW, SEEDS_HIGH, TIE_RANK, bots, NO_LOGS), rounds=5, iterations=1
+        _gameloop.play_games_serial, args=(2, SEEDS_LOW, SEEDS_HIGH, TIE_RANK, bots, NO_LOGS), rounds=5, iterations=1
     )
     _report(benchmark, f"{bot} vs {bot}, 2 players, one core")
 
 
 def test_greedy_games_all_cores(benchmark) -> None:  # type: ignore[no-untyped-def]
-    engine.play_games_parallel(2, SEEDS_LOW[:2], SEEDS_HIGH[:2], TIE_RANK, GREEDY, NO_LOGS[:2])
+    _gameloop.play_games_parallel(2, SEEDS_LOW[:2], SEEDS_HIGH[:2], TIE_RANK, GREEDY, NO_LOGS[:2])
     benchmark.pedantic(
-        engine.play_games_parallel, args=(2, SEEDS_LOW, SEEDS_HIGH, TIE_RANK, GREEDY, NO_LOGS), rounds=5, iterations=1
+        _gameloop.play_games_parallel, args=(2, SEEDS_LOW, SEEDS_HIGH, TIE_RANK, GREEDY, NO_LOGS), rounds=5, iterations=1
     )
     _report(benchmark, f"greedy vs greedy, 2 players, {numba.get_num_threads()} cores")
+
+
+@pytest.mark.parametrize("record", [False, True], ids=["no-records", "records"])
+def test_greedy_games_one_core_with_and_without_records(benchmark, record: bool) -> None:  # type: ignore[no-untyped-def]
+    """The selfplay command's own path (play_batches): records are JSON lines written by
+    a kernel from the turn logs.  Compare the two rounds' games/s as a ratio."""
+
+    def run() -> int:
+        written = 0
+        for batch in play_batches(GAMES, 2, ["greedy", "greedy"], seed=0, record=record, parallel=False):
+            written += len(batch.records_text)
+        return written
+
+    run()  # compile and load outside the rounds
+    benchmark.pedantic(run, rounds=5, iterations=1)
+    _report(benchmark, f"greedy vs greedy, one core, {'with' if record else 'without'} records")

@@ -13,7 +13,7 @@ import itertools
 
 import numpy as np
 
-from qwirkle_core.selfplay_cmd import selfplay
+from qwirkle_core.selfplay import selfplay
 
 BOTS = ["random", "greedy", "heuristic"]
 COLOURS = {"random": "#9a9a9a", "greedy": "#e8743b", "heuristic": "#3b82c4"}

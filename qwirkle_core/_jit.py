@@ -37,8 +37,8 @@ def _sources_digest() -> str:
     Caching under a directory named after all the sources makes any change start a
     fresh cache."""
     digest = hashlib.sha256()
-    for path in sorted(_PACKAGE.glob("*.py")):
-        digest.update(path.name.encode())
+    for path in sorted(_PACKAGE.rglob("*.py")):  # subpackages too
+        digest.update(path.relative_to(_PACKAGE).as_posix().encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 

@@ -8,8 +8,8 @@ from typing import cast
 import numba
 import numpy as np
 
-from ._geometry import ALL_KINDS, EMPTY, NEIGHBOURS, KArray, KInt
-from ._jit import inline_helper, kernel
+from ._geometry import NEIGHBOURS, KInt
+from ._jit import inline_helper
 
 
 @inline_helper
@@ -60,20 +60,3 @@ def lowest_bit(word: KInt) -> KInt:
 def lowest_kind(mask: KInt) -> KInt:
     """Index of the lowest set bit of a non-zero kind mask."""
     return _trailing_zeros(mask)
-
-
-@kernel
-def line_through(grid: KArray, r: KInt, c: KInt, dr: KInt, dc: KInt) -> tuple[KInt, KInt]:
-    """(length, kinds that could join, or -1 if the line is invalid) of the line
-    through the occupied grid cell (r, c) along (dr, dc)."""
-    while grid[r - dr, c - dc] != EMPTY:
-        r -= dr
-        c -= dc
-    allowed = np.int64(ALL_KINDS)
-    n = 0
-    while grid[r, c] != EMPTY:
-        allowed = fold_tile(allowed, grid[r, c])
-        n += 1
-        r += dr
-        c += dc
-    return n, allowed

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._geometry import KArray
+from ._geometry import KArray, KInt
 from ._jit import kernel
 from ._lines import lowest_bit
 from ._state import (
@@ -37,7 +37,7 @@ from ._state import (
 
 __all__ = [
     "CELL_TAKEN", "GAP", "INVALID_LINE", "NOT_CONNECTED", "NOT_ONE_LINE", "NOT_TOUCHING", "NO_TILES", "OK",
-    "SAME_CELL", "TOO_FAR", "TOO_MANY_COPIES", "TOO_MANY_TILES", "cell_masks", "frontier",
+    "SAME_CELL", "TOO_FAR", "TOO_MANY_COPIES", "TOO_MANY_TILES", "cell_masks", "fitting_kinds", "frontier",
 ]
 
 WORD_LOW_63 = 0x7FFFFFFFFFFFFFFF
@@ -90,3 +90,21 @@ def cell_masks(st: KArray) -> tuple[KArray, KArray]:
         coords[i, 1] = p % width + st[S_LEFT]
         masks[i] = st[row_at + p] & st[col_at + p] & 0xFFFFFFFFF
     return coords, masks
+
+
+@kernel
+def fitting_kinds(st: KArray) -> KInt:
+    """The kinds that fit, alone, on at least one empty cell beside the tiles of a
+    non-empty board (the union of the cells' legal-tile masks).
+
+    This decides whether anyone can ever place again: a tile that fits no cell alone
+    fits in no longer move either, since every legal move has a tile touching the
+    board, and that tile is legal alone (its lines are parts of the move's lines)."""
+    cells = frontier(st)
+    row_at = st[S_ROW_AT]
+    col_at = st[S_COL_AT]
+    fits = np.int64(0)
+    for i in range(cells.shape[0]):
+        p = cells[i]
+        fits |= st[row_at + p] & st[col_at + p]
+    return fits & 0xFFFFFFFFF

@@ -60,7 +60,10 @@ S_COUNTS = 20  # 36 slots: tiles of each kind on the board
 HEADER = 56
 
 LEN_SHIFT = 40
-MARGIN = 7  # empty cells a query needs around the tiles (see _movegen)
+# Empty cells a query needs around the tiles: a line is at most 6 long and must contain
+# a cell next to a tile, so no move reaches more than 6 cells beyond the box; the 7th is
+# the empty cell that ends the line (the generator reads it).
+MARGIN = 7
 GROW_MARGIN = 12  # margin of a window built anew
 MAX_SPAN = 108  # a connected board of n <= 108 tiles spans at most n cells each way
 LOG_PER_PUSH = 64  # log entries one push writes, at most (1 mark + 6 header + 6 tiles * 8)

@@ -304,8 +304,10 @@ class Board:
                     f"{n} copies of {t} between the board and the hand; the game has {COPIES_PER_KIND}"
                 )
 
-    def _hand_mask(self, hand: Sequence[Tile]) -> int:
-        """The kind mask of a hand, after checking it entirely."""
+    def hand_mask(self, hand: Sequence[Tile]) -> int:
+        """The kind mask of ``hand`` (bit ``kind`` set for each kind it holds), after
+        checking that it is 0..6 Tiles that, with the board, hold at most 3 copies of a
+        kind."""
         mask = self._hand_bits(hand)
         if mask & int(self._st[S_FULL]):
             self._check_copies(list(hand), mask)
@@ -314,29 +316,43 @@ class Board:
     def check_hand(self, hand: Sequence[Tile]) -> None:
         """Raise unless ``hand`` is 0..6 Tiles that, with the board, hold at most 3
         copies of each kind."""
-        self._hand_mask(hand)
+        self.hand_mask(hand)
 
     def _generate(self, hand: Sequence[Tile], mode: int) -> int:
-        """One call of the generator into this board's move table (grown and called
-        again when it was too small); returns what ``generate`` returns."""
+        """One call of the generator into this board's move table; returns what
+        ``generate`` returns."""
         mask = self._hand_bits(hand)
         out = self._out
         if out is None:
             out = self._out = np.empty((INITIAL_CAPACITY, OUT_COLS), np.int32)
         n: int = generate(self._st, out, mask, mode)
-        if n > out.shape[0]:
-            out = self._out = np.empty((max(n, 4 * out.shape[0]), OUT_COLS), np.int32)
-            n = generate(self._st, out, mask, mode)
-        elif n == HAND_CONFLICT:
-            self._check_copies(list(hand), mask)
+        if n > out.shape[0] or n < 0:
+            n, _ = self._generate_again(hand, mask, mode, n)
         return n
+
+    def _generate_again(
+        self, hand: Sequence[Tile], mask: int, mode: int, n: int
+    ) -> tuple[int, npt.NDArray[np.int32]]:
+        """The rare paths of a query: a hand that holds a kind whose copies are all on
+        the board (raise), or more moves than the table holds (grow it, call again).
+        Returns the count and the (new) table."""
+        if n == HAND_CONFLICT:
+            self._check_copies(list(hand), mask)
+        out = self._out = np.empty((max(n, 4 * INITIAL_CAPACITY), OUT_COLS), np.int32)
+        return int(generate(self._st, out, mask, mode)), out
 
     def legal_moves(self, hand: Sequence[Tile]) -> MoveList:
         """Every legal placement of tiles from ``hand`` (0 to 6 Tiles, duplicates
         allowed), each once, with its score.  On the empty board the openings are
         given in the canonical frame: the line starts at (0, 0) and runs east."""
-        n = self._generate(hand, MODE_ALL)
-        return MoveList._trusted(self._out[:n].copy())  # type: ignore[index]
+        mask = self._hand_bits(hand)
+        out = self._out
+        if out is None:
+            out = self._out = np.empty((INITIAL_CAPACITY, OUT_COLS), np.int32)
+        n: int = generate(self._st, out, mask, MODE_ALL)
+        if n > out.shape[0] or n < 0:
+            n, out = self._generate_again(hand, mask, MODE_ALL, n)
+        return MoveList._trusted(out[:n].copy())
 
     def count_moves(self, hand: Sequence[Tile]) -> int:
         """How many legal moves ``hand`` has, without building the list."""
@@ -465,6 +481,13 @@ class Board:
             board._stack = []
         return board
 
+    def __copy__(self) -> Board:
+        return self.copy()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Board:
+        # Moves and tiles are immutable: copy() shares them, and copies the arrays.
+        return self.copy()
+
     def state_arrays(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
         """The raw state: the state array (layout in ``qwirkle_core._state``) and the
         undo log.  Read-only use."""
@@ -490,10 +513,10 @@ class Board:
 
     # ------------------------------------------- exhaustive queries (qwirkle_core.queries)
     def top_moves(self, hand: Sequence[Tile], k: int) -> MoveList:
-        """The ``k`` best moves, best first (:func:`qwirkle_core.queries.best_moves`)."""
-        from .queries import best_moves
+        """The ``k`` best moves, best first (:func:`qwirkle_core.queries.top_moves`)."""
+        from .queries import top_moves
 
-        return best_moves(self, hand, k)
+        return top_moves(self, hand, k)
 
     def moves_with_tiles(self, hand: Sequence[Tile], tiles: Sequence[Tile], *, any_of: bool = False) -> MoveList:
         """Moves restricted to some of the hand's tiles (:func:`qwirkle_core.queries.moves_with_tiles`)."""
@@ -506,24 +529,6 @@ class Board:
         from .queries import moves_on_cells
 
         return moves_on_cells(self, hand, cells)
-
-    def qwirkle_slots(self, unseen: Any = None) -> Any:
-        """Cells where one tile makes a Qwirkle (:func:`qwirkle_core.queries.qwirkle_slots`)."""
-        from .queries import qwirkle_slots
-
-        return qwirkle_slots(self, unseen)
-
-    def move_risk(self, hand: Sequence[Tile], unseen: Any = None) -> Any:
-        """Which moves leave the next player a Qwirkle (:func:`qwirkle_core.queries.move_risk`)."""
-        from .queries import move_risk
-
-        return move_risk(self, hand, unseen)
-
-    def planes(self, size: Any = 32, origin: tuple[int, int] | None = None, dtype: Any = np.float32) -> Any:
-        """The position as numpy planes (:func:`qwirkle_core.queries.position_planes`)."""
-        from .queries import position_planes
-
-        return position_planes(self, size, origin, dtype)
 
 
 def _verdict_message(verdict: int, r: int, c: int, arg: int) -> str:

@@ -7,7 +7,7 @@
 True
 
 The built-in bots (``random``, ``greedy``, ``heuristic``) decide with the same numba
-kernels that the self-play engine runs (qwirkle_core._selfplay), so a game played
+kernels that the self-play engine runs (qwirkle_core._gameloop), so a game played
 here with ``play`` is, turn by turn, the game ``selfplay`` plays for the same seed.
 A built-in bot for seat p of a game with seed S draws its tie-breaks from the
 generator of that seed and stream ``1 + p``.
@@ -21,9 +21,9 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from . import _prng
-from . import _selfplay as engine
-from .errors import QwirkleError
+from . import _gameloop, _prng
+from ._gameloop import MAX_TURNS
+from .errors import QwirkleError, RunawayGameError
 from .game import Action, Game
 from .moves import Move
 from .tiles import ALL_TILES
@@ -51,13 +51,13 @@ class _EngineBot(Bot):
     def choose(self, game: Game) -> Action:
         st, meta, hands, hand_sizes, _, _, _ = game.engine_state(copy_state=False)
         seat = game.to_move
-        action = np.zeros(engine.ACTION_COLS, np.int64)
+        action = np.zeros(_gameloop.ACTION_COLS, np.int64)
         # The heuristic puts tiles on the board to look at them and takes them off
         # again: give it a copy so that a bot never writes to the game.
-        if self.engine_id == engine.BOT_HEURISTIC:
+        if self.engine_id == _gameloop.BOT_HEURISTIC:
             st = st.copy()
-        engine.choose_action(
-            self.engine_id, st, meta, hands[seat], hand_sizes[seat], self._rng, action, engine.new_table()
+        _gameloop.choose_action(
+            self.engine_id, st, meta, hands[seat], hand_sizes[seat], self._rng, action, _gameloop.new_table()
         )
         return action_from_row(action)
 
@@ -66,7 +66,7 @@ class RandomBot(_EngineBot):
     """Uniform over every legal action (placements, distinct exchanges, pass)."""
 
     name = "random"
-    engine_id = engine.BOT_RANDOM
+    engine_id = _gameloop.BOT_RANDOM
 
 
 class GreedyBot(_EngineBot):
@@ -74,7 +74,7 @@ class GreedyBot(_EngineBot):
     exchanges as many tiles as the bag allows (lowest kinds first), else passes."""
 
     name = "greedy"
-    engine_id = engine.BOT_GREEDY
+    engine_id = _gameloop.BOT_GREEDY
 
 
 class HeuristicBot(_EngineBot):
@@ -87,7 +87,7 @@ class HeuristicBot(_EngineBot):
     against greedy (greedy about 45%, the rest ties)."""
 
     name = "heuristic"
-    engine_id = engine.BOT_HEURISTIC
+    engine_id = _gameloop.BOT_HEURISTIC
 
 
 BOTS: dict[str, type[_EngineBot]] = {b.name: b for b in (RandomBot, GreedyBot, HeuristicBot)}
@@ -106,16 +106,16 @@ def make_bot(name: str, seed: int = 0, seat: int = 0) -> Bot:
 
 def action_from_row(action: np.ndarray) -> Action:
     """An engine action row as an Action."""
-    n = int(action[engine.A_N])
-    kind = int(action[engine.A_TYPE])
-    if kind == engine.PLACE:
+    n = int(action[_gameloop.A_N])
+    kind = int(action[_gameloop.A_TYPE])
+    if kind == _gameloop.PLACE:
         placements = tuple(
-            (int(action[engine.A_ROWS + s]), int(action[engine.A_COLS + s]), ALL_TILES[int(action[engine.A_KINDS + s])])
+            (int(action[_gameloop.A_ROWS + s]), int(action[_gameloop.A_COLS + s]), ALL_TILES[int(action[_gameloop.A_KINDS + s])])
             for s in range(n)
         )
-        return Action(Action.PLACE, Move(placements, int(action[engine.A_SCORE])))
-    if kind == engine.EXCHANGE:
-        return Action.exchange(ALL_TILES[int(action[engine.A_KINDS + s])] for s in range(n))
+        return Action(Action.PLACE, Move(placements, int(action[_gameloop.A_SCORE])))
+    if kind == _gameloop.EXCHANGE:
+        return Action.exchange(ALL_TILES[int(action[_gameloop.A_KINDS + s])] for s in range(n))
     return Action.pass_turn()
 
 
@@ -136,7 +136,7 @@ def rollouts(
     """
     if len(bots) != game.players:
         raise QwirkleError(f"{game.players} players need {game.players} bots, got {len(bots)}")
-    ids = np.zeros(engine.MAX_PLAYERS, np.int64)
+    ids = np.zeros(_gameloop.MAX_PLAYERS, np.int64)
     for seat, name in enumerate(bots):
         if name not in BOT_IDS:
             raise QwirkleError(f"unknown bot {name!r} (choose from {', '.join(BOTS)})")
@@ -148,16 +148,26 @@ def rollouts(
     seeds = [(int(seed) + i) % _prng.SEED_LIMIT for i in range(count)]
     low, high = _prng.seed_words(seeds)
     st, meta, hands, hand_sizes, bag, scores, _ = game.engine_state(copy_state=False)
-    out = engine.rollouts_parallel(
+    out, ends = _gameloop.rollouts_parallel(
         st, meta, hands, hand_sizes, bag, scores, ids, low, high, -1 if viewer is None else viewer
     )
+    runaway = np.flatnonzero(ends == _gameloop.END_RUNAWAY)
+    if runaway.size:
+        raise RunawayGameError(
+            f"rollout {int(runaway[0])} (seed {seeds[int(runaway[0])]}) ran past {_gameloop.MAX_TURNS} turns"
+        )
     return out[:, : game.players]
 
 
-def play(game: Game, bots: Sequence[Bot]) -> Game:
-    """Let ``bots[seat]`` play ``game`` to its end (in place); returns the game."""
+def play(game: Game, bots: Sequence[Bot], max_turns: int = MAX_TURNS) -> Game:
+    """Let ``bots[seat]`` play ``game`` to its end (in place); returns the game.
+
+    Raises :class:`RunawayGameError` once the game has ``max_turns`` turns without
+    ending (bots that keep exchanging forever), rather than running forever."""
     if len(bots) != game.players:
-        raise ValueError(f"{game.players} players need {game.players} bots, got {len(bots)}")
+        raise QwirkleError(f"{game.players} players need {game.players} bots, got {len(bots)}")
     while not game.is_over:
+        if len(game.history) >= max_turns:
+            raise RunawayGameError(f"the game ran past {max_turns} turns without ending")
         game.push(bots[game.to_move].choose(game))
     return game

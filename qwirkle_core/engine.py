@@ -20,9 +20,10 @@ from typing import IO, Any
 
 import numpy as np
 
-from . import __version__, _prng
+from . import __version__
+from .board import Board
 from .errors import QwirkleError
-from .game import Action, Game, largest_group
+from .game import Action, Game
 from .jsonio import BadInputError, dumps, loads, read_hand, read_placements, read_tile
 from .moves import Move, MoveList
 from .tiles import ALL_TILES, COPIES_PER_KIND, N_KINDS, Tile
@@ -119,6 +120,7 @@ class EngineSession:
             "scores": list(game.scores),
             "bag": game.bag_size,
             "over": game.is_over,
+            "end": game.end,
             "winners": game.winners() if game.is_over else [],
         }
 
@@ -180,16 +182,9 @@ class EngineSession:
             bag = [ALL_TILES[k] for k in range(N_KINDS) for _ in range(max(0, COPIES_PER_KIND - used[k]))]
             rng = np.random.default_rng(seed)
             bag = [bag[i] for i in rng.permutation(len(bag))]
-        board_text = " ".join(f"{t.text()}@{r},{c}" for r, c, t in board) or "-"
-        hands_text = "/".join("".join(t.text() for t in h) or "-" for h in hands)
-        bag_text = "".join(t.text() for t in bag) or "-"
-        opening = largest_group(hands[to_move]) if not board else 0
-        state = f"o{opening}" if opening else "p"
-        rng_text = _prng.state_text(_prng.new_state(seed, _prng.GAME_STREAM))
-        text = "|".join(
-            [board_text, hands_text, bag_text, ",".join(map(str, scores_value)), str(to_move), state, rng_text]
+        self.game = Game.from_position(
+            Board.from_placements(board), hands, bag, scores_value, to_move=to_move, seed=seed
         )
-        self.game = Game.from_string(text)
         return self._summary()
 
     def _state(self, req: dict[str, Any]) -> dict[str, Any]:
@@ -313,7 +308,7 @@ class EngineSession:
         }
 
     def _selfplay(self, req: dict[str, Any]) -> dict[str, Any]:
-        from .selfplay_cmd import parse_bots, selfplay
+        from .selfplay import parse_bots, selfplay
 
         games = _opt_int(req, "games", 10, 1, 100_000)
         players = _opt_int(req, "players", 2, 2, 6)

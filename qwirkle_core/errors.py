@@ -22,3 +22,13 @@ class IllegalMoveError(QwirkleError):
 
 class InvalidPositionError(QwirkleError):
     """A board or a hand that no game of Qwirkle can produce."""
+
+
+class InvalidRecordError(QwirkleError):
+    """A game record that is malformed or does not replay to what it says."""
+
+
+class RunawayGameError(QwirkleError):
+    """A game loop reached its turn cap (``MAX_TURNS``) without the game ending: bots
+    that keep exchanging forever.  Raised instead of running forever or silently
+    cutting the game short."""

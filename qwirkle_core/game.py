@@ -15,36 +15,46 @@ The rules are RULES.md's.  Conventions this module fixes:
   each returned tile (in ascending kind order) into the bag: it goes last, then
   swaps places with a uniformly chosen slot.
 - The seeded generator (``qwirkle_core._prng``) shuffles the bag and mixes exchanges;
-  ``qwirkle_core._selfplay`` plays the same games inside numba.
+  ``qwirkle_core._gameloop`` plays the same games inside numba.
 """
 
 from __future__ import annotations
 
-import json
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from . import _prng
-from . import _selfplay as engine
-from .board import Board
-from .errors import IllegalMoveError, InvalidMoveError, InvalidPositionError, InvalidTileError, QwirkleError
+from . import _gameloop, _prng
+from .board import Board, tile_kinds
+from .errors import (
+    IllegalMoveError,
+    InvalidMoveError,
+    InvalidPositionError,
+    InvalidRecordError,
+    InvalidTileError,
+    QwirkleError,
+)
 from .moves import Move, MoveList
-from .tiles import ALL_TILES, COPIES_PER_KIND, N_KINDS, Tile, parse_tiles, tile_from_json
+from .tiles import ALL_TILES, COPIES_PER_KIND, N_KINDS, Tile, parse_tiles
+
+__all__ = [
+    "Action",
+    "Game",
+    "InvalidRecordError",
+    "Turn",
+    "distinct_exchanges",
+    "largest_group",
+    "opening_player",
+]
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 6
 HAND_SIZE = 6
 GOING_OUT_BONUS = 6
-RECORD_FORMAT = "qwirkle-record/1"
-
-
-class InvalidRecordError(QwirkleError):
-    """A game record that is malformed or does not replay to what it says."""
 
 
 # ------------------------------------------------------------------- actions
@@ -143,6 +153,10 @@ class Action:
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("Action is immutable")
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Immutable with __slots__: rebuild through __init__ (pickle, copy, deepcopy).
+        return (Action, (self.kind, self.move, self.tiles))
+
 
 @dataclass(frozen=True)
 class Turn:
@@ -173,36 +187,26 @@ class Turn:
         return out
 
 
-@dataclass(frozen=True)
-class _Snapshot:
-    """Everything a turn changes apart from the board (which has its own undo)."""
-
-    hands: tuple[tuple[int, ...], ...]
-    bag: tuple[int, ...]
-    scores: tuple[int, ...]
-    player: int
-    opening: int
-    over: bool
-    went_out: int
-    rng: tuple[int, ...]
-    placed: bool
+def _group_of(kinds: Iterable[int]) -> int:
+    mask = 0
+    for k in kinds:
+        mask |= 1 << k
+    return int(_gameloop.group_size(mask))
 
 
 def largest_group(tiles: Iterable[Tile]) -> int:
     """The most tiles that share a colour or a shape, identical tiles counted once."""
-    kinds = {t.kind for t in tiles}
-    best = 0
-    for g in range(6):
-        best = max(best, sum(1 for k in kinds if k // 6 == g), sum(1 for k in kinds if k % 6 == g))
-    return best
+    return _group_of(t.kind for t in tiles)
 
 
 def _tie_rank(players: int, tie_break: Sequence[int] | None) -> list[int]:
     """rank[seat] = the seat's place in ``tie_break`` (seat order by default)."""
     if tie_break is None:
         return list(range(players))
+    if isinstance(tie_break, (str, bytes)) or not isinstance(tie_break, Iterable):
+        raise QwirkleError(f"tie_break lists the seats in the order that wins a tie, got {tie_break!r}")
     order = list(tie_break)
-    if sorted(order) != list(range(players)):
+    if any(type(s) is not int for s in order) or sorted(order) != list(range(players)):
         raise QwirkleError(f"tie_break must list each seat 0..{players - 1} once, got {tie_break!r}")
     rank = [0] * players
     for position, seat in enumerate(order):
@@ -210,34 +214,31 @@ def _tie_rank(players: int, tie_break: Sequence[int] | None) -> list[int]:
     return rank
 
 
+def _hand_arrays(hands: Sequence[Sequence[Tile]]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    kinds = np.zeros((_gameloop.MAX_PLAYERS, HAND_SIZE), np.int64)
+    sizes = np.zeros(_gameloop.MAX_PLAYERS, np.int64)
+    for p, h in enumerate(hands):
+        sizes[p] = len(h)
+        kinds[p, : len(h)] = [t.kind for t in h]
+    return kinds, sizes
+
+
 def opening_player(hands: Sequence[Sequence[Tile]], tie_break: Sequence[int] | None = None) -> int:
     """The seat that opens: the largest group (identical tiles counted once); on a tie,
     the first of the tied seats in ``tie_break`` (the seats in the order that wins a
     tie, e.g. oldest first), else the lowest seat."""
-    rank = _tie_rank(len(hands), tie_break)
-    groups = [largest_group(h) for h in hands]
-    top = max(groups)
-    return min((p for p in range(len(hands)) if groups[p] == top), key=lambda p: rank[p])
+    kinds, sizes = _hand_arrays(hands)
+    rank = np.array(_tie_rank(len(hands), tie_break) + [0] * (_gameloop.MAX_PLAYERS - len(hands)), np.int64)
+    return int(_gameloop.choose_opener(kinds, sizes, len(hands), rank)[0])
 
 
 def distinct_exchanges(hand: Sequence[Tile], bag_size: int) -> list[tuple[Tile, ...]]:
     """Every distinct multiset of 1..bag_size tiles of ``hand``, in the engine's order:
     the copies taken of each distinct kind (ascending) are the digits of a counter
     whose lowest digit is the lowest kind."""
-    counts = sorted(Counter(t.kind for t in hand).items())
-    combos = 1
-    for _, c in counts:
-        combos *= c + 1
-    out = []
-    for code in range(1, combos):
-        taken: list[Tile] = []
-        rest = code
-        for kind, c in counts:
-            taken.extend([ALL_TILES[kind]] * (rest % (c + 1)))
-            rest //= c + 1
-        if len(taken) <= bag_size:
-            out.append(tuple(taken))
-    return out
+    kinds = np.array([t.kind for t in hand] + [0] * (HAND_SIZE - len(hand)), np.int64)
+    table = _gameloop.exchange_table(kinds, len(hand), bag_size)
+    return [tuple(ALL_TILES[int(k)] for k in row[1 : 1 + row[0]]) for row in table]
 
 
 def _check_seed(seed: int) -> int:
@@ -246,6 +247,31 @@ def _check_seed(seed: int) -> int:
     except (TypeError, ValueError) as exc:
         raise QwirkleError(str(exc)) from None
     return int(seed)
+
+
+def _turn_from_row(row: npt.NDArray[np.int32]) -> Turn:
+    """A Turn from a row of the kernels' turn log (qwirkle_core._gameloop L_*)."""
+    n = int(row[_gameloop.L_N])
+    kind = int(row[_gameloop.L_TYPE])
+    hand = tuple(ALL_TILES[int(k)] for k in row[_gameloop.L_HAND : _gameloop.L_HAND + row[_gameloop.L_HAND_SIZE]])
+    drawn = tuple(ALL_TILES[int(k)] for k in row[_gameloop.L_DRAWN : _gameloop.L_DRAWN + row[_gameloop.L_DRAWN_N]])
+    tiles = [ALL_TILES[int(k)] for k in row[_gameloop.L_KINDS : _gameloop.L_KINDS + n]]
+    score = 0
+    if kind == _gameloop.PLACE:
+        score = int(row[_gameloop.L_SCORE])
+        placements = [
+            (int(row[_gameloop.L_ROWS + s]), int(row[_gameloop.L_COLS + s]), tiles[s]) for s in range(n)
+        ]
+        action = Action(Action.PLACE, Move._trusted(tuple(sorted(placements, key=lambda p: (p[0], p[1]))), score))
+    elif kind == _gameloop.EXCHANGE:
+        action = Action(Action.EXCHANGE, tiles=tiles)
+    else:
+        action = Action(Action.PASS)
+    return Turn(int(row[_gameloop.L_PLAYER]), hand, action, drawn, score)
+
+
+# How a game ended (Game.end, and the "end" field of records), by the kernels' END_* codes.
+END_NAMES = {_gameloop.END_OUT: "out", _gameloop.END_BLOCKED: "blocked", _gameloop.END_DEAD: "dead"}
 
 
 # ---------------------------------------------------------------------- game
@@ -258,6 +284,15 @@ class Game:
     Play with :meth:`push` (an :class:`Action`, a :class:`Move`, or action text) and
     take turns back with :meth:`pop`.  An illegal action raises
     :class:`IllegalMoveError` naming the rule and leaves the game as it was.
+
+    The state is the numba game loop's arrays (``engine_state``): every turn goes
+    through the same kernels as self-play (``settle_turn`` for hands, draws, scores
+    and the bag; ``ending`` for the blocked and dead ends), so a Game and the numba
+    loop agree by construction; this class checks actions and explains errors.
+    A Game pickles, and ``copy.deepcopy`` is :meth:`copy`.
+
+    Threads: reading a Game from several threads is safe; pushing or popping while
+    another thread reads or writes the same Game is not (copy it per thread).
     """
 
     def __init__(self, players: int = 2, seed: int = 0, tie_break: Sequence[int] | None = None) -> None:
@@ -265,36 +300,34 @@ class Game:
             raise QwirkleError(f"a game has {MIN_PLAYERS} to {MAX_PLAYERS} players, got {players!r}")
         self._seed: int | None = _check_seed(seed)
         self._tie_rank = _tie_rank(players, tie_break)
-        self._players = players
         self._board = Board()
         self._rng = _prng.new_state(self._seed, _prng.GAME_STREAM)
-        # The deal, in Python (the engine's deal() does the same with the same numbers).
-        bag = [i // COPIES_PER_KIND for i in range(N_KINDS * COPIES_PER_KIND)]
-        for i in range(len(bag) - 1, 0, -1):
-            j = int(_prng.below(self._rng, i + 1))
-            bag[i], bag[j] = bag[j], bag[i]
-        self._hands: list[list[Tile]] = []
-        for _ in range(players):
-            self._hands.append([ALL_TILES[bag.pop()] for _ in range(HAND_SIZE)])
-        self._bag = bag
-        self._scores = [0] * players
-        self._player = opening_player(self._hands, tie_break)
-        self._opening = largest_group(self._hands[self._player])
-        self._over = False
-        self._went_out = -1
-        self._history: list[Turn] = []
-        self._undo: list[_Snapshot] = []
+        self._meta = np.zeros(_gameloop.N_META, np.int64)
+        self._hands = np.zeros((_gameloop.MAX_PLAYERS, HAND_SIZE), np.int64)
+        self._hand_sizes = np.zeros(_gameloop.MAX_PLAYERS, np.int64)
+        self._bag = np.zeros(_gameloop.N_TILES, np.int64)
+        self._scores = np.zeros(_gameloop.MAX_PLAYERS, np.int64)
+        rank = np.array(self._tie_rank + [0] * (_gameloop.MAX_PLAYERS - players), np.int64)
+        _gameloop.deal(self._meta, self._hands, self._hand_sizes, self._bag, self._scores, self._rng, players, rank)
+        self._log = np.zeros((0, _gameloop.LOG_COLS), np.int32)  # one row per turn played
+        self._undo: list[tuple[npt.NDArray[np.int64], ...]] = []
         self._from_deal = True
 
     # ------------------------------------------------------------- reading
     @property
     def players(self) -> int:
-        return self._players
+        return int(self._meta[_gameloop.M_PLAYERS])
 
     @property
     def seed(self) -> int | None:
         """The seed of the deal; None for a game loaded from a position string."""
         return self._seed
+
+    @property
+    def from_deal(self) -> bool:
+        """Whether the game was played from its deal (then its history is a record);
+        False for a game loaded from a position string or determinized."""
+        return self._from_deal
 
     @property
     def board(self) -> Board:
@@ -303,90 +336,120 @@ class Game:
 
     @property
     def to_move(self) -> int:
-        return self._player
+        return int(self._meta[_gameloop.M_PLAYER])
 
     @property
     def scores(self) -> list[int]:
-        return list(self._scores)
+        return [int(s) for s in self._scores[: self.players]]
 
     @property
     def bag_size(self) -> int:
-        return len(self._bag)
+        return int(self._meta[_gameloop.M_BAG])
 
     @property
     def bag(self) -> list[Tile]:
         """The bag in order; the next tile drawn is the last."""
-        return [ALL_TILES[k] for k in self._bag]
+        return [ALL_TILES[int(k)] for k in self._bag[: self.bag_size]]
 
     def hand(self, player: int | None = None) -> list[Tile]:
         """A seat's hand (default: the player to move), in draw order."""
-        return list(self._hands[self._seat(player)])
+        seat = self._seat(player)
+        return [ALL_TILES[int(k)] for k in self._hands[seat, : self._hand_sizes[seat]]]
 
     @property
     def hands(self) -> list[list[Tile]]:
-        return [list(h) for h in self._hands]
+        return [self.hand(p) for p in range(self.players)]
 
     @property
     def opening_size(self) -> int:
         """Tiles the opening move must place (the opener's largest group); 0 once played."""
-        return self._opening
+        return int(self._meta[_gameloop.M_OPENING])
 
     @property
     def is_over(self) -> bool:
-        return self._over
+        return bool(self._meta[_gameloop.M_OVER])
+
+    @property
+    def end(self) -> str | None:
+        """How the game ended: ``"out"`` (a player emptied their hand and took the
+        bonus), ``"blocked"`` (the bag is empty and no one can place), ``"dead"``
+        (tiles are left in the bag, but no tile left anywhere fits the board); None
+        while it goes on."""
+        return END_NAMES.get(int(self._meta[_gameloop.M_END]))
 
     @property
     def went_out(self) -> int | None:
         """The seat that emptied their hand and took the bonus, if any."""
-        return self._went_out if self._went_out >= 0 else None
+        seat = int(self._meta[_gameloop.M_WENT_OUT])
+        return seat if seat >= 0 else None
+
+    @property
+    def turn_count(self) -> int:
+        """Turns played since the deal (or since the position was loaded)."""
+        return int(self._log.shape[0])
 
     @property
     def history(self) -> list[Turn]:
-        return list(self._history)
+        """The turns played, oldest first (built from the turn log on each call)."""
+        return [_turn_from_row(row) for row in self._log]
+
+    @property
+    def last_turn(self) -> Turn:
+        """The turn played last."""
+        if not self._log.shape[0]:
+            raise IndexError("no turn played yet")
+        return _turn_from_row(self._log[-1])
+
+    def turn_log(self) -> npt.NDArray[np.int32]:
+        """The turns as the kernels log them (one int32 row per turn; the columns are
+        ``qwirkle_core._gameloop.L_*``): a copy."""
+        return self._log.copy()
 
     def winners(self) -> list[int]:
         """The seats with the highest score (more than one on a tie)."""
-        top = max(self._scores)
-        return [p for p, s in enumerate(self._scores) if s == top]
+        scores = self.scores
+        top = max(scores)
+        return [p for p, s in enumerate(scores) if s == top]
 
     def _seat(self, player: int | None) -> int:
         if player is None:
-            return self._player
-        if type(player) is not int or not 0 <= player < self._players:
-            raise QwirkleError(f"no seat {player!r} in a game of {self._players}")
+            return self.to_move
+        if type(player) is not int or not 0 <= player < self.players:
+            raise QwirkleError(f"no seat {player!r} in a game of {self.players}")
         return player
 
     def unseen_tiles(self, player: int | None = None) -> list[Tile]:
         """What ``player`` cannot see: the bag and the other hands, in kind order."""
         seat = self._seat(player)
-        kinds = list(self._bag)
-        for p, h in enumerate(self._hands):
+        kinds = [int(k) for k in self._bag[: self.bag_size]]
+        for p in range(self.players):
             if p != seat:
-                kinds.extend(t.kind for t in h)
+                kinds.extend(int(k) for k in self._hands[p, : self._hand_sizes[p]])
         return [ALL_TILES[k] for k in sorted(kinds)]
 
     # ------------------------------------------------------------- actions
     def legal_moves(self) -> MoveList:
         """The placements the player to move may make (the opening: exactly the
         largest group, in the canonical frame)."""
-        if self._over:
+        if self.is_over:
             return MoveList(np.zeros((0, 20), np.int32))
-        moves = self._board.legal_moves(self._hands[self._player])
-        if self._opening:
-            return MoveList(moves.table[moves.sizes == self._opening])
+        moves = self._board.legal_moves(self.hand())
+        opening = self.opening_size
+        if opening:
+            return MoveList(moves.table[moves.sizes == opening])
         return moves
 
     def legal_actions(self) -> list[Action]:
         """Every legal action: the placements (in generator order), then the distinct
         exchanges, then pass where it applies.  Empty once the game is over."""
-        if self._over:
+        if self.is_over:
             return []
         moves = self.legal_moves()
         actions = [Action(Action.PLACE, m) for m in moves]
-        if self._opening:
+        if self.opening_size:
             return actions
-        if self._bag:
-            actions.extend(Action(Action.EXCHANGE, tiles=x) for x in distinct_exchanges(self._hands[self._player], len(self._bag)))
+        if self.bag_size:
+            actions.extend(Action(Action.EXCHANGE, tiles=x) for x in distinct_exchanges(self.hand(), self.bag_size))
         elif not moves:
             actions.append(Action.pass_turn())
         return actions
@@ -402,127 +465,116 @@ class Game:
             action = Action(Action.PLACE, action)
         elif not isinstance(action, Action):
             raise InvalidMoveError(f"expected an Action, a Move or action text, got {action!r}")
-        if self._over:
+        if self.is_over:
             raise IllegalMoveError("the game is over")
-        hand = self._hands[self._player]
+        hand = self.hand()
+        opening = self.opening_size
         if action.kind == Action.PLACE:
             assert action.move is not None
             move = action.move
-            if self._opening and len(move) != self._opening:
+            if opening and len(move) != opening:
                 raise IllegalMoveError(
-                    f"the opening move places the opener's largest group: {self._opening} tiles, "
-                    f"not {len(move)}"
+                    f"the opening move places the opener's largest group: {opening} tiles, not {len(move)}"
                 )
             self._board.score(move, hand)  # raises IllegalMoveError naming the rule
-        elif self._opening:
-            raise IllegalMoveError(f"the opening player must place their largest group ({self._opening} tiles)")
+        elif opening:
+            raise IllegalMoveError(f"the opening player must place their largest group ({opening} tiles)")
         elif action.kind == Action.EXCHANGE:
             held = Counter(t.kind for t in hand)
             for kind, n in Counter(t.kind for t in action.tiles).items():
                 if held[kind] < n:
                     raise IllegalMoveError(f"cannot exchange {ALL_TILES[kind]}: not that many in the hand")
-            if len(action.tiles) > len(self._bag):
+            if len(action.tiles) > self.bag_size:
                 raise IllegalMoveError(
-                    f"cannot exchange {len(action.tiles)} tiles: the bag holds only {len(self._bag)}"
+                    f"cannot exchange {len(action.tiles)} tiles: the bag holds only {self.bag_size}"
                 )
         else:
-            if self._bag:
+            if self.bag_size:
                 raise IllegalMoveError("a pass is only allowed when the bag is empty (exchange instead)")
             if self._board.has_move(hand):
                 raise IllegalMoveError("a pass is only allowed when no tile can be placed")
         return self._apply(action)
 
+    def _arrays(self) -> tuple[npt.NDArray[np.int64], ...]:
+        return (self._meta, self._hands, self._hand_sizes, self._bag, self._scores, self._rng)
+
     def _apply(self, action: Action) -> Action:
-        """Play a legal action (push has checked it)."""
-        player = self._player
-        hand = self._hands[player]
-        self._undo.append(
-            _Snapshot(
-                tuple(tuple(t.kind for t in h) for h in self._hands),
-                tuple(self._bag),
-                tuple(self._scores),
-                player,
-                self._opening,
-                self._over,
-                self._went_out,
-                tuple(int(w) for w in self._rng),
-                action.kind == Action.PLACE,
-            )
-        )
-        hand_before = tuple(hand)
-        drawn: list[Tile] = []
-        score = 0
-        if action.kind == Action.PLACE:
+        """Play a legal action (push has checked it) through the game loop's kernels."""
+        self._undo.append(tuple(a.copy() for a in self._arrays()))
+        row = np.zeros(_gameloop.ACTION_COLS, np.int64)
+        placed = action.kind == Action.PLACE
+        if placed:
             assert action.move is not None
             move = self._board.push(action.move)
             action = Action(Action.PLACE, move)
-            score = move.score or 0
-            for t in move.tiles:
-                hand.remove(t)
-            drawn = self._draw(hand)
-            self._scores[player] += score
-            self._opening = 0
-            if not hand:
-                self._scores[player] += GOING_OUT_BONUS
-                self._went_out = player
-                self._over = True
+            row[_gameloop.A_TYPE] = _gameloop.PLACE
+            row[_gameloop.A_SCORE] = move.score or 0
+            for s, (r, c, t) in enumerate(move.placements):
+                row[_gameloop.A_ROWS + s] = r
+                row[_gameloop.A_COLS + s] = c
+                row[_gameloop.A_KINDS + s] = t.kind
+            row[_gameloop.A_N] = len(move)
         elif action.kind == Action.EXCHANGE:
-            for t in action.tiles:
-                hand.remove(t)
-            drawn = self._draw(hand)
-            for t in action.tiles:
-                self._bag.append(t.kind)
-                j = int(_prng.below(self._rng, len(self._bag)))
-                self._bag[-1], self._bag[j] = self._bag[j], self._bag[-1]
-        self._history.append(Turn(player, hand_before, action, tuple(drawn), score))
-        self._player = (player + 1) % self._players
-        if not self._over and not self._bag:
-            self._over = not any(self._board.has_move(h) for h in self._hands)
+            row[_gameloop.A_TYPE] = _gameloop.EXCHANGE
+            row[_gameloop.A_N] = len(action.tiles)
+            row[_gameloop.A_KINDS : _gameloop.A_KINDS + len(action.tiles)] = [t.kind for t in action.tiles]
+        else:
+            row[_gameloop.A_TYPE] = _gameloop.PASS
+        log_row = np.zeros((1, _gameloop.LOG_COLS), np.int32)
+        _gameloop.settle_turn(
+            self._meta, self._hands, self._hand_sizes, self._bag, self._scores, self._rng, row, log_row[0]
+        )
+        self._log = np.concatenate((self._log, log_row))
+        if not self.is_over:
+            self._sync_board_meta()
+            end = _gameloop.ending(
+                self._board.state_arrays()[0], self._meta, self._hands, self._hand_sizes, self._bag
+            )
+            if end != _gameloop.END_NONE:
+                self._meta[_gameloop.M_OVER] = 1
+                self._meta[_gameloop.M_END] = end
         return action
 
-    def _draw(self, hand: list[Tile]) -> list[Tile]:
-        drawn = []
-        while len(hand) < HAND_SIZE and self._bag:
-            drawn.append(ALL_TILES[self._bag.pop()])
-            hand.append(drawn[-1])
-        return drawn
+    def _sync_board_meta(self) -> None:
+        """Copy the board's tile count into meta, where the loop's kernels read it (the
+        board state itself holds the rest)."""
+        self._meta[_gameloop.M_BOARD_TILES] = len(self._board)
 
     def pop(self) -> Action:
         """Take back the last turn, draws included; returns its action."""
         if not self._undo:
             raise IndexError("no turn to take back")
-        snap = self._undo.pop()
-        turn = self._history.pop()
-        if snap.placed:
+        saved = self._undo.pop()
+        turn = _turn_from_row(self._log[-1])
+        if turn.action.kind == Action.PLACE:
             self._board.pop()
-        self._hands = [[ALL_TILES[k] for k in h] for h in snap.hands]
-        self._bag = list(snap.bag)
-        self._scores = list(snap.scores)
-        self._player = snap.player
-        self._opening = snap.opening
-        self._over = snap.over
-        self._went_out = snap.went_out
-        self._rng[:] = snap.rng
+        for array, before in zip(self._arrays(), saved):
+            array[:] = before
+        self._log = self._log[:-1]
         return turn.action
 
     def copy(self) -> Game:
+        """An independent copy, history and undo included."""
         game = Game.__new__(Game)
         game._seed = self._seed
         game._tie_rank = list(self._tie_rank)
-        game._players = self._players
         game._board = self._board.copy()
         game._rng = self._rng.copy()
-        game._hands = [list(h) for h in self._hands]
-        game._bag = list(self._bag)
-        game._scores = list(self._scores)
-        game._player = self._player
-        game._opening = self._opening
-        game._over = self._over
-        game._went_out = self._went_out
-        game._history = list(self._history)
-        game._undo = list(self._undo)
+        game._meta = self._meta.copy()
+        game._hands = self._hands.copy()
+        game._hand_sizes = self._hand_sizes.copy()
+        game._bag = self._bag.copy()
+        game._scores = self._scores.copy()
+        game._log = self._log  # never written in place: push and pop make new arrays
+        game._undo = list(self._undo)  # the saved arrays are never written either
         game._from_deal = self._from_deal
         return game
+
+    def __copy__(self) -> Game:
+        return self.copy()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Game:
+        return self.copy()
 
     # ------------------------------------------------- hidden information
     def determinize(self, player: int | None = None, seed: int = 0) -> Game:
@@ -532,15 +584,11 @@ class Game:
         opening, the opener keeps the turn and opens with its new hand's largest group."""
         seat = self._seat(player)
         rng = _prng.new_state(_check_seed(seed), _prng.GAME_STREAM)
-        _, meta, hands, hand_sizes, bag, _, _ = self.engine_state(copy_state=False)
-        engine.redeal_unseen(meta, hands, hand_sizes, bag, seat, rng)
         game = self.copy()
-        game._hands = [[ALL_TILES[int(k)] for k in hands[p, : hand_sizes[p]]] for p in range(self._players)]
-        game._bag = [int(k) for k in bag[: meta[engine.M_BAG]]]
-        game._opening = int(meta[engine.M_OPENING])
+        _gameloop.redeal_unseen(game._meta, game._hands, game._hand_sizes, game._bag, seat, rng)
         game._rng = rng
         # The past no longer leads to this state: it can be played on, not popped.
-        game._history = []
+        game._log = np.zeros((0, _gameloop.LOG_COLS), np.int32)
         game._undo = []
         game._from_deal = False
         game._board = self._board.copy(stack=False)
@@ -557,31 +605,19 @@ class Game:
         npt.NDArray[np.int64],
         npt.NDArray[np.int64],
     ]:
-        """The position as the numba engine's arrays: (board state, meta, hands,
-        hand_sizes, bag, scores, game_rng); see qwirkle_core._selfplay.  With
-        ``copy_state=False`` the board state is the board's own (read it only)."""
+        """The position as the numba game loop's arrays: (board state, meta, hands,
+        hand_sizes, bag, scores, game_rng), copies except the board state unless
+        ``copy_state`` (read it only); see qwirkle_core._gameloop and _state."""
         st = self._board.state_arrays()[0]
         if copy_state:
             st = st.copy()
-        meta = np.zeros(engine.N_META, np.int64)
-        meta[engine.M_BOARD_TILES] = len(self._board)
-        meta[engine.M_BAG] = len(self._bag)
-        meta[engine.M_PLAYER] = self._player
-        meta[engine.M_PLAYERS] = self._players
-        meta[engine.M_OPENING] = self._opening
-        meta[engine.M_OVER] = int(self._over)
-        meta[engine.M_TURNS] = len(self._history)
-        meta[engine.M_WENT_OUT] = self._went_out
-        hands = np.zeros((engine.MAX_PLAYERS, HAND_SIZE), np.int64)
-        hand_sizes = np.zeros(engine.MAX_PLAYERS, np.int64)
-        for p, h in enumerate(self._hands):
-            hand_sizes[p] = len(h)
-            hands[p, : len(h)] = [t.kind for t in h]
-        bag = np.zeros(N_KINDS * COPIES_PER_KIND, np.int64)
-        bag[: len(self._bag)] = self._bag
-        scores = np.zeros(engine.MAX_PLAYERS, np.int64)
-        scores[: self._players] = self._scores
-        return st, meta, hands, hand_sizes, bag, scores, self._rng.copy()
+        self._sync_board_meta()
+        meta = self._meta.copy()
+        meta[_gameloop.M_TURNS] = self.turn_count
+        return (
+            st, meta, self._hands.copy(), self._hand_sizes.copy(), self._bag.copy(),
+            self._scores.copy(), self._rng.copy(),
+        )
 
     # ---------------------------------------------------- position string
     def to_string(self) -> str:
@@ -597,16 +633,17 @@ class Game:
         32 hex digits.
         """
         board = self._board.text() or "-"
-        hands = "/".join("".join(t.text() for t in h) or "-" for h in self._hands)
-        bag = "".join(ALL_TILES[k].text() for k in self._bag) or "-"
-        scores = ",".join(str(s) for s in self._scores)
-        if self._opening:
-            state = f"o{self._opening}"
-        elif not self._over:
+        hands = "/".join("".join(t.text() for t in h) or "-" for h in self.hands)
+        bag = "".join(t.text() for t in self.bag) or "-"
+        scores = ",".join(str(s) for s in self.scores)
+        if self.opening_size:
+            state = f"o{self.opening_size}"
+        elif not self.is_over:
             state = "p"
         else:
-            state = "e" + (str(self._went_out) if self._went_out >= 0 else "")
-        return f"{board}|{hands}|{bag}|{scores}|{self._player}|{state}|{_prng.state_text(self._rng)}"
+            went_out = self.went_out
+            state = "e" + (str(went_out) if went_out is not None else "")
+        return f"{board}|{hands}|{bag}|{scores}|{self.to_move}|{state}|{_prng.state_text(self._rng)}"
 
     @classmethod
     def from_string(cls, text: str) -> Game:
@@ -627,6 +664,54 @@ class Game:
             rng = _prng.state_from_text(rng_text)
         except (QwirkleError, ValueError) as exc:
             raise InvalidPositionError(f"bad position string: {exc}") from None
+        return cls._checked(board, hands, bag, scores, player, state, rng)
+
+    @classmethod
+    def from_position(
+        cls,
+        board: Board,
+        hands: Sequence[Sequence[Tile]],
+        bag: Sequence[Tile],
+        scores: Sequence[int] | None = None,
+        to_move: int = 0,
+        seed: int = 0,
+    ) -> Game:
+        """A game from its parts: the board, every hand (seat 0 first), the bag (the
+        next draw last), the scores (default 0) and the seat to move; on an empty board
+        the game is before its opening.  ``seed`` seeds the generator that mixes
+        exchanged tiles into the bag.  Raises InvalidPositionError for a position that
+        no game can reach (tiles not conserved, a hand over 6, ...)."""
+        if not isinstance(board, Board):
+            raise InvalidPositionError(f"expected a Board, got {board!r}")
+        hands_list = [list(h) for h in hands]
+        for h in hands_list:
+            tile_kinds(h, "a hand")
+        bag_list = list(bag)
+        tile_kinds(bag_list, "the bag")
+        scores_list = [0] * len(hands_list) if scores is None else list(scores)
+        if any(type(s) is not int for s in scores_list):
+            raise InvalidPositionError(f"scores are integers, got {scores_list!r}")
+        if type(to_move) is not int:
+            raise InvalidPositionError(f"to_move is a seat number, got {to_move!r}")
+        rng = _prng.new_state(_check_seed(seed), _prng.GAME_STREAM)
+        opening = 0
+        if board.is_empty() and 0 <= to_move < len(hands_list):
+            opening = largest_group(hands_list[to_move])
+        state = f"o{opening}" if opening else "p"
+        return cls._checked(board.copy(stack=False), hands_list, bag_list, scores_list, to_move, state, rng)
+
+    @classmethod
+    def _checked(
+        cls,
+        board: Board,
+        hands: list[list[Tile]],
+        bag: list[Tile],
+        scores: list[int],
+        player: int,
+        state: str,
+        rng: npt.NDArray[np.int64],
+    ) -> Game:
+        """The game of these parts, after checking that a game can reach them."""
         players = len(hands)
         if not MIN_PLAYERS <= players <= MAX_PLAYERS:
             raise InvalidPositionError(f"a game has {MIN_PLAYERS} to {MAX_PLAYERS} players, got {players}")
@@ -667,19 +752,31 @@ class Game:
         game = cls.__new__(cls)
         game._seed = None
         game._tie_rank = list(range(players))
-        game._players = players
         game._board = board
         game._rng = rng
-        game._hands = hands
-        game._bag = [t.kind for t in bag]
-        game._scores = scores
-        game._player = player
-        game._opening = opening
-        game._over = over
-        game._went_out = went_out
-        game._history = []
+        game._hands, game._hand_sizes = _hand_arrays(hands)
+        game._bag = np.zeros(_gameloop.N_TILES, np.int64)
+        game._bag[: len(bag)] = [t.kind for t in bag]
+        game._scores = np.zeros(_gameloop.MAX_PLAYERS, np.int64)
+        game._scores[:players] = scores
+        meta = np.zeros(_gameloop.N_META, np.int64)
+        meta[_gameloop.M_BAG] = len(bag)
+        meta[_gameloop.M_PLAYER] = player
+        meta[_gameloop.M_PLAYERS] = players
+        meta[_gameloop.M_OPENING] = opening
+        meta[_gameloop.M_OVER] = int(over)
+        meta[_gameloop.M_WENT_OUT] = went_out
+        if over:
+            # The state string says who went out; otherwise the bag tells the end apart:
+            # with an empty bag a game without a move is blocked, with tiles left, dead.
+            meta[_gameloop.M_END] = (
+                _gameloop.END_OUT if went_out >= 0 else _gameloop.END_BLOCKED if not bag else _gameloop.END_DEAD
+            )
+        game._meta = meta
+        game._log = np.zeros((0, _gameloop.LOG_COLS), np.int32)
         game._undo = []
         game._from_deal = False
+        game._sync_board_meta()
         return game
 
     def __eq__(self, other: object) -> bool:
@@ -695,53 +792,18 @@ class Game:
 
     # --------------------------------------------------------------- records
     def to_record(self) -> dict[str, Any]:
-        """The game so far as a ``qwirkle-record/1`` object (see :func:`record_line`)."""
-        if not self._from_deal or self._seed is None:
-            raise QwirkleError("only a game played from its deal has a record")
-        return {
-            "format": RECORD_FORMAT,
-            "players": self._players,
-            "seed": self._seed,
-            "turns": [t.to_json() for t in self._history],
-            "scores": list(self._scores),
-        }
+        """The game so far as a ``qwirkle-record/1`` object (:func:`qwirkle_core.records.record_from_game`)."""
+        from .records import record_from_game
+
+        return record_from_game(self)
 
     @classmethod
     def from_record(cls, record: dict[str, Any] | str) -> Game:
-        """Replay a record (an object, or one JSON line) and return the game at its end.
+        """Replay a record (an object, or one JSON line) and return the game at its end
+        (:func:`qwirkle_core.records.game_from_record`)."""
+        from .records import game_from_record
 
-        The deal comes from the seed; every turn's player, hand, score and draws, and
-        the final scores, must be what the replay gives, else InvalidRecordError."""
-        if isinstance(record, str):
-            try:
-                record = json.loads(record)
-            except json.JSONDecodeError as exc:
-                raise InvalidRecordError(f"not JSON: {exc}") from None
-        if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
-            raise InvalidRecordError(f"not a {RECORD_FORMAT} record")
-        players, seed, turns = record.get("players"), record.get("seed"), record.get("turns")
-        if type(players) is not int or type(seed) is not int or not isinstance(turns, list):
-            raise InvalidRecordError("a record has integer players and seed and a list of turns")
-        try:
-            probe = cls(players, seed)
-            tie_break = None
-            if turns and isinstance(turns[0], dict) and turns[0].get("player") != probe.to_move:
-                # The opener won a tie that the seat order alone does not explain.
-                first = turns[0].get("player")
-                if type(first) is not int or not 0 <= first < players:
-                    raise InvalidRecordError(f"turn 0: no seat {first!r}")
-                tie_break = [first] + [p for p in range(players) if p != first]
-            game = cls(players, seed, tie_break)
-        except QwirkleError as exc:
-            raise InvalidRecordError(str(exc)) from None
-        for i, turn in enumerate(turns):
-            try:
-                _replay_turn(game, turn)
-            except (QwirkleError, KeyError, TypeError) as exc:
-                raise InvalidRecordError(f"turn {i}: {exc}") from None
-        if record.get("scores") != game._scores:
-            raise InvalidRecordError(f"the record's final scores {record.get('scores')} are not the replay's {game._scores}")
-        return game
+        return game_from_record(record)
 
 
 def _tiles_run(text: str) -> list[Tile]:
@@ -751,54 +813,3 @@ def _tiles_run(text: str) -> list[Tile]:
     if len(text) % 2:
         raise InvalidTileError(f"tiles are two letters each, got {text!r}")
     return [Tile.from_text(text[i : i + 2]) for i in range(0, len(text), 2)]
-
-
-def _tiles_json(value: Any) -> list[Tile]:
-    if not isinstance(value, list):
-        raise InvalidRecordError(f"expected a list of [color, shape], got {value!r}")
-    return [tile_from_json(v) for v in value]
-
-
-def _replay_turn(game: Game, turn: Any) -> None:
-    if not isinstance(turn, dict):
-        raise InvalidRecordError(f"a turn is an object, got {turn!r}")
-    if game.is_over:
-        raise InvalidRecordError("the game is already over")
-    if turn["player"] != game.to_move:
-        raise InvalidRecordError(f"seat {turn['player']} plays, but seat {game.to_move} is to move")
-    if _tiles_json(turn["hand"]) != game.hand():
-        raise InvalidRecordError("the hand is not the replay's")
-    kind = turn["action"]
-    if kind == Action.PLACE:
-        action = Action.place(Move.from_json(turn["placements"]))
-    elif kind == Action.EXCHANGE:
-        action = Action.exchange(_tiles_json(turn["tiles"]))
-    elif kind == Action.PASS:
-        action = Action.pass_turn()
-    else:
-        raise InvalidRecordError(f"unknown action {kind!r}")
-    game.push(action)
-    played = game._history[-1]
-    if kind == Action.PLACE and turn["score"] != played.score:
-        raise InvalidRecordError(f"the record scores {turn['score']}, the rules {played.score}")
-    if kind != Action.PASS and _tiles_json(turn["drawn"]) != list(played.drawn):
-        raise InvalidRecordError("the tiles drawn are not the replay's")
-
-
-def record_line(record: dict[str, Any]) -> str:
-    """One record as one line of JSON (a records file holds one per line)."""
-    return json.dumps(record, separators=(", ", ": "))
-
-
-def read_records(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
-    """The records of a JSON-lines file (blank lines skipped)."""
-    for number, line in enumerate(lines, 1):
-        if line.strip():
-            try:
-                value = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InvalidRecordError(f"line {number}: not JSON: {exc}") from None
-            if not isinstance(value, dict):
-                raise InvalidRecordError(f"line {number}: a record is a JSON object")
-            yield value
-

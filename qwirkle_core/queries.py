@@ -8,7 +8,7 @@ built until you index it).  Kinds are ``color * 6 + shape``; a *kind mask* has b
 
 >>> from qwirkle_core import Board, Move, parse_tiles, queries
 >>> board = Board("Rc@0,0 Rs@0,1 Rd@0,2 Rl@0,3")
->>> queries.best_moves(board, parse_tiles("Rx Rb Yc"), 2)
+>>> queries.top_moves(board, parse_tiles("Rx Rb Yc"), 2)
 <MoveList 2 moves: Rx@0,4 Rb@0,5 (12), Rb@0,4 Rx@0,5 (12)>
 >>> risk = queries.move_risk(board, parse_tiles("Rx Yc"))
 >>> len(risk.moves), [str(m) for m, r in zip(risk.moves, risk.risky) if r]
@@ -51,7 +51,6 @@ __all__ = [
     "batch_best_scores",
     "batch_counts",
     "batch_moves",
-    "best_moves",
     "count_moves",
     "has_move",
     "mask_tiles",
@@ -60,6 +59,7 @@ __all__ = [
     "moves_with_tiles",
     "position_planes",
     "qwirkle_slots",
+    "top_moves",
     "unseen_counts",
 ]
 
@@ -167,7 +167,7 @@ def has_move(board: Board, hand: Sequence[Tile]) -> bool:
     return _board(board).has_move(hand)
 
 
-def best_moves(board: Board, hand: Sequence[Tile], k: int) -> MoveList:
+def top_moves(board: Board, hand: Sequence[Tile], k: int) -> MoveList:
     """The ``k`` highest-scoring moves, best first; among equal scores, in generation
     order (the order of :meth:`Board.legal_moves`).  Fewer when there are fewer moves.
 
@@ -178,7 +178,7 @@ def best_moves(board: Board, hand: Sequence[Tile], k: int) -> MoveList:
     k = int(k)
     if k < 0:
         raise QwirkleError(f"k must be at least 0, got {k}")
-    mask = board._hand_mask(hand)
+    mask = board.hand_mask(hand)
     return MoveList._trusted(_queries.best_moves(_state(board), mask, k))
 
 
@@ -190,7 +190,7 @@ def moves_with_tiles(
     moves that place at least one of them.  In generation order."""
     board = _board(board)
     hand = _reusable(hand)
-    mask = board._hand_mask(hand)
+    mask = board.hand_mask(hand)
     kinds = _tile_kinds(tiles, "tiles")
     held = Counter(t.kind for t in hand)
     for kind, n in Counter(kinds).items():
@@ -211,7 +211,7 @@ def moves_on_cells(board: Board, hand: Sequence[Tile], cells: Any) -> MoveList:
     On the empty board the moves are the openings in the canonical frame (from (0, 0)
     eastward), so only cells of row 0, columns 0..5 can match."""
     board = _board(board)
-    mask = board._hand_mask(hand)
+    mask = board.hand_mask(hand)
     rows, cols = _cells(cells)
     table = _queries.moves_on_cells(_state(board), mask, rows, cols)
     return MoveList._trusted(table)
@@ -301,7 +301,7 @@ def move_risk(board: Board, hand: Sequence[Tile], unseen: object = None) -> Move
     board nor in ``hand``."""
     board = _board(board)
     hand = _reusable(hand)
-    mask = board._hand_mask(hand)
+    mask = board.hand_mask(hand)
     counts = unseen_counts(board, unseen, hand if unseen is None else None)
     table, open_after, opened = _queries.move_risk(_state(board), mask, counts)
     return MoveRisk(MoveList._trusted(table), open_after, opened)
@@ -329,7 +329,7 @@ def _pack(positions: object) -> _Packed:
         board = item[0]
         if board.__class__ is not Board:
             raise InvalidPositionError(f"expected a Board, got {board!r}")
-        masks.append(board._hand_mask(item[1]))
+        masks.append(board.hand_mask(item[1]))
         states.append(_state(board))
     offsets = np.zeros(len(states) + 1, np.int64)
     np.cumsum([len(st) for st in states], out=offsets[1:])

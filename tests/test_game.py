@@ -19,9 +19,8 @@ from qwirkle_core.game import (
     distinct_exchanges,
     largest_group,
     opening_player,
-    read_records,
-    record_line,
 )
+from qwirkle_core.records import read_records, record_line
 
 # With NUMBA_DISABLE_JIT=1 (the coverage run) the kernels are plain Python: fewer games.
 JIT_OFF = bool(numba.config.DISABLE_JIT)
@@ -284,7 +283,8 @@ def test_whole_games(seed: int, players: int, data: st.DataObject) -> None:
         assert game.scores[p] == sum(t.score for t in game.history if t.player == p) + bonus[p]
     # The record: exactly the format, replaying to the same end.
     record = game.to_record()
-    assert list(record) == ["format", "players", "seed", "turns", "scores"]
+    assert list(record) == ["format", "players", "seed", "turns", "scores", "end"]
+    assert record["end"] == game.end and game.end in ("out", "blocked", "dead")
     line = record_line(record)
     assert "\n" not in line
     replayed = Game.from_record(line)

@@ -95,4 +95,24 @@ def test_editing_a_callee_module_does_not_leave_a_stale_cache(tmp_path: Path) ->
     assert score() == "12"  # from the cache
     lines = package / "_lines.py"
     lines.write_text(lines.read_text().replace("return 12", "return 13"))
-    assert score() == "13"  # the caller, _rules.check_placement, was compiled anew
+    assert score() == "13"  # the caller, _state.judge, was compiled anew
+
+
+def test_the_cache_digest_covers_subpackages(tmp_path: Path) -> None:
+    """A change in any source file, one in a subpackage (qwirkle_core/cli/) included,
+    names a new cache directory."""
+    import shutil
+
+    from qwirkle_core import _jit
+
+    package = tmp_path / "qwirkle_core"
+    shutil.copytree(ROOT / "qwirkle_core", package, ignore=shutil.ignore_patterns("__pycache__"))
+    saved = _jit._PACKAGE
+    try:
+        _jit._PACKAGE = package
+        before = _jit._sources_digest()
+        command = package / "cli" / "moves.py"
+        command.write_text(command.read_text() + "\n# an edit\n")
+        assert _jit._sources_digest() != before
+    finally:
+        _jit._PACKAGE = saved

@@ -97,7 +97,7 @@ def test_best_moves_are_the_top_k_in_generation_order(seed: int, k: int) -> None
         all_moves = board.legal_moves(hand)
         scores = all_moves.scores.tolist()
         want = sorted(range(len(scores)), key=lambda i: -scores[i])[:k]  # sorted() is stable
-        got = queries.best_moves(board, hand, k)
+        got = queries.top_moves(board, hand, k)
         assert np.array_equal(got.table, all_moves.table[want]), repr(board)
         naive_scores = sorted(naive_legal_moves(as_naive(board), hand_as_naive(hand)).values(), reverse=True)
         assert got.scores.tolist() == naive_scores[:k]
@@ -109,15 +109,15 @@ def test_best_moves_ties_and_edges() -> None:
     hand = parse_tiles("Rd Bc Yl")
     every = board.legal_moves(hand)
     for k in range(len(every) + 3):
-        got = queries.best_moves(board, hand, k)
+        got = queries.top_moves(board, hand, k)
         assert len(got) == min(k, len(every))
         assert list(got.scores) == sorted(every.scores.tolist(), reverse=True)[:k]
-    assert len(queries.best_moves(Board(), parse_tiles("Rc Rs Rd"), 2)) == 2
-    assert queries.best_moves(Board(), parse_tiles("Rc Rs Rd"), 1)[0].score == 3
-    assert len(queries.best_moves(board, [], 5)) == 0
+    assert len(queries.top_moves(Board(), parse_tiles("Rc Rs Rd"), 2)) == 2
+    assert queries.top_moves(Board(), parse_tiles("Rc Rs Rd"), 1)[0].score == 3
+    assert len(queries.top_moves(board, [], 5)) == 0
     for bad in (-1, 1.5, "3", None):
         with pytest.raises(QwirkleError):
-            queries.best_moves(board, hand, bad)  # type: ignore[arg-type]
+            queries.top_moves(board, hand, bad)  # type: ignore[arg-type]
 
 
 # ------------------------------------------------------------ restricted moves
@@ -214,7 +214,7 @@ def _check_slots(board: Board, rng: random.Random) -> int:
             k for k in range(36) if (mask & _mask(counts)) >> k & 1
         ]
     # Default: every copy not on the board is unseen.
-    default = board.qwirkle_slots()
+    default = queries.qwirkle_slots(board)
     left = [3 - n for n in board.tile_counts()]
     assert [int(m) for m in default.unseen] == [int(m) & _mask(left) for m in default.kinds]
     return len(cells)
@@ -282,7 +282,7 @@ def _check_risk(board: Board, hand: list[Tile], rng: random.Random, explicit: bo
         counts = [3 - n for n in board.tile_counts()]
         for t in hand:
             counts[t.kind] -= 1
-        risk = board.move_risk(hand)
+        risk = queries.move_risk(board, hand)
     unseen = _mask(counts)
     moves = list(board.legal_moves(hand))
     assert list(risk.moves) == moves and [m.score for m in risk.moves] == [m.score for m in moves]
@@ -433,7 +433,7 @@ def test_planes_equal_naive(seed: int, height: int, width: int, shift: tuple[int
         assert planes.dtype == np.uint8 and planes.shape == (49, height, width)
         assert np.array_equal(planes, _naive_planes(board, top, left, height, width)), repr(board)
         origin = (top + shift[0], left + shift[1])
-        moved = board.planes((height, width), origin)
+        moved = queries.position_planes(board, (height, width), origin)
         assert moved.origin == origin and moved.planes.dtype == np.float32
         assert np.array_equal(moved.planes, _naive_planes(board, *origin, height, width))
 

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from qwirkle_core import ALL_TILES, Board, Color, Move, Shape, Tile, parse_tiles
+from qwirkle_core.cli.render import register
 from qwirkle_core.render import (
     ANSI_COLORS,
     ANSI_SYMBOLS,
@@ -25,7 +26,6 @@ from qwirkle_core.render import (
     board_text,
     strip_ansi,
 )
-from qwirkle_core.render_cmd import register
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 ROOT = Path(__file__).resolve().parent.parent

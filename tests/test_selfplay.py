@@ -14,12 +14,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from qwirkle_core import QwirkleError, selfplay_cmd
-from qwirkle_core import _selfplay as engine
+from qwirkle_core import QwirkleError, _gameloop
+from qwirkle_core import selfplay as selfplay_module
 from qwirkle_core._prng import GAME_STREAM, new_state
 from qwirkle_core.bots import BOT_IDS, Bot, action_from_row, make_bot, play, rollouts
+from qwirkle_core.cli.selfplay import register
 from qwirkle_core.game import Action, Game
-from qwirkle_core.selfplay_cmd import record_from_log, register, selfplay
+from qwirkle_core.records import record_from_log
+from qwirkle_core.selfplay import selfplay
 
 # With NUMBA_DISABLE_JIT=1 (the coverage run) every kernel is plain Python, a few
 # hundred times slower: the same checks run on fewer games.
@@ -31,26 +33,26 @@ TIE = np.arange(6, dtype=np.int64)
 
 
 def engine_game(seed: int, bots: list[str]) -> tuple[dict, int]:  # type: ignore[type-arg]
-    """Play one game in the engine; its record and the seat that went out."""
+    """Play one game in the numba loop; its record and how it ended (END_*)."""
     ids = np.zeros(6, np.int64)
     ids[: len(bots)] = [BOT_IDS[b] for b in bots]
-    log = engine.empty_logs(1, 600)[0]
-    scores, turns, went_out = engine.play_game(len(bots), seed & 0xFFFFFFFF, seed >> 32, TIE, ids, log)
+    log = _gameloop.empty_logs(1, 600)[0]
+    scores, turns, end = _gameloop.play_game(len(bots), seed & 0xFFFFFFFF, seed >> 32, TIE, ids, log)
     assert turns <= 600
-    return record_from_log(len(bots), seed, log[:turns], scores), int(went_out)
+    return record_from_log(len(bots), seed, log[:turns], scores, end), int(end)
 
 
 @SETTINGS
 @given(seed=st.integers(0, 2**64 - 1), players=st.integers(2, 6), data=st.data())
 def test_engine_and_game_agree_turn_by_turn(seed: int, players: int, data: st.DataObject) -> None:
     bots = [data.draw(st.sampled_from(sorted(BOT_IDS))) for _ in range(players)]
-    record, went_out = engine_game(seed, bots)
+    record, end = engine_game(seed, bots)
     game = play(Game(players, seed), [make_bot(b, seed, p) for p, b in enumerate(bots)])
     python_record = game.to_record()
     for i, (ours, theirs) in enumerate(zip(record["turns"], python_record["turns"])):
         assert ours == theirs, f"turn {i} differs"
     assert record == python_record
-    assert went_out == (-1 if game.went_out is None else game.went_out)
+    assert record["end"] == game.end is not None and end != _gameloop.END_RUNAWAY
     # The engine's record replays in the Python Game to the same end.
     assert Game.from_record(record) == game
 
@@ -72,7 +74,7 @@ def test_engine_is_deterministic_and_serial_equals_parallel() -> None:
 
 def test_long_games_are_logged_whole(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     # Games longer than the first log buffer are played again, logged whole.
-    monkeypatch.setattr(selfplay_cmd, "LOG_CAPACITY", 30)
+    monkeypatch.setattr(selfplay_module, "LOG_CAPACITY", 30)
     result = selfplay(2 if JIT_OFF else 8, 3, ["random"], seed=5, record=True)
     assert result.turns.min() > 30
     for record, turns in zip(result.records, result.turns):
@@ -201,7 +203,8 @@ def test_command_json_summary(capsys) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_command_unwritable_record(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
-    assert run_command(["--games", "1", "--record", str(tmp_path / "missing" / "x.jsonl")]) == 1
+    """A bad --record path is bad input: exit 2 and one line, before any game."""
+    assert run_command(["--games", "1", "--record", str(tmp_path / "missing" / "x.jsonl")]) == 2
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
 
 
@@ -211,17 +214,17 @@ def test_engine_gives_the_same_game_without_jit() -> None:
     games = [(5 + (7 << 32), ["random", "greedy", "heuristic"]), (12, ["heuristic", "greedy"])]
     script = (
         "import json, sys, numpy as np\n"
-        "from qwirkle_core import _selfplay as engine\n"
+        "from qwirkle_core import _gameloop\n"
         "from qwirkle_core.bots import BOT_IDS\n"
-        "from qwirkle_core.selfplay_cmd import record_from_log\n"
+        "from qwirkle_core.records import record_from_log\n"
         "out = []\n"
         "for seed, bots in json.loads(sys.argv[1]):\n"
-        "    log = engine.empty_logs(1, 400)[0]\n"
+        "    log = _gameloop.empty_logs(1, 400)[0]\n"
         "    ids = np.zeros(6, np.int64)\n"
         "    ids[: len(bots)] = [BOT_IDS[b] for b in bots]\n"
         "    tie = np.arange(6, dtype=np.int64)\n"
-        "    scores, turns, _ = engine.play_game(len(bots), seed & 0xFFFFFFFF, seed >> 32, tie, ids, log)\n"
-        "    out.append(record_from_log(len(bots), seed, log[:turns], scores))\n"
+        "    scores, turns, end = _gameloop.play_game(len(bots), seed & 0xFFFFFFFF, seed >> 32, tie, ids, log)\n"
+        "    out.append(record_from_log(len(bots), seed, log[:turns], scores, end))\n"
         "print(json.dumps(out))\n"
     )
     env = dict(os.environ, NUMBA_DISABLE_JIT="1")
@@ -249,18 +252,18 @@ def test_engine_enumerates_actions_in_the_order_of_legal_actions(seed: int, play
     actions = game.legal_actions()
     state, meta, hands, hand_sizes, _, _, _ = game.engine_state()
     seat = game.to_move
-    mask = engine.hand_mask(hands[seat], hand_sizes[seat])
-    table = engine.legal_placements(state, meta, mask, engine.MODE_ALL, engine.new_table())
+    mask = _gameloop.hand_mask(hands[seat], hand_sizes[seat])
+    table = _gameloop.legal_placements(state, meta, mask, _gameloop.MODE_ALL, _gameloop.new_table())
     n_moves = table.shape[0]
-    n_exchanges = engine.count_exchanges(hands[seat], hand_sizes[seat], game.bag_size) if game.bag_size else 0
+    n_exchanges = _gameloop.count_exchanges(hands[seat], hand_sizes[seat], game.bag_size) if game.bag_size else 0
     assert [a.kind for a in actions[:n_moves]] == ["place"] * n_moves
     assert len(actions) == n_moves + n_exchanges + (1 if n_moves == 0 and game.bag_size == 0 else 0)
-    row = np.zeros(engine.ACTION_COLS, np.int64)
+    row = np.zeros(_gameloop.ACTION_COLS, np.int64)
     for i in range(n_moves):
-        engine.set_place(row, table, i)
+        _gameloop.set_place(row, table, i)
         assert action_from_row(row) == actions[i]
     for i in range(n_exchanges):
-        engine.nth_exchange(hands[seat], hand_sizes[seat], game.bag_size, i, row)
+        _gameloop.nth_exchange(hands[seat], hand_sizes[seat], game.bag_size, i, row)
         assert action_from_row(row) == actions[n_moves + i]
     # The greedy bot takes a highest-scoring placement when there is one.
     choice = make_bot("greedy", seed, seat).choose(game)

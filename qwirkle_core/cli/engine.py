@@ -17,6 +17,6 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .engine import run_stdio
+    from ..engine import run_stdio
 
     return run_stdio()

@@ -15,7 +15,10 @@ The rules follow RULES.md and are the same as ``qwirkle_core.game.Game`` (the te
 play both side by side): the opener places exactly their largest group; a place draws
 back to 6; an exchange draws first, then mixes each returned tile into the bag at a
 random position; the player who empties their hand (the bag is then empty) scores 6
-more and ends the game; when the bag is empty and no hand can place, the game ends.
+more and ends the game; when the bag is empty and no hand can place, or when no tile
+left anywhere fits the board (a dead board), the game ends at once with no bonus.
+Every game loop stops at MAX_TURNS turns (END_RUNAWAY), which callers report as an
+error: no loop can run forever.
 
 An *action* is an int64[ACTION_COLS] row laid out like a move-table row (A_N tiles,
 A_SCORE, rows, cols, kinds) plus its type in A_TYPE; an exchange lists its tiles in the
@@ -39,12 +42,12 @@ from ._movegen import (
     COL_SCORE,
     INITIAL_CAPACITY,
     MODE_ALL,
-    MODE_ANY,
     MODE_BEST,
     OUT_COLS,
     generate,
 )
 from ._prng import below, seed_state
+from ._rules import fitting_kinds
 from ._state import (
     LOG_PER_PUSH,
     NEED_REGROW,
@@ -74,7 +77,20 @@ M_OPENING = 10  # tiles the opening must place (the opener's largest group); 0 a
 M_OVER = 11  # 1 once the game has ended
 M_TURNS = 12  # turns played
 M_WENT_OUT = 13  # seat that emptied their hand and took the bonus, or -1
-N_META = 14
+M_END = 14  # how the game ended (END_*), END_NONE while it goes on
+N_META = 15
+
+# how a game ends (meta[M_END])
+END_NONE = 0
+END_OUT = 1  # a player emptied their hand (the bag was empty): +6 for them
+END_BLOCKED = 2  # the bag is empty and no player can place
+END_DEAD = 3  # tiles are left in the bag, but none of the bag or the hands fits anywhere
+END_RUNAWAY = 4  # not a rule: the game loop stopped at MAX_TURNS (the caller raises)
+# A turn cap for every game loop.  Real games are far shorter (greedy about 60 turns,
+# random bots a few hundred: they exchange often); a game that reaches the cap is one
+# that bots keep alive without end (a bot that always exchanges), and the loop stops
+# it with END_RUNAWAY instead of running forever.
+MAX_TURNS = 10_000
 
 # action rows
 A_N = 0
@@ -179,15 +195,6 @@ def legal_placements(st: KArray, meta: KArray, mask: KInt, mode: KInt, out: KArr
     return table
 
 
-@kernel
-def can_place(st: KArray, meta: KArray, mask: KInt, out: KArray) -> bool:
-    if mask == 0:
-        return False
-    if meta[M_BOARD_TILES] == 0:
-        return True
-    return bool(generate(st, out, mask, MODE_ANY) > 0)
-
-
 # ------------------------------------------------------------------- exchanges
 @kernel
 def exchange_kinds(hand: KArray, hand_size: KInt) -> tuple[KArray, KArray]:
@@ -208,58 +215,47 @@ def exchange_kinds(hand: KArray, hand_size: KInt) -> tuple[KArray, KArray]:
 
 
 @kernel
-def count_exchanges(hand: KArray, hand_size: KInt, bag_size: KInt) -> KInt:
-    """How many distinct exchanges (multisets of 1..bag_size tiles) the hand has."""
+def exchange_table(hand: KArray, hand_size: KInt, bag_size: KInt) -> KArray:
+    """Every distinct exchange of the hand (multisets of 1..bag_size tiles), one row
+    each: the number of tiles, then their kinds in ascending order (-1 padding).
+
+    The order (shared by the random bot and Game.legal_actions): read the number of
+    copies of each distinct kind, in ascending kind order, as the digits of a
+    mixed-radix counter (lowest kind = lowest digit) and count up from 1, skipping
+    exchanges larger than the bag."""
     kinds, counts = exchange_kinds(hand, hand_size)
     combos = 1
     for c in counts:
         combos *= c + 1
+    table = np.full((combos, 1 + HAND_SIZE), -1, np.int64)
     n = 0
     for code in range(1, combos):
         size = 0
         rest = code
         for j in range(kinds.shape[0]):
-            size += rest % (counts[j] + 1)
+            for _ in range(rest % (counts[j] + 1)):
+                table[n, 1 + size] = kinds[j]
+                size += 1
             rest //= counts[j] + 1
         if size <= bag_size:
+            table[n, 0] = size
             n += 1
-    return n
+        else:
+            table[n, 1:] = -1
+    return table[:n]
+
+
+@kernel
+def count_exchanges(hand: KArray, hand_size: KInt, bag_size: KInt) -> KInt:
+    """How many distinct exchanges the hand has (see exchange_table)."""
+    return exchange_table(hand, hand_size, bag_size).shape[0]
 
 
 @kernel
 def nth_exchange(hand: KArray, hand_size: KInt, bag_size: KInt, index: KInt, action: KArray) -> None:
-    """Write the ``index``-th distinct exchange into ``action``.
-
-    The order (shared with Game.legal_actions): read the number of copies of each
-    distinct kind, in ascending kind order, as the digits of a mixed-radix counter
-    (lowest kind = lowest digit) and count up from 1, skipping exchanges larger than
-    the bag."""
-    kinds, counts = exchange_kinds(hand, hand_size)
-    combos = 1
-    for c in counts:
-        combos *= c + 1
-    seen = 0
-    for code in range(1, combos):
-        size = 0
-        rest = code
-        for j in range(kinds.shape[0]):
-            size += rest % (counts[j] + 1)
-            rest //= counts[j] + 1
-        if size > bag_size:
-            continue
-        if seen == index:
-            action[A_TYPE] = EXCHANGE
-            action[A_N] = size
-            action[A_SCORE] = 0
-            s = 0
-            rest = code
-            for j in range(kinds.shape[0]):
-                for _ in range(rest % (counts[j] + 1)):
-                    action[A_KINDS + s] = kinds[j]
-                    s += 1
-                rest //= counts[j] + 1
-            return
-        seen += 1
+    """Write the ``index``-th distinct exchange (exchange_table's order) into ``action``."""
+    table = exchange_table(hand, hand_size, bag_size)
+    set_exchange(action, table[index, 1:], table[index, 0])
 
 
 @kernel
@@ -561,6 +557,26 @@ def choose_action(
 
 # ----------------------------------------------------------------- the game loop
 @kernel
+def group_size(mask: KInt) -> KInt:
+    """largest_group for callers outside numba."""
+    return largest_group(mask)
+
+
+@kernel
+def choose_opener(hands: KArray, hand_sizes: KArray, n_players: KInt, tie_rank: KArray) -> tuple[KInt, KInt]:
+    """The seat that opens and the tiles it must place: the largest group (identical
+    tiles counted once), ties to the lowest ``tie_rank``."""
+    opener = 0
+    opener_group = -1
+    for p in range(n_players):
+        g = largest_group(hand_mask(hands[p], hand_sizes[p]))
+        if g > opener_group or (g == opener_group and tie_rank[p] < tie_rank[opener]):
+            opener = p
+            opener_group = g
+    return opener, opener_group
+
+
+@kernel
 def deal(
     meta: KArray, hands: KArray, hand_sizes: KArray, bag: KArray, scores: KArray, game_rng: KArray, n_players: KInt, tie_rank: KArray,
 ) -> None:
@@ -581,13 +597,7 @@ def deal(
             hands[p, s] = bag[size]
         hand_sizes[p] = HAND_SIZE
         scores[p] = 0
-    opener = 0
-    opener_group = -1
-    for p in range(n_players):
-        g = largest_group(hand_mask(hands[p], HAND_SIZE))
-        if g > opener_group or (g == opener_group and tie_rank[p] < tie_rank[opener]):
-            opener = p
-            opener_group = g
+    opener, opener_group = choose_opener(hands, hand_sizes, n_players, tie_rank)
     meta[:] = 0
     meta[M_BAG] = size
     meta[M_PLAYER] = opener
@@ -610,17 +620,29 @@ def draw(hand: KArray, hand_size: KInt, bag: KArray, meta: KArray, drawn: KArray
 
 
 @kernel
-def apply_action(
-    st: KArray, meta: KArray, hands: KArray, hand_sizes: KArray, bag: KArray, scores: KArray, game_rng: KArray, action: KArray, row: KArray,
-) -> KArray:
-    """Play ``action`` (assumed legal: the bots only choose legal actions) for the seat
-    to move and pass the turn; writes the turn into ``row`` (int32[LOG_COLS]).  Returns
-    the board state: ``st`` updated, or a larger one when the tiles neared the edge of
-    its window.  Games go forward: nothing is logged for undo.
+def place_tiles(st: KArray, meta: KArray, action: KArray) -> KArray:
+    """The board part of a place action: push its tiles on the board state (nothing
+    is logged for undo: games go forward).  Returns the state: ``st`` updated, or a
+    larger one when the tiles neared the edge of its window."""
+    no_undo = np.empty(0, np.int64)  # an empty log: push logs nothing
+    if push(st, no_undo, action, False) == NEED_REGROW:
+        st = regrown(st, action)
+        push(st, no_undo, action, False)
+    meta[M_BOARD_TILES] += action[A_N]
+    return st
 
-    Ends the game when the player goes out.  The other end, a bag that is empty while
-    no hand can place, is left to :func:`play_out`, which finds it at no extra cost.
-    """
+
+@kernel
+def settle_turn(
+    meta: KArray, hands: KArray, hand_sizes: KArray, bag: KArray, scores: KArray, game_rng: KArray, action: KArray, row: KArray,
+) -> None:
+    """Everything a turn does apart from the board: take the tiles from the hand, score
+    a placement, draw back to 6, mix exchanged tiles into the bag, the going-out bonus,
+    the next seat; and write the turn into ``row`` (int32[LOG_COLS]).
+
+    The one implementation of these rules: the numba game loop and ``Game`` both call
+    it (``Game`` puts a placement on its ``Board`` first, the loop with place_tiles).
+    ``action`` is assumed legal: the bots choose legal actions, ``Game.push`` checks."""
     player = meta[M_PLAYER]
     hand = hands[player]
     hand_size = hand_sizes[player]
@@ -636,16 +658,11 @@ def apply_action(
     kind_type = action[A_TYPE]
     n = action[A_N]
     if kind_type == PLACE:
-        no_undo = np.empty(0, np.int64)  # an empty log: push logs nothing
-        if push(st, no_undo, action, False) == NEED_REGROW:
-            st = regrown(st, action)
-            push(st, no_undo, action, False)
         for s in range(n):
             hand_size = remove_from_hand(hand, hand_size, action[A_KINDS + s])
             row[L_ROWS + s] = action[A_ROWS + s]
             row[L_COLS + s] = action[A_COLS + s]
             row[L_KINDS + s] = action[A_KINDS + s]
-        meta[M_BOARD_TILES] += n
         meta[M_OPENING] = 0
         scores[player] += action[A_SCORE]
         row[L_SCORE] = action[A_SCORE]
@@ -654,6 +671,7 @@ def apply_action(
             scores[player] += GOING_OUT_BONUS
             meta[M_WENT_OUT] = player
             meta[M_OVER] = 1
+            meta[M_END] = END_OUT
     elif kind_type == EXCHANGE:
         for s in range(n):
             hand_size = remove_from_hand(hand, hand_size, action[A_KINDS + s])
@@ -672,18 +690,39 @@ def apply_action(
     row[L_DRAWN_N] = n_drawn
     meta[M_PLAYER] = (player + 1) % meta[M_PLAYERS]
     meta[M_TURNS] += 1
+
+
+@kernel
+def apply_action(
+    st: KArray, meta: KArray, hands: KArray, hand_sizes: KArray, bag: KArray, scores: KArray, game_rng: KArray, action: KArray, row: KArray,
+) -> KArray:
+    """Play ``action`` (assumed legal) for the seat to move and pass the turn; writes
+    the turn into ``row``.  Ends the game when the player goes out; the other ends
+    are :func:`ending`'s.  Returns the board state (see place_tiles)."""
+    if action[A_TYPE] == PLACE:
+        st = place_tiles(st, meta, action)
+    settle_turn(meta, hands, hand_sizes, bag, scores, game_rng, action, row)
     return st
 
 
 @kernel
-def others_can_place(st: KArray, meta: KArray, hands: KArray, hand_sizes: KArray, out: KArray) -> bool:
-    """Whether a seat other than the one to move can place a tile."""
-    n_players = meta[M_PLAYERS]
-    for k in range(1, n_players):
-        p = (meta[M_PLAYER] + k) % n_players
-        if can_place(st, meta, hand_mask(hands[p], hand_sizes[p]), out):
-            return True
-    return False
+def ending(st: KArray, meta: KArray, hands: KArray, hand_sizes: KArray, bag: KArray) -> KInt:
+    """Whether the game ends now, and how (END_*): END_BLOCKED when the bag is empty
+    and no hand can place; END_DEAD when tiles are left in the bag but no tile of the
+    bag or of any hand fits any cell (no placement can ever be made again, and the
+    players would exchange forever); else END_NONE.  With an empty bag the two
+    conditions are one, and it is called blocked.  Going out is settle_turn's."""
+    if meta[M_BOARD_TILES] == 0:
+        return END_NONE
+    fits = fitting_kinds(st)
+    left = np.int64(0)
+    for p in range(meta[M_PLAYERS]):
+        left |= hand_mask(hands[p], hand_sizes[p])
+    if meta[M_BAG] == 0:
+        return END_NONE if fits & left else END_BLOCKED
+    for i in range(meta[M_BAG]):
+        left |= np.int64(1) << bag[i]
+    return END_NONE if fits & left else END_DEAD
 
 
 @kernel
@@ -691,23 +730,30 @@ def play_out(
     st: KArray, meta: KArray, hands: KArray, hand_sizes: KArray, bag: KArray, scores: KArray, game_rng: KArray, bot_rngs: KArray, bots: KArray, log: KArray,
 ) -> KInt:
     """Play the position to its end with ``bots[seat]``; log turns while rows last.
-    Returns the number of turns played (compare with ``log.shape[0]``).
+    Returns the number of turns played (compare with ``log.shape[0]``); meta[M_END]
+    says how the game ended, END_RUNAWAY if it reached MAX_TURNS turns.
 
-    The blocked end (bag empty, no hand can place) is checked only when a bot passes:
-    a bot passes exactly when it cannot place and the bag is empty, so the game is
-    blocked iff no other seat can place either.  That ends the game at the same turn
-    as checking every hand after every turn (what Game does), without the searches.
+    The blocked and dead ends are looked for only when a bot does not place: a game
+    that is blocked or dead leaves the player to move no placement, so the bot passes
+    or exchanges, and checking then ends the game at the same turn as checking after
+    every turn (what Game does), without the searches.
     """
     action = np.zeros(ACTION_COLS, np.int64)
     scratch = np.zeros(LOG_COLS, np.int32)
     out = new_table()
     played = 0
     while meta[M_OVER] == 0:
+        if meta[M_TURNS] >= MAX_TURNS:
+            meta[M_END] = END_RUNAWAY
+            break
         player = meta[M_PLAYER]
         choose_action(bots[player], st, meta, hands[player], hand_sizes[player], bot_rngs[player], action, out)
-        if action[A_TYPE] == PASS and not others_can_place(st, meta, hands, hand_sizes, out):
-            meta[M_OVER] = 1
-            break
+        if action[A_TYPE] != PLACE:
+            end = ending(st, meta, hands, hand_sizes, bag)
+            if end != END_NONE:
+                meta[M_OVER] = 1
+                meta[M_END] = end
+                break
         row = log[played] if played < log.shape[0] else scratch
         st = apply_action(st, meta, hands, hand_sizes, bag, scores, game_rng, action, row)
         played += 1
@@ -738,43 +784,47 @@ def new_game_state(
 def play_game(
     n_players: KInt, seed_low: KInt, seed_high: KInt, tie_rank: KArray, bots: KArray, log: KArray,
 ) -> tuple[KArray, KInt, KInt]:
-    """One whole game from the deal.  Returns (scores, turns played, seat that went out
-    or -1)."""
+    """One whole game from the deal.  Returns (scores, turns played, how it ended
+    (END_*))."""
     st, meta, hands, hand_sizes, bag, scores, game_rng, bot_rngs = new_game_state(
         n_players, seed_low, seed_high, tie_rank
     )
     turns = play_out(st, meta, hands, hand_sizes, bag, scores, game_rng, bot_rngs, bots, log)
-    return scores, turns, meta[M_WENT_OUT]
+    return scores, turns, meta[M_END]
 
 
 @kernel
 def play_games_serial(
     n_players: KInt, seeds_low: KArray, seeds_high: KArray, tie_rank: KArray, bots: KArray, logs: KArray,
-) -> tuple[KArray, KArray]:
+) -> tuple[KArray, KArray, KArray]:
     """Games i = 0.. with seeds (seeds_low[i], seeds_high[i]) on one core."""
     n = seeds_low.shape[0]
     scores = np.zeros((n, MAX_PLAYERS), np.int64)
     turns = np.zeros(n, np.int64)
+    ends = np.zeros(n, np.int64)
     for i in range(n):
-        s, t, _ = play_game(n_players, seeds_low[i], seeds_high[i], tie_rank, bots, logs[i])
+        s, t, e = play_game(n_players, seeds_low[i], seeds_high[i], tie_rank, bots, logs[i])
         scores[i] = s
         turns[i] = t
-    return scores, turns
+        ends[i] = e
+    return scores, turns, ends
 
 
 @parallel_kernel
 def play_games_parallel(
     n_players: KInt, seeds_low: KArray, seeds_high: KArray, tie_rank: KArray, bots: KArray, logs: KArray,
-) -> tuple[KArray, KArray]:
+) -> tuple[KArray, KArray, KArray]:
     """Like play_games_serial, the games spread over every core."""
     n = seeds_low.shape[0]
     scores = np.zeros((n, MAX_PLAYERS), np.int64)
     turns = np.zeros(n, np.int64)
+    ends = np.zeros(n, np.int64)
     for i in prange(n):
-        s, t, _ = play_game(n_players, seeds_low[i], seeds_high[i], tie_rank, bots, logs[i])
+        s, t, e = play_game(n_players, seeds_low[i], seeds_high[i], tie_rank, bots, logs[i])
         scores[i] = s
         turns[i] = t
-    return scores, turns
+        ends[i] = e
+    return scores, turns, ends
 
 
 # --------------------------------------------------------------- determinization
@@ -818,12 +868,13 @@ def redeal_unseen(
 @parallel_kernel
 def rollouts_parallel(
     st: KArray, meta: KArray, hands: KArray, hand_sizes: KArray, bag: KArray, scores: KArray, bots: KArray, seeds_low: KArray, seeds_high: KArray, viewer: KInt,
-) -> KArray:
+) -> tuple[KArray, KArray]:
     """Play the position to the end once per seed, each on its own copy; with
     ``viewer`` >= 0, first deal what that seat cannot see anew (determinization).
-    Returns the final scores, one row per rollout."""
+    Returns the final scores, one row per rollout, and how each ended (END_*)."""
     n = seeds_low.shape[0]
     out = np.zeros((n, MAX_PLAYERS), np.int64)
+    ends = np.zeros(n, np.int64)
     for i in prange(n):
         g = st.copy()
         m = meta.copy()
@@ -841,7 +892,8 @@ def rollouts_parallel(
         no_log = np.zeros((0, LOG_COLS), np.int32)
         play_out(g, m, h, hs, b, s, rng, bot_rngs, bots, no_log)
         out[i] = s
-    return out
+        ends[i] = m[M_END]
+    return out, ends
 
 
 def empty_logs(n_games: int, capacity: int) -> npt.NDArray[np.int32]:

@@ -21,13 +21,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .board import Board
-from .jsonio import BadInputError, loads, read_hand, read_placements
-from .moves import Move
-from .render import board_ansi, board_svg, board_text, tiles_ansi
-from .tiles import Tile
+from ..board import Board
+from ..jsonio import BadInputError, loads, read_hand, read_placements
+from ..moves import Move
+from ..records import RECORD_FORMAT
+from ..render import board_ansi, board_svg, board_text, tiles_ansi
+from ..tiles import Tile
 
-RECORD_FORMAT = "qwirkle-record/1"
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
 
@@ -245,7 +245,7 @@ def _draw(scene: Scene, args: argparse.Namespace) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m qwirkle_core.render_cmd [options]``: the render command on its own."""
+    """``python -m qwirkle_core.cli.render [options]``: the render command on its own."""
     parser = argparse.ArgumentParser(prog="qwirkle_core")
     register(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(["render", *(argv if argv is not None else sys.argv[1:])])

@@ -1,0 +1,189 @@
+"""Game records as JSON text, written by a kernel straight from the turn logs.
+
+Building a Python dict per turn and calling ``json.dumps`` made self-play three times
+slower; this kernel writes the bytes of many records into one buffer instead, with no
+Python object per turn.  The text is exactly what :func:`qwirkle_core.records.record_line`
+writes for the same record (a test compares them), one record per line.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _gameloop as loop
+from ._geometry import KArray, KInt
+from ._jit import inline_helper, kernel
+
+# Fixed fragments, as uint8 arrays (numba compiles global arrays in as constants).
+
+
+def _text(s: str) -> KArray:
+    return np.frombuffer(s.encode("ascii"), np.uint8).copy()
+
+
+RECORD_START = _text('{"format": "qwirkle-record/1", "players": ')
+SEED = _text(', "seed": ')
+TURNS = _text(', "turns": [')
+TURN_PLAYER = _text('{"player": ')
+HAND = _text(', "hand": ')
+ACTION_PLACE = _text(', "action": "place", "placements": ')
+SCORE = _text(', "score": ')
+ACTION_EXCHANGE = _text(', "action": "exchange", "tiles": ')
+ACTION_PASS = _text(', "action": "pass"')
+DRAWN = _text(', "drawn": ')
+SCORES = _text('], "scores": ')
+END = _text(', "end": ')
+END_OUT = _text('"out"}\n')
+END_BLOCKED = _text('"blocked"}\n')
+END_DEAD = _text('"dead"}\n')
+END_NULL = _text("null}\n")
+# A turn's text is at most about 400 bytes; a record's frame about 150.
+TURN_BYTES = 448
+RECORD_BYTES = 192
+
+
+@inline_helper
+def _put(out: KArray, pos: KInt, fragment: KArray) -> KInt:
+    for i in range(fragment.shape[0]):
+        out[pos + i] = fragment[i]
+    return pos + fragment.shape[0]
+
+
+@inline_helper
+def _put_byte(out: KArray, pos: KInt, byte: KInt) -> KInt:
+    out[pos] = byte
+    return pos + 1
+
+
+@inline_helper
+def _put_uint(out: KArray, pos: KInt, value: KInt) -> KInt:
+    """The decimal digits of a non-negative integer."""
+    digits = 1
+    rest = value // 10
+    while rest > 0:
+        digits += 1
+        rest //= 10
+    end = pos + digits
+    for i in range(digits):
+        out[end - 1 - i] = 48 + value % 10
+        value //= 10
+    return end
+
+
+@inline_helper
+def _put_int(out: KArray, pos: KInt, value: KInt) -> KInt:
+    if value < 0:
+        out[pos] = 45  # '-'
+        return _put_uint(out, pos + 1, -value)
+    return _put_uint(out, pos, value)
+
+
+@inline_helper
+def _put_tile(out: KArray, pos: KInt, kind: KInt) -> KInt:
+    """``[color, shape]``."""
+    pos = _put_byte(out, pos, 91)  # '['
+    pos = _put_byte(out, pos, 48 + kind // 6)
+    pos = _put_byte(out, pos, 44)  # ','
+    pos = _put_byte(out, pos, 32)
+    pos = _put_byte(out, pos, 48 + kind % 6)
+    return _put_byte(out, pos, 93)  # ']'
+
+
+@inline_helper
+def _put_separator(out: KArray, pos: KInt, first: bool) -> KInt:
+    if first:
+        return pos
+    pos = _put_byte(out, pos, 44)  # ','
+    return _put_byte(out, pos, 32)
+
+
+@kernel
+def _put_tiles(out: KArray, pos: KInt, row: KArray, at: KInt, n: KInt) -> KInt:
+    """``[[color, shape], ...]`` of the kinds row[at : at + n]."""
+    pos = _put_byte(out, pos, 91)
+    for i in range(n):
+        pos = _put_separator(out, pos, i == 0)
+        pos = _put_tile(out, pos, row[at + i])
+    return _put_byte(out, pos, 93)
+
+
+@kernel
+def _put_turn(out: KArray, pos: KInt, row: KArray) -> KInt:
+    pos = _put(out, pos, TURN_PLAYER)
+    pos = _put_uint(out, pos, row[loop.L_PLAYER])
+    pos = _put(out, pos, HAND)
+    pos = _put_tiles(out, pos, row, loop.L_HAND, row[loop.L_HAND_SIZE])
+    n = row[loop.L_N]
+    action = row[loop.L_TYPE]
+    if action == loop.PLACE:
+        pos = _put(out, pos, ACTION_PLACE)
+        pos = _put_byte(out, pos, 91)
+        for s in range(n):
+            pos = _put_separator(out, pos, s == 0)
+            pos = _put_byte(out, pos, 91)
+            pos = _put_int(out, pos, row[loop.L_ROWS + s])
+            pos = _put_byte(out, pos, 44)
+            pos = _put_byte(out, pos, 32)
+            pos = _put_int(out, pos, row[loop.L_COLS + s])
+            pos = _put_byte(out, pos, 44)
+            pos = _put_byte(out, pos, 32)
+            kind = row[loop.L_KINDS + s]
+            pos = _put_byte(out, pos, 48 + kind // 6)
+            pos = _put_byte(out, pos, 44)
+            pos = _put_byte(out, pos, 32)
+            pos = _put_byte(out, pos, 48 + kind % 6)
+            pos = _put_byte(out, pos, 93)
+        pos = _put_byte(out, pos, 93)
+        pos = _put(out, pos, SCORE)
+        pos = _put_uint(out, pos, row[loop.L_SCORE])
+        pos = _put(out, pos, DRAWN)
+        pos = _put_tiles(out, pos, row, loop.L_DRAWN, row[loop.L_DRAWN_N])
+    elif action == loop.EXCHANGE:
+        pos = _put(out, pos, ACTION_EXCHANGE)
+        pos = _put_tiles(out, pos, row, loop.L_KINDS, n)
+        pos = _put(out, pos, DRAWN)
+        pos = _put_tiles(out, pos, row, loop.L_DRAWN, row[loop.L_DRAWN_N])
+    else:
+        pos = _put(out, pos, ACTION_PASS)
+    return _put_byte(out, pos, 125)  # '}'
+
+
+@kernel
+def format_records(
+    players: KInt, seed_digits: KArray, seed_lengths: KArray, scores: KArray, turns: KArray, ends: KArray,
+    logs: KArray, out: KArray,
+) -> KInt:
+    """Write the records of games i = 0.. (seed written as the ASCII digits
+    ``seed_digits[i, :seed_lengths[i]]`` (seeds reach 2**64, past int64), final
+    ``scores[i]``, ``turns[i]`` turns logged in ``logs[i]``, ended as ``ends[i]``)
+    into ``out``, one line each; returns the number of bytes written.  ``out`` must
+    hold RECORD_BYTES per game plus TURN_BYTES per turn."""
+    pos = 0
+    for g in range(seed_lengths.shape[0]):
+        pos = _put(out, pos, RECORD_START)
+        pos = _put_uint(out, pos, players)
+        pos = _put(out, pos, SEED)
+        for i in range(seed_lengths[g]):
+            out[pos + i] = seed_digits[g, i]
+        pos += seed_lengths[g]
+        pos = _put(out, pos, TURNS)
+        for t in range(turns[g]):
+            pos = _put_separator(out, pos, t == 0)
+            pos = _put_turn(out, pos, logs[g, t])
+        pos = _put(out, pos, SCORES)
+        pos = _put_byte(out, pos, 91)
+        for p in range(players):
+            pos = _put_separator(out, pos, p == 0)
+            pos = _put_uint(out, pos, scores[g, p])
+        pos = _put_byte(out, pos, 93)
+        pos = _put(out, pos, END)
+        end = ends[g]
+        if end == loop.END_OUT:
+            pos = _put(out, pos, END_OUT)
+        elif end == loop.END_BLOCKED:
+            pos = _put(out, pos, END_BLOCKED)
+        elif end == loop.END_DEAD:
+            pos = _put(out, pos, END_DEAD)
+        else:
+            pos = _put(out, pos, END_NULL)
+    return pos

@@ -1,0 +1,266 @@
+"""The ``selfplay`` command: many games between built-in bots, played inside numba.
+
+    python -m qwirkle_core selfplay --games 1000 --players 2 --bots greedy,heuristic --seed 7
+
+Game i is dealt from seed ``S + i``; its record (``--record FILE``, one JSON line per
+game, the qwirkle-record/1 format) replays with ``qwirkle_core.records.game_from_record``.
+The games themselves are played by :func:`qwirkle_core.selfplay.selfplay`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import signal
+import sys
+import time
+from types import FrameType, TracebackType
+from typing import IO, Any
+
+import numba
+import numpy as np
+
+from .._prng import SEED_LIMIT
+from ..bots import BOT_IDS
+from ..errors import QwirkleError
+from ..game import END_NAMES, MAX_PLAYERS, MIN_PLAYERS
+from ..selfplay import BATCH, SelfPlayArgumentError, SelfPlayResult, parse_bots, play_batches
+
+EXIT_BAD_ARGS = 2
+EXIT_IO = 1
+MAX_THREADS: int = numba.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]  # numba has no stubs here
+
+
+class RecordFileError(QwirkleError):
+    """A record file that cannot be opened as asked."""
+
+
+def open_record_file(path: str, append: bool) -> IO[bytes]:
+    """Open ``path`` for records.  A new or empty file is fine; an existing non-empty
+    one only with ``append`` (records are never destroyed by a new run), and then a
+    partial last line (an interrupted writer) is cut off so that every line is whole."""
+    try:
+        if not append:
+            # "x": fail if it exists, so that a second run cannot truncate the first's games.
+            try:
+                return open(path, "xb")
+            except FileExistsError:
+                if os.path.getsize(path) > 0:
+                    raise RecordFileError(
+                        f"{path} exists and holds records: choose another file, or add --append"
+                    ) from None
+                return open(path, "wb")
+        handle = open(path, "a+b")  # noqa: SIM115 - returned open, closed by the caller
+        size = handle.seek(0, os.SEEK_END)
+        if size:
+            # Cut back to the last newline: what follows it is a record cut short.
+            keep = size
+            step = 4096
+            while keep > 0:
+                start = max(0, keep - step)
+                handle.seek(start)
+                chunk = handle.read(keep - start)
+                cut = chunk.rfind(b"\n")
+                if cut >= 0:
+                    keep = start + cut + 1
+                    break
+                keep = start
+            if keep != size:
+                handle.truncate(keep)
+        return handle
+    except OSError as exc:
+        raise RecordFileError(f"cannot write {path}: {exc.strerror}") from None
+
+
+def write_whole(out: IO[bytes], text: bytes) -> None:
+    """Append whole lines and push them to the disk before the next batch, so that an
+    interrupted run leaves every game finished so far, each on a whole line."""
+    out.write(text)
+    out.flush()
+    os.fsync(out.fileno())
+
+
+class _StopOnSignal:
+    """While active, SIGINT and SIGTERM only set ``signal``: the run stops after the
+    batch in flight, with its records written, instead of raising inside a numba
+    call (which numba reports as a SystemError)."""
+
+    def __init__(self) -> None:
+        self.signal: int | None = None
+        self._saved: dict[int, Any] = {}
+
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
+        self.signal = signum
+
+    def __enter__(self) -> _StopOnSignal:  # noqa: PYI034 - a final class
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            try:
+                self._saved[signum] = signal.signal(signum, self._handle)
+            except ValueError:  # not the main thread: leave the handlers alone
+                pass
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        for signum, handler in self._saved.items():
+            signal.signal(signum, handler)
+
+
+def _int_option(text: Any, option: str, low: int, high: int) -> int:
+    try:
+        value = int(text)
+    except (TypeError, ValueError):
+        raise SelfPlayArgumentError(f"{option} takes an integer, got {text!r}") from None
+    if not low <= value <= high:
+        raise SelfPlayArgumentError(f"{option} must be in {low}..{high}, got {value}")
+    return value
+
+
+class ProgressBar:
+    """A one-line bar on a terminal, redrawn in place."""
+
+    def __init__(self, total: int, stream: IO[str], width: int = 30) -> None:
+        self.total = total
+        self.stream = stream
+        self.width = width
+        self.began = time.perf_counter()
+
+    def __call__(self, done: int) -> None:
+        filled = self.width * done // self.total
+        rate = done / max(time.perf_counter() - self.began, 1e-9)
+        bar = "#" * filled + "." * (self.width - filled)
+        self.stream.write(f"\rselfplay [{bar}] {done}/{self.total} games, {rate:,.0f}/s")
+        if done >= self.total:
+            self.stream.write("\n")
+        self.stream.flush()
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``selfplay`` command to an argparse sub-parsers object."""
+    parser = subparsers.add_parser(
+        "selfplay",
+        help="play many games between built-in bots (inside numba, on all cores)",
+        description="Play games between built-in bots; print the mean score and wins per seat "
+        "and the games per second.",
+    )
+    # Values are parsed in run() so that a bad one gives one line, not argparse's usage text.
+    parser.add_argument("--games", default="100", metavar="N", help="number of games (default 100)")
+    parser.add_argument("--players", default="2", metavar="P", help="players per game, 2..6 (default 2)")
+    parser.add_argument(
+        "--bots",
+        default="greedy",
+        metavar="B[,B...]",
+        help=f"one bot for every seat, or one per seat: {', '.join(BOT_IDS)} (default greedy)",
+    )
+    parser.add_argument("--seed", default="0", metavar="S", help="game i is dealt from seed S+i (default 0)")
+    parser.add_argument(
+        "--record",
+        metavar="FILE",
+        help="write each game's record, one JSON line per game, as the games finish; "
+        "an existing non-empty FILE is refused unless --append",
+    )
+    parser.add_argument(
+        "--append",
+        action="store_true",
+        help="add the records to the end of an existing FILE (a partial last line left by an "
+        "interrupted run is cut off first)",
+    )
+    parser.add_argument("--threads", metavar="T", help="cores to use (default: all)")
+    parser.add_argument(
+        "--progress",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="progress bar on stderr: auto = on a terminal, for runs of more than one batch",
+    )
+    parser.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """The ``selfplay`` command; returns the exit status."""
+    try:
+        games = _int_option(args.games, "--games", 1, 10**9)
+        players = _int_option(args.players, "--players", MIN_PLAYERS, MAX_PLAYERS)
+        bots = parse_bots(args.bots, players)
+        seed = _int_option(args.seed, "--seed", 0, SEED_LIMIT - 1)
+        threads = None
+        if args.threads is not None:
+            threads = _int_option(args.threads, "--threads", 1, MAX_THREADS)
+    except SelfPlayArgumentError as exc:
+        print(f"selfplay: {exc}", file=sys.stderr)
+        return EXIT_BAD_ARGS
+    out = None
+    if args.record:
+        # Opened before the games, so that a bad path fails at once.
+        try:
+            out = open_record_file(args.record, args.append)
+        except RecordFileError as exc:
+            print(f"selfplay: {exc}", file=sys.stderr)
+            return EXIT_BAD_ARGS
+    if threads is not None:
+        numba.set_num_threads(threads)
+    show = args.progress == "always" or (args.progress == "auto" and games > BATCH and sys.stderr.isatty())
+    bar = ProgressBar(games, sys.stderr) if show else None
+    scores = np.zeros((games, players), np.int64)
+    turns = np.zeros(games, np.int64)
+    ends = np.zeros(games, np.int64)
+    seconds = 0.0
+    done = 0
+    with contextlib.ExitStack() as stack, _StopOnSignal() as stop:
+        if out is not None:
+            stack.callback(out.close)
+        for batch in play_batches(games, players, bots, seed, record=out is not None):
+            done = batch.start + len(batch.seeds)
+            scores[batch.start : done] = batch.scores
+            turns[batch.start : done] = batch.turns
+            ends[batch.start : done] = batch.ends
+            seconds += batch.seconds
+            if out is not None:
+                try:
+                    write_whole(out, batch.records_text)
+                except OSError as exc:
+                    print(f"selfplay: cannot write {args.record}: {exc.strerror}", file=sys.stderr)
+                    return EXIT_BAD_ARGS
+            if bar is not None:
+                bar(done)
+            if stop.signal is not None:
+                print(
+                    f"selfplay: stopped by signal after {done} of {games} games"
+                    + (f"; their records are in {args.record}" if args.record else ""),
+                    file=sys.stderr,
+                )
+                return 128 + stop.signal
+    result = SelfPlayResult(scores, turns, seconds, ends=ends)
+    endings = {name: int((ends == code).sum()) for code, name in END_NAMES.items()}
+    wins, ties = result.wins()
+    means = result.scores.mean(axis=0)
+    rate = games / max(result.seconds, 1e-9)
+    used = threads if threads is not None else numba.get_num_threads()
+    if args.json:
+        summary = {
+            "games": games,
+            "players": players,
+            "bots": bots,
+            "seed": seed,
+            "mean_scores": [round(float(m), 3) for m in means],
+            "wins": [int(w) for w in wins],
+            "ties": [int(t) for t in ties],
+            "games_per_second": round(rate, 1),
+            "turns_per_game": round(float(result.turns.mean()), 2),
+            "threads": used,
+            "ends": endings,
+        }
+        print(json.dumps(summary))
+        return 0
+    print(f"{games} games, {players} players, seeds {seed}..{seed + games - 1}")
+    print(f"{'seat':>4}  {'bot':<10} {'mean score':>10} {'wins':>7} {'ties':>6}")
+    for p in range(players):
+        print(f"{p:>4}  {bots[p]:<10} {means[p]:>10.2f} {int(wins[p]):>7} {int(ties[p]):>6}")
+    print(f"{rate:,.0f} games per second ({used} threads), {result.turns.mean():.1f} turns per game")
+    print("ended: " + ", ".join(f"{n} {name}" for name, n in endings.items()))
+    if args.record:
+        print(f"records written to {args.record}")
+    return 0

@@ -1,0 +1,196 @@
+"""Game records: the ``qwirkle-record/1`` format, written and replayed.
+
+A record is one JSON object per game (a records file holds one per line)::
+
+    {"format": "qwirkle-record/1", "players": 2, "seed": 7,
+     "turns": [{"player": 0, "hand": [[c, s], ...], "action": "place",
+                "placements": [[row, col, c, s], ...], "score": 6, "drawn": [[c, s], ...]},
+               {"player": 1, "hand": [...], "action": "exchange", "tiles": [...], "drawn": [...]},
+               {"player": 0, "hand": [...], "action": "pass"}, ...],
+     "scores": [120, 97], "end": "out"}
+
+``end`` says how the game ended: ``"out"`` (a player emptied their hand: +6),
+``"blocked"`` (the bag empty and no one able to place), ``"dead"`` (tiles left in the
+bag, but none of them nor of the hands fits the board anywhere), or null for a game
+not over.  Records written before the field existed replay without it.
+
+The deal comes from the seed, so a record replays exactly: :func:`game_from_record`
+checks every turn's player, hand, score and draws, and the final scores.
+:func:`record_from_game` writes the record of a :class:`~qwirkle_core.game.Game`
+played from its deal; :func:`record_from_log` writes one from the numba game loop's
+turn log, so self-play never builds a ``Game``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from . import _gameloop
+from .errors import InvalidRecordError, QwirkleError
+from .game import END_NAMES, Action, Game
+from .moves import Move
+from .tiles import ALL_TILES, Tile, tile_from_json
+
+RECORD_FORMAT = "qwirkle-record/1"
+
+__all__ = [
+    "RECORD_FORMAT",
+    "InvalidRecordError",
+    "game_from_record",
+    "read_records",
+    "record_from_game",
+    "record_from_log",
+    "record_line",
+]
+
+
+def record_from_game(game: Game) -> dict[str, Any]:
+    """The game so far as a ``qwirkle-record/1`` object."""
+    if not game.from_deal or game.seed is None:
+        raise QwirkleError("only a game played from its deal has a record")
+    return {
+        "format": RECORD_FORMAT,
+        "players": game.players,
+        "seed": game.seed,
+        "turns": [t.to_json() for t in game.history],
+        "scores": game.scores,
+        "end": game.end,
+    }
+
+
+def game_from_record(record: dict[str, Any] | str) -> Game:
+    """Replay a record (an object, or one JSON line) and return the game at its end.
+
+    The deal comes from the seed; every turn's player, hand, score and draws, and
+    the final scores, must be what the replay gives, else InvalidRecordError."""
+    if isinstance(record, str):
+        try:
+            record = json.loads(record)
+        except json.JSONDecodeError as exc:
+            raise InvalidRecordError(f"not JSON: {exc}") from None
+    if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
+        raise InvalidRecordError(f"not a {RECORD_FORMAT} record")
+    players, seed, turns = record.get("players"), record.get("seed"), record.get("turns")
+    if type(players) is not int or type(seed) is not int or not isinstance(turns, list):
+        raise InvalidRecordError("a record has integer players and seed and a list of turns")
+    try:
+        probe = Game(players, seed)
+        tie_break = None
+        if turns and isinstance(turns[0], dict) and turns[0].get("player") != probe.to_move:
+            # The opener won a tie that the seat order alone does not explain.
+            first = turns[0].get("player")
+            if type(first) is not int or not 0 <= first < players:
+                raise InvalidRecordError(f"turn 0: no seat {first!r}")
+            tie_break = [first] + [p for p in range(players) if p != first]
+        game = Game(players, seed, tie_break)
+    except QwirkleError as exc:
+        raise InvalidRecordError(str(exc)) from None
+    for i, turn in enumerate(turns):
+        try:
+            _replay_turn(game, turn)
+        except (QwirkleError, KeyError, TypeError) as exc:
+            raise InvalidRecordError(f"turn {i}: {exc}") from None
+    if "end" in record and record["end"] != game.end:
+        raise InvalidRecordError(f"the record says the game ended {record['end']!r}, the replay {game.end!r}")
+    if record.get("scores") != game.scores:
+        raise InvalidRecordError(f"the record's final scores {record.get('scores')} are not the replay's {game.scores}")
+    return game
+
+
+def record_from_log(
+    players: int, seed: int, log: npt.NDArray[np.int32], scores: Sequence[int], end: int = 0
+) -> dict[str, Any]:
+    """The qwirkle-record/1 object of one game of the numba loop, from its turn log and
+    how it ended (an END_* code).  (Self-play writes records with a kernel instead,
+    see :func:`qwirkle_core.selfplay.records_text`; this is the readable twin that the
+    tests compare it with.)"""
+
+    def tiles(kinds: npt.NDArray[np.int32]) -> list[list[int]]:
+        return [ALL_TILES[int(k)].as_json() for k in kinds]
+
+    turns = []
+    for row in log:
+        turn: dict[str, Any] = {
+            "player": int(row[_gameloop.L_PLAYER]),
+            "hand": tiles(row[_gameloop.L_HAND : _gameloop.L_HAND + row[_gameloop.L_HAND_SIZE]]),
+        }
+        n = int(row[_gameloop.L_N])
+        drawn = tiles(row[_gameloop.L_DRAWN : _gameloop.L_DRAWN + row[_gameloop.L_DRAWN_N]])
+        if row[_gameloop.L_TYPE] == _gameloop.PLACE:
+            turn["action"] = "place"
+            turn["placements"] = [
+                [int(row[_gameloop.L_ROWS + s]), int(row[_gameloop.L_COLS + s])] + ALL_TILES[int(row[_gameloop.L_KINDS + s])].as_json()
+                for s in range(n)
+            ]
+            turn["score"] = int(row[_gameloop.L_SCORE])
+            turn["drawn"] = drawn
+        elif row[_gameloop.L_TYPE] == _gameloop.EXCHANGE:
+            turn["action"] = "exchange"
+            turn["tiles"] = tiles(row[_gameloop.L_KINDS : _gameloop.L_KINDS + n])
+            turn["drawn"] = drawn
+        else:
+            turn["action"] = "pass"
+        turns.append(turn)
+    return {
+        "format": RECORD_FORMAT,
+        "players": players,
+        "seed": seed,
+        "turns": turns,
+        "scores": [int(s) for s in scores[:players]],
+        "end": END_NAMES.get(int(end)),
+    }
+
+
+def _tiles_json(value: Any) -> list[Tile]:
+    if not isinstance(value, list):
+        raise InvalidRecordError(f"expected a list of [color, shape], got {value!r}")
+    return [tile_from_json(v) for v in value]
+
+
+def _replay_turn(game: Game, turn: Any) -> None:
+    if not isinstance(turn, dict):
+        raise InvalidRecordError(f"a turn is an object, got {turn!r}")
+    if game.is_over:
+        raise InvalidRecordError("the game is already over")
+    if turn["player"] != game.to_move:
+        raise InvalidRecordError(f"seat {turn['player']} plays, but seat {game.to_move} is to move")
+    if _tiles_json(turn["hand"]) != game.hand():
+        raise InvalidRecordError("the hand is not the replay's")
+    kind = turn["action"]
+    if kind == Action.PLACE:
+        action = Action.place(Move.from_json(turn["placements"]))
+    elif kind == Action.EXCHANGE:
+        action = Action.exchange(_tiles_json(turn["tiles"]))
+    elif kind == Action.PASS:
+        action = Action.pass_turn()
+    else:
+        raise InvalidRecordError(f"unknown action {kind!r}")
+    game.push(action)
+    played = game.last_turn
+    if kind == Action.PLACE and turn["score"] != played.score:
+        raise InvalidRecordError(f"the record scores {turn['score']}, the rules {played.score}")
+    if kind != Action.PASS and _tiles_json(turn["drawn"]) != list(played.drawn):
+        raise InvalidRecordError("the tiles drawn are not the replay's")
+
+
+def record_line(record: dict[str, Any]) -> str:
+    """One record as one line of JSON (a records file holds one per line)."""
+    return json.dumps(record, separators=(", ", ": "))
+
+
+def read_records(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
+    """The records of a JSON-lines file (blank lines skipped)."""
+    for number, line in enumerate(lines, 1):
+        if line.strip():
+            try:
+                value = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InvalidRecordError(f"line {number}: not JSON: {exc}") from None
+            if not isinstance(value, dict):
+                raise InvalidRecordError(f"line {number}: a record is a JSON object")
+            yield value

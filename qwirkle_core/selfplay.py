@@ -1,0 +1,185 @@
+"""Self-play as a library: many games between built-in bots, played inside numba.
+
+>>> result = selfplay(4, 2, ["greedy", "greedy"], seed=7, parallel=False)
+>>> result.scores.shape, int(result.turns.min()) > 0
+((4, 2), True)
+
+Game i is dealt from seed ``seed + i``; with ``record=True`` each game's record (the
+``qwirkle-record/1`` format, :mod:`qwirkle_core.records`) replays with
+:func:`qwirkle_core.records.game_from_record`.  :func:`play_batches` gives the games a
+batch at a time (with their records as JSON-lines text, written by a kernel), which is
+what the ``selfplay`` command streams to its record file.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from . import _gameloop, _recordtext
+from ._prng import SEED_LIMIT, seed_words
+from .bots import BOT_IDS
+from .errors import QwirkleError, RunawayGameError
+from .records import read_records
+
+BATCH = 256  # games per kernel call: the progress bar moves once per batch
+LOG_CAPACITY = 256  # turns logged per game; a longer game is played again alone
+
+
+class SelfPlayArgumentError(QwirkleError):
+    """A bad value for one of the selfplay options."""
+
+
+@dataclass
+class SelfPlayResult:
+    """Final scores (games x players), turns per game, how each game ended (END_*
+    codes of ``qwirkle_core._gameloop``), and the time the games took."""
+
+    scores: npt.NDArray[np.int64]
+    turns: npt.NDArray[np.int64]
+    seconds: float
+    records: list[dict[str, Any]] = field(default_factory=list)
+    ends: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
+
+    def wins(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """Per seat: games it won alone, and games it shared the top score in."""
+        top = self.scores.max(axis=1, keepdims=True)
+        at_top = self.scores == top
+        alone = at_top.sum(axis=1, keepdims=True) == 1
+        return (at_top & alone).sum(axis=0), (at_top & ~alone).sum(axis=0)
+
+
+@dataclass
+class Batch:
+    """Games ``start .. start + len(seeds) - 1`` of a run: their seeds, final scores
+    (games x players), turns, how each ended, the seconds the kernel took, and, when
+    asked for, their records as JSON lines (bytes, one line per game, in order)."""
+
+    start: int
+    seeds: list[int]
+    scores: npt.NDArray[np.int64]
+    turns: npt.NDArray[np.int64]
+    ends: npt.NDArray[np.int64]
+    seconds: float
+    records_text: bytes = b""
+
+
+def parse_bots(text: str, players: int) -> list[str]:
+    """Bot names from ``"greedy"`` (every seat) or ``"greedy,random"`` (one per seat)."""
+    if not isinstance(text, str):
+        raise SelfPlayArgumentError(f"bots are named in a string like 'greedy,random', got {text!r}")
+    names = [name.strip() for name in text.split(",")]
+    for name in names:
+        if name not in BOT_IDS:
+            raise SelfPlayArgumentError(f"unknown bot {name!r} (choose from {', '.join(BOT_IDS)})")
+    if len(names) == 1:
+        names *= players
+    if len(names) != players:
+        raise SelfPlayArgumentError(f"--bots names one bot, or one per seat ({players}), got {len(names)}")
+    return names
+
+
+def records_text(
+    players: int,
+    seeds: Sequence[int],
+    scores: npt.NDArray[np.int64],
+    turns: npt.NDArray[np.int64],
+    ends: npt.NDArray[np.int64],
+    logs: npt.NDArray[np.int32],
+) -> bytes:
+    """The JSON-lines records of games logged by the game loop (one kernel call)."""
+    n = len(seeds)
+    digits = np.zeros((n, 20), np.uint8)
+    lengths = np.zeros(n, np.int64)
+    for i, s in enumerate(seeds):
+        text = str(s).encode()
+        digits[i, : len(text)] = np.frombuffer(text, np.uint8)
+        lengths[i] = len(text)
+    size = n * _recordtext.RECORD_BYTES + int(turns.sum()) * _recordtext.TURN_BYTES
+    out = np.empty(size, np.uint8)
+    written = _recordtext.format_records(players, digits, lengths, scores, turns, ends, logs, out)
+    return out[:written].tobytes()
+
+
+def play_batches(
+    games: int,
+    players: int,
+    bots: Sequence[str],
+    seed: int = 0,
+    record: bool = False,
+    parallel: bool = True,
+    batch: int = BATCH,
+) -> Iterator[Batch]:
+    """Play ``games`` games (game i from seed ``seed + i`` mod 2**64) with the built-in
+    ``bots`` (one name per seat) inside numba, ``batch`` games per kernel call, across
+    all cores unless ``parallel`` is False; yield each batch as it finishes.
+
+    Raises :class:`RunawayGameError` for a game that reaches the turn cap."""
+    bot_ids = np.zeros(_gameloop.MAX_PLAYERS, np.int64)
+    bot_ids[:players] = [BOT_IDS[b] for b in bots]
+    tie_rank = np.arange(_gameloop.MAX_PLAYERS, dtype=np.int64)
+    play_games = _gameloop.play_games_parallel if parallel else _gameloop.play_games_serial
+    capacity = LOG_CAPACITY if record else 0
+    # Load (or compile) the kernels outside the timed calls: one game, not counted.
+    low, high = seed_words([seed])
+    play_games(players, low, high, tie_rank, bot_ids, _gameloop.empty_logs(1, 0))
+    for start in range(0, games, batch):
+        seeds = [(seed + i) % SEED_LIMIT for i in range(start, min(games, start + batch))]
+        low, high = seed_words(seeds)
+        logs = _gameloop.empty_logs(len(seeds), capacity)
+        began = time.perf_counter()
+        scores, turns, ends = play_games(players, low, high, tie_rank, bot_ids, logs)
+        seconds = time.perf_counter() - began
+        runaway = np.flatnonzero(ends == _gameloop.END_RUNAWAY)
+        if runaway.size:
+            raise RunawayGameError(
+                f"the game of seed {seeds[int(runaway[0])]} ran past {_gameloop.MAX_TURNS} turns without ending"
+            )
+        text = b""
+        if record:
+            long_games = np.flatnonzero(turns > capacity)
+            if long_games.size:
+                # Long games (random bots exchange a lot): play them again, all logged.
+                wider = _gameloop.empty_logs(len(seeds), int(turns.max()))
+                wider[:, :capacity] = logs
+                for i in long_games:
+                    _gameloop.play_game(players, low[i], high[i], tie_rank, bot_ids, wider[i])
+                logs = wider
+            text = records_text(players, seeds, scores, turns, ends, logs)
+        yield Batch(start, seeds, scores[:, :players], turns, ends, seconds, text)
+
+
+def selfplay(
+    games: int,
+    players: int,
+    bots: Sequence[str],
+    seed: int = 0,
+    record: bool = False,
+    parallel: bool = True,
+    progress: Callable[[int], None] | None = None,
+) -> SelfPlayResult:
+    """Play ``games`` games (game i from seed ``seed + i`` mod 2**64) with the built-in
+    ``bots`` (one name per seat) inside numba, across all cores unless ``parallel`` is
+    False.  With ``record``, also return each game's record (kept in memory: to
+    stream many games to a file, use :func:`play_batches`)."""
+    all_scores = np.zeros((games, players), np.int64)
+    all_turns = np.zeros(games, np.int64)
+    all_ends = np.zeros(games, np.int64)
+    records: list[dict[str, Any]] = []
+    seconds = 0.0
+    for part in play_batches(games, players, bots, seed, record, parallel):
+        done = part.start + len(part.seeds)
+        all_scores[part.start : done] = part.scores
+        all_turns[part.start : done] = part.turns
+        all_ends[part.start : done] = part.ends
+        seconds += part.seconds
+        if record:
+            records.extend(read_records(part.records_text.decode().splitlines()))
+        if progress is not None:
+            progress(done)
+    return SelfPlayResult(all_scores, all_turns, seconds, records, all_ends)

@@ -1,0 +1,123 @@
+"""Self-play records: written by a kernel, streamed as games finish, never lost."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numba
+import numpy as np
+import pytest
+
+from qwirkle_core import _gameloop
+from qwirkle_core.bots import BOT_IDS
+from qwirkle_core.records import game_from_record, read_records, record_from_log, record_line
+from qwirkle_core.selfplay import play_batches, records_text
+
+JIT_OFF = bool(numba.config.DISABLE_JIT)
+TIE = np.arange(6, dtype=np.int64)
+
+
+@pytest.mark.parametrize("players", [2, 3, 6])
+def test_the_record_kernel_writes_what_record_line_writes(players: int) -> None:
+    bots = ["random", "greedy", "heuristic", "random", "greedy", "heuristic"][:players]
+    ids = np.zeros(6, np.int64)
+    ids[:players] = [BOT_IDS[b] for b in bots]
+    seeds = [2**64 - 1, 0, 12345] if JIT_OFF else [2**64 - 1, 0, 12345, *range(40, 60)]
+    n = len(seeds)
+    logs = _gameloop.empty_logs(n, 2000)
+    scores = np.zeros((n, 6), np.int64)
+    turns = np.zeros(n, np.int64)
+    ends = np.zeros(n, np.int64)
+    for i, seed in enumerate(seeds):
+        scores[i], turns[i], ends[i] = _gameloop.play_game(players, seed & 0xFFFFFFFF, seed >> 32, TIE, ids, logs[i])
+    text = records_text(players, seeds, scores, turns, ends, logs).decode()
+    want = "".join(
+        record_line(record_from_log(players, s, logs[i, : turns[i]], scores[i], ends[i])) + "\n"
+        for i, s in enumerate(seeds)
+    )
+    assert text == want
+
+
+def test_batches_carry_whole_records_in_order() -> None:
+    games = 6 if JIT_OFF else 600
+    seen = []
+    for batch in play_batches(games, 2, ["random", "greedy"], seed=99, record=True, parallel=False, batch=250):
+        lines = batch.records_text.decode().splitlines()
+        assert len(lines) == len(batch.seeds)
+        for line, seed in zip(lines, batch.seeds):
+            record = json.loads(line)
+            assert record["seed"] == seed and record["end"] in ("out", "blocked", "dead")
+            seen.append(seed)
+    assert seen == list(range(99, 99 + games))
+    # A long game (past the log's first capacity) is logged whole: it replays.
+    game_from_record(line)
+
+
+def _selfplay(args: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "qwirkle_core", "selfplay", *args],
+        capture_output=True, text=True, timeout=600, check=False, **kwargs,  # type: ignore[call-overload]
+    )
+
+
+def test_an_existing_record_file_is_never_destroyed(tmp_path: Path) -> None:
+    path = tmp_path / "games.jsonl"
+    first = _selfplay(["--games", "3", "--record", str(path), "--progress", "never"])
+    assert first.returncode == 0, first.stderr
+    kept = path.read_bytes()
+    again = _selfplay(["--games", "3", "--seed", "50", "--record", str(path), "--progress", "never"])
+    assert again.returncode == 2 and "--append" in again.stderr and again.stderr.count("\n") == 1
+    assert path.read_bytes() == kept
+    # --append adds whole lines after a cut-off partial line from an interrupted run.
+    path.write_bytes(kept + b'{"format": "qwirkle-rec')
+    more = _selfplay(["--games", "2", "--seed", "50", "--record", str(path), "--append", "--progress", "never"])
+    assert more.returncode == 0, more.stderr
+    records = list(read_records(path.read_text().splitlines()))
+    assert [r["seed"] for r in records] == [0, 1, 2, 50, 51]
+    for record in records:
+        game_from_record(record)
+
+
+def test_an_unwritable_record_path_exits_2(tmp_path: Path) -> None:
+    done = _selfplay(["--games", "2", "--record", str(tmp_path / "no" / "such" / "dir.jsonl")])
+    assert done.returncode == 2 and done.stderr.startswith("selfplay: cannot write")
+
+
+@pytest.mark.skipif(JIT_OFF, reason="needs games fast enough to interrupt mid-run")
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL])
+def test_an_interrupted_run_leaves_only_whole_replayable_lines(tmp_path: Path, signum: int) -> None:
+    path = tmp_path / "games.jsonl"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "qwirkle_core", "selfplay", "--games", "2000000", "--bots", "random",
+         "--threads", "1", "--record", str(path), "--progress", "never"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        deadline = time.monotonic() + 300
+        while (not path.exists() or path.stat().st_size < 200_000) and time.monotonic() < deadline:
+            assert proc.poll() is None, proc.communicate()
+            time.sleep(0.05)
+        proc.send_signal(signum)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    if signum == signal.SIGKILL:
+        assert proc.returncode == -signal.SIGKILL
+    else:
+        assert proc.returncode == 128 + signum, err
+        assert "stopped by signal" in err and "Traceback" not in err and "SystemError" not in err
+    data = path.read_bytes()
+    assert data.endswith(b"\n")
+    lines = data.decode().splitlines()
+    assert len(lines) >= 256
+    seeds = [json.loads(line)["seed"] for line in lines]
+    assert seeds == list(range(len(lines)))  # in order, none missing, none twice
+    for line in lines[:: max(1, len(lines) // 20)]:
+        game_from_record(line)
+    assert os.path.getsize(path) == len(data)
