@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._geometry import ALL_KINDS, KArray, KInt
+from ._geometry import ALL_KINDS, NEIGHBOURS, KArray, KInt
 from ._jit import inline_helper, kernel
 from ._lines import fold_tile, line_points, lowest_bit, lowest_kind
 from ._state import (
@@ -61,8 +61,8 @@ HAND_CONFLICT = -1  # generate's answer for a hand holding a kind whose 3 copies
 
 # Rows of the scratch array of a query (int64[N_SCRATCH, 8]).
 K_LEFT_KIND = 0  # left part, nearest the anchor first
-K_LEFT_ALLOWED = 1  # the line's addable kinds with d left tiles
-K_LEFT_TODO = 2  # kinds still to try at left depth d (-1: state not visited yet)
+K_LEFT_ALLOWED = 1  # the line's addable kinds with n_left left tiles
+K_LEFT_TODO = 2  # kinds still to try at left depth n_left (-1: state not visited yet)
 K_RIGHT_CELL = 3  # cell of the i-th right tile
 K_RIGHT_ALLOWED = 4  # the line's addable kinds before it
 K_RIGHT_TODO = 5  # kinds still to try there
@@ -158,7 +158,7 @@ def right_walk(
     """Every move whose line starts at ``line_start`` with the ``n_prior`` tiles in
     scratch[K_MOVE_*, :n_prior] (the left part and the anchor), going on to the right.
 
-    A node of the walk has ``rd`` tiles placed after them, at scratch[K_RIGHT_CELL, :rd]
+    A node of the walk has ``n_right`` tiles placed after them, at scratch[K_RIGHT_CELL, :n_right]
     (kinds K_RIGHT_KIND); its line ends before the empty cell ``end``.  Each node
     emits its move once; only nodes with tiles left to try are pushed as frames (frame
     f: the choice of the (f+1)-th right tile), so a leaf costs no stack traffic.
@@ -166,19 +166,19 @@ def right_walk(
     end = right_start
     node_allowed = line_allowed
     node_points = base_points
-    rd = 0
-    top_frame = -1
+    n_right = 0
+    frame = -1
     while True:
-        n_placed = n_prior + rd
+        n_placed = n_prior + n_right
         if n_placed >= 2:
             score = node_points + line_points((end - line_start) // step)
             total += 1
             keep, best, count = keep_move(mode, score, best, count)
             if keep:
                 if count < out.shape[0]:
-                    for f in range(rd):
-                        scratch[K_MOVE_CELL, n_prior + f] = scratch[K_RIGHT_CELL, f]
-                        scratch[K_MOVE_KIND, n_prior + f] = scratch[K_RIGHT_KIND, f]
+                    for k in range(n_right):
+                        scratch[K_MOVE_CELL, n_prior + k] = scratch[K_RIGHT_CELL, k]
+                        scratch[K_MOVE_KIND, n_prior + k] = scratch[K_RIGHT_KIND, k]
                     write_move(out, count, scratch, n_placed, score, width, top, left)
                 count += 1
                 if mode == MODE_ANY:
@@ -186,32 +186,32 @@ def right_walk(
         if n_placed < 6:
             todo = node_allowed & hand_mask & st[cross_at + end]
             if todo != 0:
-                top_frame = rd
-                scratch[K_RIGHT_CELL, rd] = end
-                scratch[K_RIGHT_ALLOWED, rd] = node_allowed
-                scratch[K_RIGHT_POINTS, rd] = node_points
-                scratch[K_RIGHT_TODO, rd] = todo
+                frame = n_right
+                scratch[K_RIGHT_CELL, n_right] = end
+                scratch[K_RIGHT_ALLOWED, n_right] = node_allowed
+                scratch[K_RIGHT_POINTS, n_right] = node_points
+                scratch[K_RIGHT_TODO, n_right] = todo
         # The next node: a child of the deepest frame with a tile left to try.
         found = False
-        while top_frame >= 0:
-            todo = scratch[K_RIGHT_TODO, top_frame]
+        while frame >= 0:
+            todo = scratch[K_RIGHT_TODO, frame]
             if todo == 0:
-                top_frame -= 1
+                frame -= 1
                 continue
             kind = lowest_kind(todo)
-            scratch[K_RIGHT_TODO, top_frame] = todo & (todo - 1)
-            cell = scratch[K_RIGHT_CELL, top_frame]
-            node_allowed = fold_tile(scratch[K_RIGHT_ALLOWED, top_frame], kind)
+            scratch[K_RIGHT_TODO, frame] = todo & (todo - 1)
+            cell = scratch[K_RIGHT_CELL, frame]
+            node_allowed = fold_tile(scratch[K_RIGHT_ALLOWED, frame], kind)
             end = cell + step
             while st[cross_at + end] < 0 and node_allowed >= 0:
                 node_allowed = fold_tile(node_allowed, ~st[cross_at + end])
                 end += step
             if node_allowed < 0:
                 continue
-            scratch[K_RIGHT_KIND, top_frame] = kind
+            scratch[K_RIGHT_KIND, frame] = kind
             cross_len = st[cross_at + cell] >> LEN_SHIFT
-            node_points = scratch[K_RIGHT_POINTS, top_frame] + line_points(cross_len + 1)
-            rd = top_frame + 1
+            node_points = scratch[K_RIGHT_POINTS, frame] + line_points(cross_len + 1)
+            n_right = frame + 1
             found = True
             break
         if not found:
@@ -287,16 +287,16 @@ def generate(st: KArray, out: KArray, hand_mask: KInt, mode: KInt) -> KInt:
         for w in range(words):
             cells = start_cells(st, occ_at + i * words + w, w, words, 0)
             while cells != 0:
-                p = i * width + w * 64 + lowest_bit(cells)
+                cell = i * width + w * 64 + lowest_bit(cells)
                 cells &= cells - 1
                 # One per (cell, kind), whatever the direction.
-                row_info = st[row_at + p]
-                col_info = st[col_at + p]
+                row_info = st[row_at + cell]
+                col_info = st[col_at + cell]
                 fits = row_info & col_info & hand_mask
                 if fits == 0:
                     continue
                 score = line_points((row_info >> LEN_SHIFT) + 1) + line_points((col_info >> LEN_SHIFT) + 1)
-                scratch[K_MOVE_CELL, 0] = p
+                scratch[K_MOVE_CELL, 0] = cell
                 while fits != 0:
                     kind = lowest_kind(fits)
                     fits &= fits - 1
@@ -322,77 +322,93 @@ def generate(st: KArray, out: KArray, hand_mask: KInt, mode: KInt) -> KInt:
             for w in range(words):
                 cells = start_cells(st, occ_at + i * words + w, w, words, walk)
                 while cells != 0:
-                    p = i * width + w * 64 + lowest_bit(cells)
+                    anchor = i * width + w * 64 + lowest_bit(cells)
                     cells &= cells - 1
-                    # Moves of 2..6 tiles whose leftmost anchor is p.
-                    anchor_info = st[cross_at + p]
+                    # Moves of 2..6 tiles whose leftmost anchor is anchor.
+                    anchor_info = st[cross_at + anchor]
                     anchor_empty = anchor_info >= 0
+                    # run_allowed: the kinds the tiles from anchor (anchor excluded when empty) to
+                    # the next empty cell run_end accept.  The cell before anchor is empty,
+                    # so an empty anchor's own word along the line says it; for a tile, the
+                    # word of the cell before it does when nothing lies before that.
                     if anchor_empty:
-                        # Kinds its column (row) accepts that can also join the tiles
-                        # after it along the line (the cell before it is empty).
-                        choices = anchor_info & st[along_at + p] & hand_mask
+                        along_info = st[along_at + anchor]
+                        run_allowed = along_info & ALL_KINDS
+                        run_end = anchor + ((along_info >> LEN_SHIFT) + 1) * step
+                        # Kinds its column (row) accepts that can also join that run.
+                        choices = anchor_info & run_allowed & hand_mask
                     else:
-                        choices = np.int64(1)  # one pass: the board tile itself
-                    while choices != 0:
-                        if anchor_empty:
-                            anchor_kind = lowest_kind(choices)
-                            line_allowed = fold_tile(np.int64(ALL_KINDS), anchor_kind)
-                            base_points = line_points((anchor_info >> LEN_SHIFT) + 1)
-                            n_anchor = 1
-                            end = p + step
+                        before_info = st[along_at + anchor - step]
+                        if st[along_at + anchor - 2 * step] >= 0:
+                            run_allowed = before_info & ALL_KINDS
+                            run_end = anchor + (before_info >> LEN_SHIFT) * step
                         else:
-                            anchor_kind = -1
-                            line_allowed = np.int64(ALL_KINDS)
-                            base_points = 0
-                            n_anchor = 0
-                            end = p
-                        choices &= choices - 1
-                        while st[cross_at + end] < 0 and line_allowed >= 0:
-                            line_allowed = fold_tile(line_allowed, ~st[cross_at + end])
-                            end += step
-                        if line_allowed < 0 or line_allowed & hand_mask == 0:
+                            run_allowed = np.int64(ALL_KINDS)
+                            run_end = anchor
+                            while st[cross_at + run_end] < 0 and run_allowed >= 0:
+                                run_allowed = fold_tile(run_allowed, ~st[cross_at + run_end])
+                                run_end += step
+                        if run_allowed < 0 or run_allowed & hand_mask == 0:
                             # Every other tile of the move must join this line: none can.
                             continue
-                        # Left part: tiles on the free cells before the anchor (depth d).
-                        d = 0
+                        choices = np.int64(1)  # one pass: the board tile itself
+                    while choices != 0:
+                        end = run_end
+                        if anchor_empty:
+                            anchor_kind = lowest_kind(choices)
+                            # anchor_kind joins the run (choices lie in run_allowed).
+                            line_allowed = run_allowed & NEIGHBOURS[anchor_kind] & ~(np.int64(1) << anchor_kind)
+                            base_points = line_points((anchor_info >> LEN_SHIFT) + 1)
+                            n_anchor = 1
+                            if line_allowed & hand_mask == 0:
+                                choices &= choices - 1
+                                continue
+                        else:
+                            anchor_kind = -1
+                            line_allowed = run_allowed
+                            base_points = 0
+                            n_anchor = 0
+                        choices &= choices - 1
+                        # Left part: tiles on the free cells before the anchor (depth n_left).
+                        n_left = 0
                         scratch[K_LEFT_ALLOWED, 0] = line_allowed
                         scratch[K_LEFT_TODO, 0] = -1
-                        while d >= 0:
-                            if scratch[K_LEFT_TODO, d] == -1:
-                                # Visit the state with d left tiles; before is the cell
+                        while n_left >= 0:
+                            if scratch[K_LEFT_TODO, n_left] == -1:
+                                # Visit the state with n_left left tiles; before is the cell
                                 # before them.
-                                before = p - (d + 1) * step
-                                allowed_d = scratch[K_LEFT_ALLOWED, d]
+                                before = anchor - (n_left + 1) * step
+                                left_allowed = scratch[K_LEFT_ALLOWED, n_left]
                                 before_info = st[cross_at + before]
                                 if before_info >= 0:
                                     # The line may start here: lay out the left part
                                     # and the anchor, and walk to the right.
-                                    for e in range(d):
-                                        scratch[K_MOVE_CELL, e] = p - (d - e) * step
-                                        scratch[K_MOVE_KIND, e] = scratch[K_LEFT_KIND, d - 1 - e]
+                                    for k in range(n_left):
+                                        scratch[K_MOVE_CELL, k] = anchor - (n_left - k) * step
+                                        scratch[K_MOVE_KIND, k] = scratch[K_LEFT_KIND, n_left - 1 - k]
                                     if n_anchor:
-                                        scratch[K_MOVE_CELL, d] = p
-                                        scratch[K_MOVE_KIND, d] = anchor_kind
+                                        scratch[K_MOVE_CELL, n_left] = anchor
+                                        scratch[K_MOVE_KIND, n_left] = anchor_kind
                                     count, total, best, stop = right_walk(
                                         st, cross_at, out, scratch, hand_mask, mode, count, total, best,
-                                        before + step, step, n_anchor + d, end, allowed_d, base_points,
+                                        before + step, step, n_anchor + n_left, end, left_allowed, base_points,
                                         width, top, left,
                                     )
                                     if stop:
                                         return 1
                                 # Children: one more tile before, if that cell is free.
-                                if before_info >= 0 and before_info >> LEN_SHIFT == 0 and n_anchor + d < 6:
-                                    scratch[K_LEFT_TODO, d] = allowed_d & hand_mask
+                                if before_info >= 0 and before_info >> LEN_SHIFT == 0 and n_anchor + n_left < 6:
+                                    scratch[K_LEFT_TODO, n_left] = left_allowed & hand_mask
                                 else:
-                                    scratch[K_LEFT_TODO, d] = 0
-                            todo = scratch[K_LEFT_TODO, d]
+                                    scratch[K_LEFT_TODO, n_left] = 0
+                            todo = scratch[K_LEFT_TODO, n_left]
                             if todo == 0:
-                                d -= 1
+                                n_left -= 1
                                 continue
                             kind = lowest_kind(todo)
-                            scratch[K_LEFT_TODO, d] = todo & (todo - 1)
-                            scratch[K_LEFT_KIND, d] = kind
-                            scratch[K_LEFT_ALLOWED, d + 1] = fold_tile(scratch[K_LEFT_ALLOWED, d], kind)
-                            scratch[K_LEFT_TODO, d + 1] = -1
-                            d += 1
+                            scratch[K_LEFT_TODO, n_left] = todo & (todo - 1)
+                            scratch[K_LEFT_KIND, n_left] = kind
+                            scratch[K_LEFT_ALLOWED, n_left + 1] = fold_tile(scratch[K_LEFT_ALLOWED, n_left], kind)
+                            scratch[K_LEFT_TODO, n_left + 1] = -1
+                            n_left += 1
     return total if mode == MODE_COUNT else count
