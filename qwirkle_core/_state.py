@@ -56,8 +56,10 @@ S_ERROR_ROW = 15  # the direction of an invalid line, or the kind and its count
 S_ERROR_COL = 16
 S_ERROR_ARG = 17
 S_ERROR_N = 18
-S_COUNTS = 20  # 36 slots: tiles of each kind on the board
-HEADER = 56
+S_ONE = 20  # kinds with at least 1 copy on the board
+S_TWO = 21  # kinds with at least 2 copies on the board
+S_COUNTS = 24  # 36 slots: tiles of each kind on the board
+HEADER = 64
 
 LEN_SHIFT = 40
 # Empty cells a query needs around the tiles: a line is at most 6 long and must contain
@@ -66,7 +68,7 @@ LEN_SHIFT = 40
 MARGIN = 7
 GROW_MARGIN = 12  # margin of a window built anew
 MAX_SPAN = 108  # a connected board of n <= 108 tiles spans at most n cells each way
-LOG_PER_PUSH = 64  # log entries one push writes, at most (1 mark + 6 header + 6 tiles * 8)
+LOG_PER_PUSH = 64  # log entries one push writes, at most (1 mark + 8 header + 6 tiles * 8)
 NEED_REGROW = -100  # push's answer when the window must grow first
 
 # Verdicts (build's S_ERROR, and judge's / push's); the Python layer names each rule.
@@ -238,8 +240,18 @@ def _place(st: KArray, i: KInt, j: KInt, kind: KInt) -> None:
     st[S_C1] = max(st[S_C1], j + 1)
     st[S_TILES] += 1
     st[S_COUNTS + kind] += 1
+    _mark_count(st, kind)
+
+
+@inline_helper
+def _mark_count(st: KArray, kind: KInt) -> None:
+    """Set ``kind``'s bit in the masks of kinds with at least 1, 2, 3 copies."""
+    bit = np.int64(1) << kind
+    st[S_ONE] |= bit
+    if st[S_COUNTS + kind] >= 2:
+        st[S_TWO] |= bit
     if st[S_COUNTS + kind] >= 3:
-        st[S_FULL] |= np.int64(1) << kind
+        st[S_FULL] |= bit
 
 
 @kernel
@@ -582,6 +594,8 @@ def push(st: KArray, log: KArray, move: KArray, check: KInt) -> KInt:
         log[0] = e + 1
         for slot in range(S_R0, S_FULL + 1):
             logged_write(st, log, slot, st[slot])
+        logged_write(st, log, S_ONE, st[S_ONE])
+        logged_write(st, log, S_TWO, st[S_TWO])
     row_at = st[S_ROW_AT]
     col_at = st[S_COL_AT]
     occ_at = st[S_OCC_AT]
@@ -596,8 +610,7 @@ def push(st: KArray, log: KArray, move: KArray, check: KInt) -> KInt:
         o = occ_at + i * words + j // 64
         logged_write(st, log, o, st[o] | (np.int64(1) << (j % 64)))
         logged_write(st, log, S_COUNTS + kind, st[S_COUNTS + kind] + 1)
-        if st[S_COUNTS + kind] >= 3:
-            st[S_FULL] |= np.int64(1) << kind
+        _mark_count(st, kind)
         st[S_R0] = min(st[S_R0], i)
         st[S_R1] = max(st[S_R1], i + 1)
         st[S_C0] = min(st[S_C0], j)

@@ -26,7 +26,7 @@ from ._movegen import (
     OUT_COLS,
     generate,
 )
-from ._state import NEED_REGROW, S_COUNTS, S_ERROR, S_FULL, S_LEFT, S_TOP
+from ._state import NEED_REGROW, S_COUNTS, S_ERROR, S_FULL, S_LEFT, S_ONE, S_TOP, S_TWO
 from .errors import IllegalMoveError, InvalidMoveError, InvalidPositionError, InvalidTileError
 from .moves import Move, MoveList, Placement, _placement, parse_placements, placements_text
 from .tiles import ALL_TILES, COPIES_PER_KIND, N_KINDS, Tile
@@ -275,34 +275,47 @@ class Board:
     # ----------------------------------------------------------- the queries
     def _hand_bits(self, hand: Sequence[Tile]) -> int:
         """The kind mask of a hand, checked but for the kinds whose three copies are
-        all on the board (the generator refuses those: HAND_CONFLICT).  This is on the
+        all on the board (the generator refuses those: HAND_CONFLICT; this is on the
         hot path of every query, hence the single loop; the slow path only runs for
-        duplicates."""
+        copies in the hand that, with the board's, make too many)."""
         if hand.__class__ is not list and hand.__class__ is not tuple:
             hand = _as_hand_sequence(hand)
         if len(hand) > MAX_HAND:
             raise InvalidPositionError(f"a hand holds at most {MAX_HAND} tiles, got {len(hand)}")
         mask = 0
-        twice = 0
+        twice = 0  # kinds held at least twice, three times, four times
+        thrice = 0
+        four = 0
         for t in hand:
             if t.__class__ is not Tile:
                 raise InvalidTileError(f"a hand holds Tiles, got {t!r}")
             bit = 1 << t.kind
+            four |= thrice & bit
+            thrice |= twice & bit
             twice |= mask & bit
             mask |= bit
         if twice:
-            self._check_copies(hand, mask)
+            st = self._st
+            if four or twice & int(st[S_TWO]) or thrice & int(st[S_ONE]):
+                self._check_copies(hand)
         return mask
 
-    def _check_copies(self, hand: Sequence[Tile], mask: int) -> None:
-        """Raise if the board and ``hand`` hold more than 3 copies of a kind."""
-        counts = self.tile_counts()
+    def _check_copies(self, hand: Sequence[Tile]) -> None:
+        """Raise if the board and ``hand`` hold more than 3 copies of a kind, naming the
+        first tile of the hand (in its order) that is a second copy in the hand or a
+        kind whose three copies are on the board, and makes too many."""
+        st = self._st
+        full = int(st[S_FULL])
+        seen = 0
         for t in hand:
-            n = counts[t.kind] + sum(1 for u in hand if u is t)
-            if n > COPIES_PER_KIND:
-                raise InvalidPositionError(
-                    f"{n} copies of {t} between the board and the hand; the game has {COPIES_PER_KIND}"
-                )
+            bit = 1 << t.kind
+            if seen & bit or full & bit:
+                n = int(st[S_COUNTS + t.kind]) + sum(1 for u in hand if u is t)
+                if n > COPIES_PER_KIND:
+                    raise InvalidPositionError(
+                        f"{n} copies of {t} between the board and the hand; the game has {COPIES_PER_KIND}"
+                    )
+            seen |= bit
 
     def hand_mask(self, hand: Sequence[Tile]) -> int:
         """The kind mask of ``hand`` (bit ``kind`` set for each kind it holds), after
@@ -310,7 +323,7 @@ class Board:
         kind."""
         mask = self._hand_bits(hand)
         if mask & int(self._st[S_FULL]):
-            self._check_copies(list(hand), mask)
+            self._check_copies(list(hand))
         return mask
 
     def check_hand(self, hand: Sequence[Tile]) -> None:
@@ -337,7 +350,7 @@ class Board:
         the board (raise), or more moves than the table holds (grow it, call again).
         Returns the count and the (new) table."""
         if n == HAND_CONFLICT:
-            self._check_copies(list(hand), mask)
+            self._check_copies(list(hand))
         out = self._out = np.empty((max(n, 4 * INITIAL_CAPACITY), OUT_COLS), np.int32)
         return int(generate(self._st, out, mask, mode)), out
 

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from qwirkle_core import ALL_TILES, Board, Tile
-from qwirkle_core._state import S_COL_AT, S_FULL, S_HEIGHT, S_LEFT, S_ROW_AT, S_TOP, S_WIDTH
+from qwirkle_core._state import S_COL_AT, S_FULL, S_HEIGHT, S_LEFT, S_ONE, S_ROW_AT, S_TOP, S_TWO, S_WIDTH
 
 from .games import as_naive, hand_as_naive, moves_as_naive, random_positions
 from .naive import mirror, naive_board_problem, naive_legal_moves, naive_masks, rotate90, translate
@@ -128,7 +128,8 @@ def test_pushed_state_equals_a_state_built_afresh(seed: int) -> None:
             fresh = Board.from_placements(board.placements())
             assert _cells(board) == _cells(fresh)
             assert board.tile_counts() == fresh.tile_counts() and board.bounds() == fresh.bounds()
-            assert board.state_arrays()[0][S_FULL] == fresh.state_arrays()[0][S_FULL]
+            for slot in (S_ONE, S_TWO, S_FULL):
+                assert board.state_arrays()[0][slot] == fresh.state_arrays()[0][slot]
             board.pop()
 
 
