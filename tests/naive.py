@@ -828,6 +828,14 @@ class NaiveGame:
             left.update(h)
         return None if self.can_place(left) else "dead"
 
+    def mix_in(self, tiles: Sequence[Tile]) -> None:
+        """Mix exchanged tiles into the bag: in ascending kind order, each goes last,
+        then swaps places with slot ``below(bag size)``."""
+        for t in sorted(tiles):  # (color, shape) order is kind order
+            self.bag.append(t)
+            j = self.rng.below(len(self.bag))
+            self.bag[-1], self.bag[j] = self.bag[j], self.bag[-1]
+
     # ------------------------------------------------------------ one turn
     def step(
         self,
@@ -888,10 +896,7 @@ class NaiveGame:
             for _ in out:
                 drawn.append(self.bag.pop())
                 hand.append(drawn[-1])
-            for t in sorted(out):  # (color, shape) order is kind order
-                self.bag.append(t)
-                j = self.rng.below(len(self.bag))
-                self.bag[-1], self.bag[j] = self.bag[j], self.bag[-1]
+            self.mix_in(out)
         elif action == "pass":
             if self.opening:
                 raise RefereeError(turn, "opening", f"the opener must place their largest group ({self.opening} tiles)")
@@ -958,6 +963,22 @@ class RefereeResult:
     actions: dict[str, int] = field(default_factory=dict)
 
 
+def referee_turns(game: NaiveGame, turns: Sequence[object]) -> None:
+    """Check and play ``turns`` (record entries) from ``game``'s position; afterwards
+    ``game.end`` says how the rules end the game after the last of them (None: it goes
+    on).  Raises RefereeError at the first turn that breaks a rule, including a turn
+    played after the end.  See :func:`referee_replay` on how the end is found."""
+    last_place = max(
+        (i for i, t in enumerate(turns) if isinstance(t, dict) and t.get("action") == "place"), default=-1
+    )
+    for i, entry in enumerate(turns):
+        game.play(i, entry)
+        if game.end is None and i >= last_place:  # no later placement vouches for this position
+            end = game.rules_end()
+            if end is not None:
+                game.end, game.end_turn = end, i
+
+
 def referee_replay(record: object) -> RefereeResult:
     """Replay a ``qwirkle-record/1`` game from its seed and check every rule.
 
@@ -982,13 +1003,7 @@ def referee_replay(record: object) -> RefereeResult:
     first = turns[0].get("player") if turns and isinstance(turns[0], dict) else None
     game = NaiveGame.from_deal(record.get("players"), record.get("seed"), first)  # type: ignore[arg-type]
     opener = game.player
-    last_place = max((i for i, t in enumerate(turns) if isinstance(t, dict) and t.get("action") == "place"), default=-1)
-    for i, entry in enumerate(turns):
-        game.play(i, entry)
-        if game.end is None and i >= last_place:
-            end = game.rules_end()
-            if end is not None:
-                game.end, game.end_turn = end, i
+    referee_turns(game, turns)
     if "end" in record:
         claimed = record["end"]
         if claimed is not None and claimed not in ENDS:
@@ -1015,3 +1030,59 @@ def referee_replay(record: object) -> RefereeResult:
         bag=list(game.bag),
         actions=dict(game.counts),
     )
+
+
+def naive_selfplay_record(
+    seed: int,
+    players: int = 2,
+    rng: random.Random | None = None,
+    exchange_rate: float = 0.0,
+    max_turns: int | None = None,
+) -> dict[str, object]:
+    """A ``qwirkle-record/1`` game played by the rules above, for the referee's own tests.
+
+    Each turn places a best-scoring move of :func:`naive_legal_moves` (a uniformly
+    random one if ``rng`` is given), or, with probability ``exchange_rate`` or when
+    nothing fits, exchanges ``min(hand, bag)`` random tiles; with an empty bag and
+    nothing to place it passes.  Stops at the rules' end (the record's ``end``) or
+    after ``max_turns`` turns (``end`` null)."""
+    game = NaiveGame.from_deal(players, seed)
+    pick = rng or random.Random(seed)
+    turns: list[dict[str, object]] = []
+    while game.end is None and (max_turns is None or len(turns) < max_turns):
+        p = game.player
+        hand = list(game.hands[p])
+        moves = naive_legal_moves(game.board, hand)
+        if game.opening:
+            moves = {m: s for m, s in moves.items() if len(m) == game.opening}
+        entry: dict[str, object] = {"player": p, "hand": _tiles_json(hand)}
+        ordered = sorted(moves, key=_move_sort_key)
+        if moves and not (game.bag and not game.opening and pick.random() < exchange_rate):
+            if rng is None:
+                best = max(moves.values())
+                move = next(m for m in ordered if moves[m] == best)
+            else:
+                move = pick.choice(ordered)
+            placements = [list(pl) for pl in sorted(move)]
+            points, drawn = game.step(len(turns), "place", placements)
+            entry.update(action="place", placements=placements, score=points, drawn=_tiles_json(drawn))
+        elif game.bag:
+            tiles = _tiles_json(pick.sample(hand, min(len(hand), len(game.bag))))
+            _, drawn = game.step(len(turns), "exchange", tiles=tiles)
+            entry.update(action="exchange", tiles=tiles, drawn=_tiles_json(drawn))
+        else:
+            game.step(len(turns), "pass")
+            entry["action"] = "pass"
+        turns.append(entry)
+        if game.end is None:
+            end = game.rules_end()
+            if end is not None:
+                game.end, game.end_turn = end, len(turns) - 1
+    return {
+        "format": "qwirkle-record/1",
+        "players": players,
+        "seed": seed,
+        "turns": turns,
+        "scores": list(game.scores),
+        "end": game.end,
+    }
