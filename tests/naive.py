@@ -725,7 +725,7 @@ def _is_int(x: object) -> bool:
 
 
 def _json_tile(value: object, turn: int | None, what: str) -> Tile:
-    if not isinstance(value, list) or len(value) != 2 or not all(_is_int(v) for v in value):
+    if type(value) is not list or len(value) != 2 or type(value[0]) is not int or type(value[1]) is not int:
         raise RefereeError(turn, "format", f"{what}: a tile is [color, shape], got {value!r}")
     co, sh = value
     if not (0 <= co < N_COLORS and 0 <= sh < N_SHAPES):
@@ -867,8 +867,17 @@ class NaiveGame:
                 raise RefereeError(
                     turn, "opening", f"the opener places their largest group, {self.opening} tiles, not {len(pl)}"
                 )
+            # naive_score looks at the placed cells, their neighbours, the cells between
+            # them and the lines through them: all in the rows and columns of the placed
+            # cells.  Giving it those tiles alone is the same and saves walking every line
+            # of the board; only "does it touch" needs the whole board's emptiness.
+            rows = {r for r, _, _, _ in pl}
+            cols = {c for _, c, _, _ in pl}
+            near = {cell: t for cell, t in self.board.items() if cell[0] in rows or cell[1] in cols}
             try:
-                points = naive_score(self.board, pl)
+                if self.board and not near:
+                    raise NaiveIllegal("placement does not touch the tiles on the board")
+                points = naive_score(near, pl)
             except NaiveIllegal as exc:
                 raise RefereeError(turn, "placement", str(exc)) from None
             _remove_tiles(hand, [(co, sh) for _, _, co, sh in pl], turn, "placement")
