@@ -719,6 +719,13 @@ def test_tampered_placement_fails():
     record = good_record()
     record["turns"][12]["placements"] = [record["turns"][12]["placements"][0] * 2]
     expect(record, "format", 12)
+    record = good_record()
+    first = record["turns"][12]["placements"][0]
+    record["turns"][12]["placements"] = [[500, -500, first[2], first[3]]]  # alone, far away
+    assert "touch" in str(expect(record, "placement", 12))
+    record = good_record()
+    record["turns"][12]["placements"].append(list(record["turns"][3]["placements"][0]))  # a taken cell
+    expect(record, "placement", 12)
 
 
 def test_tampered_exchange_fails():
