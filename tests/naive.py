@@ -18,10 +18,16 @@ Three parts are written separately so that they can be cross-checked:
 * :func:`naive_score` checks one given placement directly against each rule,
   and scores it by listing every maximal line of the resulting board.
 * :func:`naive_masks` checks single tiles cell by cell.
+
+It also holds a game referee, :func:`referee_replay`: it replays a
+``qwirkle-record/1`` game from its seed (its own xoshiro128** and deal, re-implemented
+from the library's documented conventions) and checks every turn and the end of the
+game against the rules, with :func:`naive_score` for the placements.
 """
 
 from __future__ import annotations
 
+import hashlib
 import random
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -46,14 +52,32 @@ SOUTH: Cell = (1, 0)
 NEIGHBOURS: tuple[Cell, ...] = ((-1, 0), (1, 0), (0, -1), (0, 1))
 
 __all__ = [
+    "ENDS",
+    "NaiveGame",
     "NaiveIllegal",
+    "NaiveRng",
+    "RefereeError",
+    "RefereeResult",
     "kind",
     "mirror",
+    "naive_board_from_text",
     "naive_board_problem",
+    "naive_board_text",
+    "naive_cell_masks",
+    "naive_deal",
+    "naive_fit_mask",
+    "naive_largest_group",
     "naive_legal_moves",
     "naive_masks",
+    "naive_moves_digest",
+    "naive_placements_text",
     "naive_play_random_game",
     "naive_score",
+    "naive_selfplay_record",
+    "naive_tile_from_text",
+    "naive_tile_text",
+    "referee_replay",
+    "referee_turns",
     "rotate90",
     "translate",
 ]
@@ -941,7 +965,7 @@ class NaiveGame:
             )
         action = entry.get("action")
         points, drawn = self.step(turn, action, entry.get("placements"), entry.get("tiles"))
-        if action == "place" and entry.get("score") != points:
+        if action == "place" and (not _is_int(entry.get("score")) or entry.get("score") != points):
             raise RefereeError(turn, "score", f"the record scores {entry.get('score')!r}, the rules {points}")
         if action in ("place", "exchange"):
             said = _json_tiles(entry.get("drawn"), turn, "drawn")
@@ -1095,3 +1119,45 @@ def naive_selfplay_record(
         "scores": list(game.scores),
         "end": game.end,
     }
+
+
+# ---------------------------------------------------------------- text forms (golden files)
+
+COLOR_LETTERS = "ROYGBP"
+SHAPE_LETTERS = "csdlxb"
+
+
+def naive_tile_text(t: Tile) -> str:
+    """Two letters: colour ``ROYGBP``, shape ``csdlxb`` (``(0, 1)`` -> ``"Rs"``)."""
+    return COLOR_LETTERS[t[0]] + SHAPE_LETTERS[t[1]]
+
+
+def naive_tile_from_text(text: str) -> Tile:
+    if len(text) != 2 or text[0] not in COLOR_LETTERS or text[1] not in SHAPE_LETTERS:
+        raise ValueError(f"not a tile: {text!r}")
+    return (COLOR_LETTERS.index(text[0]), SHAPE_LETTERS.index(text[1]))
+
+
+def naive_placements_text(placements: Iterable[Placement]) -> str:
+    """``"Rc@0,0 Rs@0,1"``: the placements in (row, col) order."""
+    return " ".join(f"{naive_tile_text((co, sh))}@{r},{c}" for r, c, co, sh in sorted(placements))
+
+
+def naive_board_text(board: Board) -> str:
+    return naive_placements_text((r, c, co, sh) for (r, c), (co, sh) in board.items())
+
+
+def naive_board_from_text(text: str) -> Board:
+    board: Board = {}
+    for word in text.split():
+        tile, _, cell = word.partition("@")
+        r, c = cell.split(",")
+        board[(int(r), int(c))] = naive_tile_from_text(tile)
+    return board
+
+
+def naive_moves_digest(moves: dict[Move, int]) -> str:
+    """First 16 hex digits of the sha256 of the moves in a canonical text: one line per
+    move, ``"<placements text> <score>"``, the lines sorted, joined by newlines."""
+    lines = sorted(f"{naive_placements_text(m)} {s}" for m, s in moves.items())
+    return hashlib.sha256("\n".join(lines).encode()).hexdigest()[:16]

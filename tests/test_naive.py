@@ -870,8 +870,7 @@ def test_dead_board_ends_at_once():
     game = block_game(0, OTHERS[:5], [OTHERS[5:10], OTHERS[10:15]])
     assert game.rules_end() is None  # Oc still fits
     turns = [place_corner(0, game.hands[0])]
-    turns[0]["drawn"] = [[GREEN, SQUARE]]  # the bag's last tile (OTHERS[4])
-    turns[0]["drawn"] = [list(OTHERS[4])]
+    turns[0]["drawn"] = [list(OTHERS[4])]  # the bag's last tile
     referee_turns(game, turns)
     assert game.end == "dead" and game.end_turn == 0 and game.scores == [15, 0]
     # nothing may follow, not even the exchange the rules would otherwise force
@@ -931,3 +930,18 @@ def test_exchange_needs_enough_tiles_in_the_bag():
     referee_turns(game, [{"player": 0, "hand": hand, "action": "exchange", "tiles": hand[:2],
                           "drawn": [list(OTHERS[12]), list(OTHERS[11])]}])
     assert sorted(game.bag) == sorted(OTHERS[:2]) and game.hands[0] == OTHERS[2:6] + [OTHERS[12], OTHERS[11]]
+
+
+def test_naive_uses_the_standard_library_only():
+    """The reference and the referee share no code with qwirkle_core (or numpy)."""
+    import ast
+
+    with open(naive.__file__) as f:
+        tree = ast.parse(f.read())
+    modules = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            modules.update(a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            modules.add((node.module or "").split(".")[0])
+    assert modules - {"__future__"} <= set(sys.stdlib_module_names), modules
