@@ -209,8 +209,8 @@ def tamper(record: dict, how: str) -> None:  # type: ignore[type-arg]
     elif how == "late end":
         turns.append(dict(turns[-3]))
     elif how == "early end":
-        turns.pop()
-        record["scores"] = [0] * record["players"]  # whatever they were, the end is wrong
+        turns.pop()  # the record still says the game ended ("out")
+        record["end"] = "out"
     elif how == "pass":
         turns[place] = {"player": turns[place]["player"], "hand": turns[place]["hand"], "action": "pass"}
 
@@ -224,7 +224,7 @@ def tamper(record: dict, how: str) -> None:  # type: ignore[type-arg]
         ("exchange", "exchange"),
         ("bonus", "final scores"),
         ("late end", "game over"),
-        ("early end", "final scores"),
+        ("early end", "end"),
         ("pass", "pass"),
     ],
 )
