@@ -96,6 +96,38 @@ def test_blocked_games_pass_the_referee(seed: int) -> None:
     assert game.is_over and game.went_out is None and game.scores == res.scores
 
 
+# Greedy against greedy from this seed closes all 18 orange tiles in a 3 x 6 block
+# with 78 tiles in the bag: a dead board (the same seed as tests/test_endings.py).
+DEAD_SEED = 100769
+
+
+def test_a_dead_board_passes_the_referee() -> None:
+    record = selfplay(1, 2, ["greedy", "greedy"], seed=DEAD_SEED, record=True, parallel=False).records[0]
+    res = referee_replay(record)
+    assert res.end == "dead" and res.went_out is None and len(res.bag) == 78
+    assert res.turns == len(record["turns"]) and record["turns"][-1]["action"] == "place"
+    # The referee finds the end itself: a record that stops a turn early, goes on a
+    # turn late, or names another end fails.
+    early = copy.deepcopy(record)
+    early["turns"].pop()
+    with pytest.raises(RefereeError, match="goes on") as info:
+        referee_replay(early)
+    assert info.value.rule == "end"
+    late = copy.deepcopy(record)
+    seat = 1 - record["turns"][-1]["player"]  # the next to move, who could only exchange
+    late["turns"].append(
+        {"player": seat, "hand": [list(t) for t in res.hands[seat]], "action": "exchange",
+         "tiles": [list(res.hands[seat][0])], "drawn": [list(res.bag[-1])]}
+    )
+    with pytest.raises(RefereeError) as info:
+        referee_replay(late)
+    assert (info.value.rule, info.value.turn) == ("game over", len(record["turns"]))
+    for other in ("blocked", "out", None):
+        with pytest.raises(RefereeError) as info:
+            referee_replay({**record, "end": other})
+        assert info.value.rule == "end"
+
+
 # ----------------------------------------------------------------- Games by hand
 
 GAME_SETTINGS = settings(
