@@ -59,7 +59,7 @@ class Choices:
         return [pool.pop(self.randrange(len(pool), label)) for _ in range(k)]
 
     def shuffle(self, items: MutableSequence[T], label: str = "shuffle") -> None:
-        """Fisher-Yates, each swap one choice (0 everywhere: the order is only rotated)."""
+        """Fisher-Yates, each swap one choice (all 0: the order is kept)."""
         for i in range(len(items) - 1, 0, -1):
             j = i - self.randint(0, i, label)
             items[i], items[j] = items[j], items[i]
