@@ -68,6 +68,7 @@ def test_selfplay_records_pass_the_referee(config: tuple) -> None:  # type: igno
         except RefereeError as exc:  # pragma: no cover - the message is the point
             pytest.fail(f"{players} players {bots}, seed {record['seed']}: {exc}")
         assert res.end in ENDS, f"seed {record['seed']}: self-play stopped before the end"
+        assert record["end"] == res.end  # written, and (checked by the referee) right
         assert res.scores == result.scores[i].tolist()
         assert res.turns == result.turns[i]
         if res.end == "out":
@@ -164,6 +165,7 @@ def test_game_records_pass_the_referee(players: int, seed: int, data: st.DataObj
             game.push(Action.pass_turn())
     record = game.to_record()
     res = referee_replay(record)
+    assert record["end"] == res.end == game.end
     if game.is_over:
         assert res.end in ENDS
         assert (res.end == "out") == (game.went_out is not None)
