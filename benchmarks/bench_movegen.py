@@ -17,9 +17,11 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from qwirkle_core import Board, Move
+from qwirkle_core._movegen import INITIAL_CAPACITY, MODE_ALL, OUT_COLS, generate
 
 from .positions import cycle_queries, positions, worst_cases
 
@@ -56,16 +58,57 @@ def test_other_queries_mid_game(benchmark: Any, query: str) -> None:
         benchmark(cycle_queries(items, lambda b, h: getattr(b, query)(h)))
 
 
-def test_push_pop_mid_game(benchmark: Any) -> None:
+def test_generate_kernel_mid_game(benchmark: Any) -> None:
+    """The bare kernel call that legal_moves makes: the board state, a move table to
+    write into, the hand's kind mask (no Python around it but the call)."""
+    out = np.empty((INITIAL_CAPACITY, OUT_COLS), np.int32)
+    items = [(b.state_arrays()[0], sum(1 << t.kind for t in set(h))) for b, h in positions("mid")]
+    for state, mask in items:
+        generate(state, out, mask, MODE_ALL)
+    it = itertools.cycle(items)
+
+    def one() -> int:
+        state, mask = next(it)
+        return int(generate(state, out, mask, MODE_ALL))
+
+    benchmark(one)
+
+
+@pytest.mark.parametrize("trusted", [False, True], ids=["checked", "trusted"])
+def test_push_pop_mid_game(benchmark: Any, trusted: bool) -> None:
+    """Push a generated move and pop it: checked (the default), or trusted (the fast
+    path for moves taken from legal_moves)."""
     items = [(b.copy(), b.legal_moves(h)[0]) for b, h in positions("mid") if b.has_move(h)]
     it = itertools.cycle(items)
 
     def one() -> None:
         board, move = next(it)
-        board.push(move)
+        board.push(move, trusted=trusted)
         board.pop()
 
     benchmark(one)
+
+
+@pytest.mark.parametrize("source", ["placements", "json"])
+def test_build_board_mid_game(benchmark: Any, source: str) -> None:
+    """Board.from_placements / Board.from_json of a mid-game board (30-70 tiles),
+    checked entirely (cells, copies, lines, connectivity)."""
+    if source == "placements":
+        inputs = [b.placements() for b, _ in positions("mid")]
+        build = Board.from_placements
+    else:
+        inputs = [b.to_json() for b, _ in positions("mid")]
+        build = Board.from_json
+    for x in inputs:
+        build(x)
+    it = itertools.cycle(inputs)
+    benchmark(lambda: build(next(it)))
+
+
+def test_copy_mid_game(benchmark: Any) -> None:
+    boards = [b for b, _ in positions("mid")]
+    it = itertools.cycle(boards)
+    benchmark(lambda: next(it).copy())
 
 
 def test_score_mid_game(benchmark: Any) -> None:

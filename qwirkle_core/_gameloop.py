@@ -2,7 +2,9 @@
 
 A game's state is a handful of arrays (numba has no classes worth their cost here):
 
-- ``grid``: int8[GRID_SIZE, GRID_SIZE] of kinds, EMPTY where no tile;
+- ``st``: the board state of ``_state`` (the tiles and every cell's cross-checks, kept
+  up to date as tiles are placed, so the bots query without recomputing them); a
+  placement that nears the edge of its window replaces it by a larger one;
 - ``meta``: int64[N_META], the scalars below (M_*);
 - ``hands``: int64[6, 6] kinds, row = seat, the first ``hand_sizes[seat]`` slots used,
   in the order the tiles were drawn;
@@ -29,35 +31,44 @@ import numpy as np
 import numpy.typing as npt
 from numba import prange
 
-from ._geometry import CENTER, EMPTY, GRID_SIZE, KArray, KInt
+from ._geometry import KArray, KInt
 from ._jit import inline_helper, kernel, parallel_kernel
-from ._lines import line_through, lowest_kind
+from ._lines import lowest_kind
 from ._movegen import (
     COL_COLS,
     COL_KINDS,
     COL_N,
     COL_ROWS,
     COL_SCORE,
+    INITIAL_CAPACITY,
     MODE_ALL,
     MODE_BEST,
-    generate_moves,
-    generate_openings,
+    OUT_COLS,
+    generate,
 )
 from ._prng import below, seed_state
 from ._rules import fitting_kinds
+from ._state import (
+    LOG_PER_PUSH,
+    NEED_REGROW,
+    S_COUNTS,
+    S_LEFT,
+    S_ROW_AT,
+    S_TOP,
+    S_WIDTH,
+    new_empty_state,
+    pop,
+    push,
+    regrown,
+    run_line,
+)
 
 MAX_PLAYERS = 6
 HAND_SIZE = 6
 N_TILES = 108
 GOING_OUT_BONUS = 6
 
-# meta slots
-M_R0 = 0  # the board's tiles lie in the grid box [R0, R1) x [C0, C1)
-M_R1 = 1
-M_C0 = 2
-M_C1 = 3
-M_ROW_ORIGIN = 4  # game coordinates of grid cell (CENTER, CENTER)
-M_COL_ORIGIN = 5
+# meta slots (0..5 unused: the board state holds the tiles' box and where it lies)
 M_BOARD_TILES = 6
 M_BAG = 7  # tiles in the bag
 M_PLAYER = 8  # seat to move
@@ -150,11 +161,29 @@ def remove_from_hand(hand: KArray, hand_size: KInt, kind: KInt) -> KInt:
 
 
 @kernel
-def legal_placements(grid: KArray, meta: KArray, mask: KInt, mode: KInt) -> KArray:
-    """The move table of the kinds in ``mask`` for the position; on the empty board
-    only the openings of exactly meta[M_OPENING] tiles, in the canonical frame."""
+def new_table() -> KArray:
+    """A move table for the bots to write into (grown where a query needs more)."""
+    return np.empty((INITIAL_CAPACITY, OUT_COLS), np.int32)
+
+
+@kernel
+def placements_into(st: KArray, mask: KInt, mode: KInt, out: KArray) -> KArray:
+    """The rows ``generate`` keeps for ``mode``: a view of ``out``, or of a larger
+    table when ``out`` is too small."""
+    n = generate(st, out, mask, mode)
+    if n > out.shape[0]:
+        out = np.empty((n, OUT_COLS), np.int32)
+        n = generate(st, out, mask, mode)
+    return out[:n]
+
+
+@kernel
+def legal_placements(st: KArray, meta: KArray, mask: KInt, mode: KInt, out: KArray) -> KArray:
+    """The move table of the kinds in ``mask`` for the position (written into ``out``
+    when it is large enough); on the empty board only the openings of exactly
+    meta[M_OPENING] tiles, in the canonical frame."""
+    table = placements_into(st, mask, mode, out)
     if meta[M_BOARD_TILES] == 0:
-        table, _ = generate_openings(mask, 0, 0, mode)
         need = meta[M_OPENING]
         keep = 0
         for i in range(table.shape[0]):
@@ -163,10 +192,7 @@ def legal_placements(grid: KArray, meta: KArray, mask: KInt, mode: KInt) -> KArr
                     table[keep] = table[i]
                 keep += 1
         return table[:keep]
-    return generate_moves(
-        grid, meta[M_R0], meta[M_R1], meta[M_C0], meta[M_C1], mask,
-        meta[M_ROW_ORIGIN], meta[M_COL_ORIGIN], mode,
-    )[0]
+    return table
 
 
 # ------------------------------------------------------------------- exchanges
@@ -262,10 +288,10 @@ def set_place(action: KArray, table: KArray, i: KInt) -> None:
 # ------------------------------------------------------------------------ bots
 @kernel
 def choose_random(
-    grid: KArray, meta: KArray, hand: KArray, hand_size: KInt, rng: KArray, action: KArray,
+    st: KArray, meta: KArray, hand: KArray, hand_size: KInt, rng: KArray, action: KArray, out: KArray,
 ) -> None:
     """Uniform over every legal action: placements, distinct exchanges, pass."""
-    table = legal_placements(grid, meta, hand_mask(hand, hand_size), MODE_ALL)
+    table = legal_placements(st, meta, hand_mask(hand, hand_size), MODE_ALL, out)
     n_moves = table.shape[0]
     bag_size = meta[M_BAG]
     n_exchanges = 0
@@ -290,10 +316,10 @@ def exchange_all(hand: KArray, hand_size: KInt, bag_size: KInt, action: KArray) 
 
 @kernel
 def choose_greedy(
-    grid: KArray, meta: KArray, hand: KArray, hand_size: KInt, rng: KArray, action: KArray,
+    st: KArray, meta: KArray, hand: KArray, hand_size: KInt, rng: KArray, action: KArray, out: KArray,
 ) -> None:
     """A highest-scoring placement, ties broken by ``rng``; else exchange, else pass."""
-    table = legal_placements(grid, meta, hand_mask(hand, hand_size), MODE_BEST)
+    table = legal_placements(st, meta, hand_mask(hand, hand_size), MODE_BEST, out)
     if table.shape[0] > 0:
         set_place(action, table, below(rng, table.shape[0]))
     elif meta[M_BAG] > 0:
@@ -338,78 +364,65 @@ def leave_value(hand: KArray, hand_size: KInt, placed_kinds: KArray, n_placed: K
 
 
 @kernel
-def board_counts(grid: KArray, meta: KArray) -> KArray:
+def board_counts(st: KArray) -> KArray:
     """How many tiles of each kind are on the board."""
-    counts = np.zeros(36, np.int64)
-    for r in range(meta[M_R0], meta[M_R1]):
-        for c in range(meta[M_C0], meta[M_C1]):
-            if grid[r, c] != EMPTY:
-                counts[grid[r, c]] += 1
-    return counts
+    return st[S_COUNTS : S_COUNTS + 36].copy()
 
 
 @kernel
-def five_lines(grid: KArray, meta: KArray, table: KArray, i: KInt, out: KArray) -> KInt:
+def five_lines(st: KArray, table: KArray, i: KInt, out: KArray, saved: KArray) -> KInt:
     """The lines of exactly five that move ``i`` of ``table`` leaves (only a line of
     five can become a Qwirkle): writes into ``out`` (int64[7]) the kind each one lacks
-    and returns how many.  The tiles are put on the grid and taken off again."""
+    and returns how many.  The tiles are put on the board's row-info words (their old
+    words kept in ``saved``) and taken off again."""
     n = table[i, COL_N]
-    dr = CENTER - meta[M_ROW_ORIGIN]
-    dc = CENTER - meta[M_COL_ORIGIN]
+    width = st[S_WIDTH]
+    row_at = st[S_ROW_AT]
     for s in range(n):
-        grid[table[i, COL_ROWS + s] + dr, table[i, COL_COLS + s] + dc] = table[i, COL_KINDS + s]
+        p = (table[i, COL_ROWS + s] - st[S_TOP]) * width + (table[i, COL_COLS + s] - st[S_LEFT])
+        saved[s] = st[row_at + p]
+        st[row_at + p] = ~np.int64(table[i, COL_KINDS + s])
     found = 0
     along_row = n == 1 or table[i, COL_ROWS] == table[i, COL_ROWS + 1]
     # The line of the move, once, then the cross line of every tile.
     for s in range(-1, n):
         t = max(s, 0)
-        r = table[i, COL_ROWS + t] + dr
-        c = table[i, COL_COLS + t] + dc
+        p = (table[i, COL_ROWS + t] - st[S_TOP]) * width + (table[i, COL_COLS + t] - st[S_LEFT])
         if (s < 0) == along_row:
-            length, allowed = line_through(grid, r, c, 0, 1)
+            length, allowed = run_line(st, p, 1)
         else:
-            length, allowed = line_through(grid, r, c, 1, 0)
+            length, allowed = run_line(st, p, width)
         if length == 5 and allowed > 0:
             out[found] = lowest_kind(allowed)
             found += 1
     for s in range(n):
-        grid[table[i, COL_ROWS + s] + dr, table[i, COL_COLS + s] + dc] = EMPTY
+        p = (table[i, COL_ROWS + s] - st[S_TOP]) * width + (table[i, COL_COLS + s] - st[S_LEFT])
+        st[row_at + p] = saved[s]
     return found
 
 
 @kernel
-def best_reply(grid: KArray, meta: KArray, table: KArray, i: KInt, reply_mask: KInt, reply_size: KInt) -> KInt:
+def best_reply(st: KArray, table: KArray, i: KInt, reply_mask: KInt, reply_size: KInt) -> KInt:
     """After move ``i`` of ``table``, the points of the best placement of the kinds in
     ``reply_mask`` (a hand of ``reply_size`` tiles), with the going-out bonus when a
-    best placement empties that hand.  The tiles are put on the grid and taken off."""
-    n = table[i, COL_N]
-    after = meta.copy()
-    dr = CENTER - meta[M_ROW_ORIGIN]
-    dc = CENTER - meta[M_COL_ORIGIN]
-    for s in range(n):
-        r = table[i, COL_ROWS + s] + dr
-        c = table[i, COL_COLS + s] + dc
-        grid[r, c] = table[i, COL_KINDS + s]
-        after[M_R0] = min(after[M_R0], r)
-        after[M_R1] = max(after[M_R1], r + 1)
-        after[M_C0] = min(after[M_C0], c)
-        after[M_C1] = max(after[M_C1], c + 1)
-    replies = generate_moves(
-        grid, after[M_R0], after[M_R1], after[M_C0], after[M_C1], reply_mask,
-        meta[M_ROW_ORIGIN], meta[M_COL_ORIGIN], MODE_BEST,
-    )[0]
+    best placement empties that hand.  The move is pushed and popped again."""
+    undo = np.zeros(1 + 2 * LOG_PER_PUSH, np.int64)
+    after = st
+    if push(after, undo, table[i], False) == NEED_REGROW:
+        after = regrown(st, table[i])
+        push(after, undo, table[i], False)
+    replies = placements_into(after, reply_mask, MODE_BEST, new_table())
     points = 0
     for j in range(replies.shape[0]):
         bonus = GOING_OUT_BONUS if replies[j, COL_N] == reply_size else 0
         points = max(points, replies[j, COL_SCORE] + bonus)
-    for s in range(n):
-        grid[table[i, COL_ROWS + s] + dr, table[i, COL_COLS + s] + dc] = EMPTY
+    pop(after, undo)
     return points
 
 
 @kernel
 def choose_heuristic(
-    grid: KArray, meta: KArray, hand: KArray, hand_size: KInt, rng: KArray, action: KArray,
+    st: KArray, meta: KArray, hand: KArray, hand_size: KInt, rng: KArray, action: KArray, out: KArray,
 ) -> None:
     """Score now, plus a hand that combines well, minus the Qwirkles a line of five
     would offer the others (by the unseen copies of the tile it lacks), plus such a
@@ -417,7 +430,7 @@ def choose_heuristic(
     broken by ``rng``.  In a two-player endgame (empty bag) the other hand is known:
     instead of the lines of five, subtract the other player's best reply.  With no placement: exchange every tile outside the largest
     group (and the copies), keeping the group for the next turns."""
-    table = legal_placements(grid, meta, hand_mask(hand, hand_size), MODE_ALL)
+    table = legal_placements(st, meta, hand_mask(hand, hand_size), MODE_ALL, out)
     n_moves = table.shape[0]
     bag_size = meta[M_BAG]
     if n_moves == 0:
@@ -441,7 +454,7 @@ def choose_heuristic(
             if size > best_size:
                 best_size = size
                 best_group = mask & group
-        out = np.empty(HAND_SIZE, np.int64)
+        returned = np.empty(HAND_SIZE, np.int64)
         n_out = 0
         kept = np.int64(0)
         for kind in np.sort(hand[:hand_size]):
@@ -449,16 +462,16 @@ def choose_heuristic(
             if (best_group & bit) and not (kept & bit):
                 kept |= bit
             else:
-                out[n_out] = kind
+                returned[n_out] = kind
                 n_out += 1
         if n_out == 0:  # the group itself cannot be placed: start again
             for i in range(hand_size):
-                out[i] = hand[i]
+                returned[i] = hand[i]
             n_out = hand_size
-            out[:n_out] = np.sort(out[:n_out])
-        set_exchange(action, out, min(n_out, bag_size))
+            returned[:n_out] = np.sort(returned[:n_out])
+        set_exchange(action, returned, min(n_out, bag_size))
         return
-    counts = board_counts(grid, meta) if meta[M_BOARD_TILES] > 0 else np.zeros(36, np.int64)
+    counts = board_counts(st)
     # Two players and an empty bag: the other hand is exactly the unseen tiles, so the
     # bot can look one reply ahead instead of guessing at lines of five.
     exact_reply = meta[M_PLAYERS] == 2 and bag_size == 0 and meta[M_BOARD_TILES] > 0
@@ -477,6 +490,7 @@ def choose_heuristic(
     kept_tiles = np.empty(n_moves, np.int64)
     placed = np.empty(HAND_SIZE, np.int64)
     lacking = np.empty(7, np.int64)
+    saved = np.empty(HAND_SIZE, np.int64)
     for i in range(n_moves):
         n = table[i, COL_N]
         for s in range(n):
@@ -487,7 +501,7 @@ def choose_heuristic(
         if kept == 0 and bag_size == 0:
             value += H_GOING_OUT
         elif not exact_reply and meta[M_BOARD_TILES] > 0:
-            found = five_lines(grid, meta, table, i, lacking)
+            found = five_lines(st, table, i, lacking, saved)
             for f in range(found):
                 k = lacking[f]
                 held = 0  # copies of k in the hand before the move
@@ -513,7 +527,7 @@ def choose_heuristic(
             if rank >= REPLY_CANDIDATES:
                 values[i] = np.iinfo(np.int64).min
             elif kept_tiles[i] > 0:
-                values[i] -= H_SCORE * best_reply(grid, meta, table, i, reply_mask, reply_size)
+                values[i] -= H_SCORE * best_reply(st, table, i, reply_mask, reply_size)
     best = values.max()
     n_best = 0
     for i in range(n_moves):
@@ -530,14 +544,15 @@ def choose_heuristic(
 
 @kernel
 def choose_action(
-    bot: KInt, grid: KArray, meta: KArray, hand: KArray, hand_size: KInt, rng: KArray, action: KArray,
+    bot: KInt, st: KArray, meta: KArray, hand: KArray, hand_size: KInt, rng: KArray, action: KArray, out: KArray,
 ) -> None:
+    """The action of ``bot`` for the seat to move; ``out`` is a move table to write into."""
     if bot == BOT_RANDOM:
-        choose_random(grid, meta, hand, hand_size, rng, action)
+        choose_random(st, meta, hand, hand_size, rng, action, out)
     elif bot == BOT_GREEDY:
-        choose_greedy(grid, meta, hand, hand_size, rng, action)
+        choose_greedy(st, meta, hand, hand_size, rng, action, out)
     else:
-        choose_heuristic(grid, meta, hand, hand_size, rng, action)
+        choose_heuristic(st, meta, hand, hand_size, rng, action, out)
 
 
 # ----------------------------------------------------------------- the game loop
@@ -567,7 +582,7 @@ def deal(
 ) -> None:
     """Shuffle the 108 tiles, deal 6 to each seat in turn, and choose the opener: the
     largest group, ties to the lowest ``tie_rank`` (seat order when ranks equal seats).
-    The grid must be empty."""
+    The board must be empty."""
     for i in range(N_TILES):
         bag[i] = i // 3
     for i in range(N_TILES - 1, 0, -1):
@@ -584,10 +599,6 @@ def deal(
         scores[p] = 0
     opener, opener_group = choose_opener(hands, hand_sizes, n_players, tie_rank)
     meta[:] = 0
-    meta[M_R0] = CENTER
-    meta[M_R1] = CENTER
-    meta[M_C0] = CENTER
-    meta[M_C1] = CENTER
     meta[M_BAG] = size
     meta[M_PLAYER] = opener
     meta[M_PLAYERS] = n_players
@@ -609,38 +620,16 @@ def draw(hand: KArray, hand_size: KInt, bag: KArray, meta: KArray, drawn: KArray
 
 
 @kernel
-def place_tiles(grid: KArray, meta: KArray, action: KArray) -> None:
-    """The board part of a place action: put its tiles on the grid and grow the box.
-    The first tiles fix where the board sits in the grid: in its middle, with the
-    same origin as Board.push chooses."""
-    n = action[A_N]
-    if meta[M_BOARD_TILES] == 0:
-        lo_r = action[A_ROWS]
-        hi_r = action[A_ROWS]
-        lo_c = action[A_COLS]
-        hi_c = action[A_COLS]
-        for s in range(1, n):
-            lo_r = min(lo_r, action[A_ROWS + s])
-            hi_r = max(hi_r, action[A_ROWS + s])
-            lo_c = min(lo_c, action[A_COLS + s])
-            hi_c = max(hi_c, action[A_COLS + s])
-        meta[M_ROW_ORIGIN] = (lo_r + hi_r) // 2
-        meta[M_COL_ORIGIN] = (lo_c + hi_c) // 2
-        meta[M_R0] = GRID_SIZE
-        meta[M_R1] = 0
-        meta[M_C0] = GRID_SIZE
-        meta[M_C1] = 0
-    dr = CENTER - meta[M_ROW_ORIGIN]
-    dc = CENTER - meta[M_COL_ORIGIN]
-    for s in range(n):
-        r = action[A_ROWS + s] + dr
-        c = action[A_COLS + s] + dc
-        grid[r, c] = action[A_KINDS + s]
-        meta[M_R0] = min(meta[M_R0], r)
-        meta[M_R1] = max(meta[M_R1], r + 1)
-        meta[M_C0] = min(meta[M_C0], c)
-        meta[M_C1] = max(meta[M_C1], c + 1)
-    meta[M_BOARD_TILES] += n
+def place_tiles(st: KArray, meta: KArray, action: KArray) -> KArray:
+    """The board part of a place action: push its tiles on the board state (nothing
+    is logged for undo: games go forward).  Returns the state: ``st`` updated, or a
+    larger one when the tiles neared the edge of its window."""
+    no_undo = np.empty(0, np.int64)  # an empty log: push logs nothing
+    if push(st, no_undo, action, False) == NEED_REGROW:
+        st = regrown(st, action)
+        push(st, no_undo, action, False)
+    meta[M_BOARD_TILES] += action[A_N]
+    return st
 
 
 @kernel
@@ -705,18 +694,19 @@ def settle_turn(
 
 @kernel
 def apply_action(
-    grid: KArray, meta: KArray, hands: KArray, hand_sizes: KArray, bag: KArray, scores: KArray, game_rng: KArray, action: KArray, row: KArray,
-) -> None:
+    st: KArray, meta: KArray, hands: KArray, hand_sizes: KArray, bag: KArray, scores: KArray, game_rng: KArray, action: KArray, row: KArray,
+) -> KArray:
     """Play ``action`` (assumed legal) for the seat to move and pass the turn; writes
     the turn into ``row``.  Ends the game when the player goes out; the other ends
-    are :func:`ending`'s."""
+    are :func:`ending`'s.  Returns the board state (see place_tiles)."""
     if action[A_TYPE] == PLACE:
-        place_tiles(grid, meta, action)
+        st = place_tiles(st, meta, action)
     settle_turn(meta, hands, hand_sizes, bag, scores, game_rng, action, row)
+    return st
 
 
 @kernel
-def ending(grid: KArray, meta: KArray, hands: KArray, hand_sizes: KArray, bag: KArray) -> KInt:
+def ending(st: KArray, meta: KArray, hands: KArray, hand_sizes: KArray, bag: KArray) -> KInt:
     """Whether the game ends now, and how (END_*): END_BLOCKED when the bag is empty
     and no hand can place; END_DEAD when tiles are left in the bag but no tile of the
     bag or of any hand fits any cell (no placement can ever be made again, and the
@@ -724,7 +714,7 @@ def ending(grid: KArray, meta: KArray, hands: KArray, hand_sizes: KArray, bag: K
     conditions are one, and it is called blocked.  Going out is settle_turn's."""
     if meta[M_BOARD_TILES] == 0:
         return END_NONE
-    fits = fitting_kinds(grid, meta[M_R0], meta[M_R1], meta[M_C0], meta[M_C1])
+    fits = fitting_kinds(st)
     left = np.int64(0)
     for p in range(meta[M_PLAYERS]):
         left |= hand_mask(hands[p], hand_sizes[p])
@@ -737,7 +727,7 @@ def ending(grid: KArray, meta: KArray, hands: KArray, hand_sizes: KArray, bag: K
 
 @kernel
 def play_out(
-    grid: KArray, meta: KArray, hands: KArray, hand_sizes: KArray, bag: KArray, scores: KArray, game_rng: KArray, bot_rngs: KArray, bots: KArray, log: KArray,
+    st: KArray, meta: KArray, hands: KArray, hand_sizes: KArray, bag: KArray, scores: KArray, game_rng: KArray, bot_rngs: KArray, bots: KArray, log: KArray,
 ) -> KInt:
     """Play the position to its end with ``bots[seat]``; log turns while rows last.
     Returns the number of turns played (compare with ``log.shape[0]``); meta[M_END]
@@ -750,21 +740,22 @@ def play_out(
     """
     action = np.zeros(ACTION_COLS, np.int64)
     scratch = np.zeros(LOG_COLS, np.int32)
+    out = new_table()
     played = 0
     while meta[M_OVER] == 0:
         if meta[M_TURNS] >= MAX_TURNS:
             meta[M_END] = END_RUNAWAY
             break
         player = meta[M_PLAYER]
-        choose_action(bots[player], grid, meta, hands[player], hand_sizes[player], bot_rngs[player], action)
+        choose_action(bots[player], st, meta, hands[player], hand_sizes[player], bot_rngs[player], action, out)
         if action[A_TYPE] != PLACE:
-            end = ending(grid, meta, hands, hand_sizes, bag)
+            end = ending(st, meta, hands, hand_sizes, bag)
             if end != END_NONE:
                 meta[M_OVER] = 1
                 meta[M_END] = end
                 break
         row = log[played] if played < log.shape[0] else scratch
-        apply_action(grid, meta, hands, hand_sizes, bag, scores, game_rng, action, row)
+        st = apply_action(st, meta, hands, hand_sizes, bag, scores, game_rng, action, row)
         played += 1
     return played
 
@@ -774,7 +765,7 @@ def new_game_state(
     n_players: KInt, seed_low: KInt, seed_high: KInt, tie_rank: KArray,
 ) -> tuple[KArray, KArray, KArray, KArray, KArray, KArray, KArray, KArray]:
     """Everything for a fresh game of ``n_players`` from a seed."""
-    grid = np.full((GRID_SIZE, GRID_SIZE), EMPTY, np.int8)
+    st = new_empty_state()
     meta = np.zeros(N_META, np.int64)
     hands = np.zeros((MAX_PLAYERS, HAND_SIZE), np.int64)
     hand_sizes = np.zeros(MAX_PLAYERS, np.int64)
@@ -786,7 +777,7 @@ def new_game_state(
     for p in range(MAX_PLAYERS):
         seed_state(bot_rngs[p], seed_low, seed_high, 1 + p)
     deal(meta, hands, hand_sizes, bag, scores, game_rng, n_players, tie_rank)
-    return grid, meta, hands, hand_sizes, bag, scores, game_rng, bot_rngs
+    return st, meta, hands, hand_sizes, bag, scores, game_rng, bot_rngs
 
 
 @kernel
@@ -795,10 +786,10 @@ def play_game(
 ) -> tuple[KArray, KInt, KInt]:
     """One whole game from the deal.  Returns (scores, turns played, how it ended
     (END_*))."""
-    grid, meta, hands, hand_sizes, bag, scores, game_rng, bot_rngs = new_game_state(
+    st, meta, hands, hand_sizes, bag, scores, game_rng, bot_rngs = new_game_state(
         n_players, seed_low, seed_high, tie_rank
     )
-    turns = play_out(grid, meta, hands, hand_sizes, bag, scores, game_rng, bot_rngs, bots, log)
+    turns = play_out(st, meta, hands, hand_sizes, bag, scores, game_rng, bot_rngs, bots, log)
     return scores, turns, meta[M_END]
 
 
@@ -876,7 +867,7 @@ def redeal_unseen(
 
 @parallel_kernel
 def rollouts_parallel(
-    grid: KArray, meta: KArray, hands: KArray, hand_sizes: KArray, bag: KArray, scores: KArray, bots: KArray, seeds_low: KArray, seeds_high: KArray, viewer: KInt,
+    st: KArray, meta: KArray, hands: KArray, hand_sizes: KArray, bag: KArray, scores: KArray, bots: KArray, seeds_low: KArray, seeds_high: KArray, viewer: KInt,
 ) -> tuple[KArray, KArray]:
     """Play the position to the end once per seed, each on its own copy; with
     ``viewer`` >= 0, first deal what that seat cannot see anew (determinization).
@@ -885,7 +876,7 @@ def rollouts_parallel(
     out = np.zeros((n, MAX_PLAYERS), np.int64)
     ends = np.zeros(n, np.int64)
     for i in prange(n):
-        g = grid.copy()
+        g = st.copy()
         m = meta.copy()
         h = hands.copy()
         hs = hand_sizes.copy()

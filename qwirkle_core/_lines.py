@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import cast
+
+import numba
 import numpy as np
 
-from ._geometry import ALL_KINDS, BIT_INDEX_MOD37, EMPTY, NEIGHBOURS, KArray, KInt
-from ._jit import inline_helper, kernel
+from ._geometry import NEIGHBOURS, KInt
+from ._jit import inline_helper
 
 
 @inline_helper
@@ -33,24 +37,26 @@ def line_points(length: KInt) -> KInt:
     return length
 
 
+_trailing_zeros: Callable[[KInt], KInt]
+if getattr(numba.config, "DISABLE_JIT"):  # noqa: B009 - numba's config is untyped
+
+    def _trailing_zeros(x: KInt) -> KInt:
+        x = int(x)
+        return (x & -x).bit_length() - 1
+
+else:  # pragma: no cover - the JIT-off coverage run takes the branch above
+    from numba.cpython.unsafe.numbers import trailing_zeros
+
+    _trailing_zeros = cast(Callable[[KInt], KInt], trailing_zeros)
+
+
+@inline_helper
+def lowest_bit(word: KInt) -> KInt:
+    """Index of the lowest set bit of a non-zero int64 (one instruction under the JIT)."""
+    return _trailing_zeros(word)
+
+
 @inline_helper
 def lowest_kind(mask: KInt) -> KInt:
     """Index of the lowest set bit of a non-zero kind mask."""
-    return BIT_INDEX_MOD37[(mask & -mask) % 37]
-
-
-@kernel
-def line_through(grid: KArray, r: KInt, c: KInt, dr: KInt, dc: KInt) -> tuple[KInt, KInt]:
-    """(length, kinds that could join, or -1 if the line is invalid) of the line
-    through the occupied grid cell (r, c) along (dr, dc)."""
-    while grid[r - dr, c - dc] != EMPTY:
-        r -= dr
-        c -= dc
-    allowed = np.int64(ALL_KINDS)
-    n = 0
-    while grid[r, c] != EMPTY:
-        allowed = fold_tile(allowed, grid[r, c])
-        n += 1
-        r += dr
-        c += dc
-    return n, allowed
+    return _trailing_zeros(mask)

@@ -1,7 +1,9 @@
-"""The move-generation kernels.
+"""The move-generation kernel.
 
 One call enumerates every legal placement of a hand on a board, with its score, into
-a preallocated int32 table (one row per move, see the ``COL_*`` constants).
+a caller's int32 table (one row per move, see the ``COL_*`` constants), reading the
+cross-checks that the board state (``_state``) keeps up to date: a query recomputes
+nothing and allocates nothing but one small scratch array.
 
 How it avoids producing a move twice (the wolges idea, adapted to Qwirkle):
 - one-tile moves are enumerated once per cell, from the cell's cross-check mask
@@ -12,17 +14,33 @@ How it avoids producing a move twice (the wolges idea, adapted to Qwirkle):
 The walk keeps the line's "addable kinds" mask (see ``fold_tile``): placing a tile is
 one AND, a line of six folds to 0, and identical tiles in the hand collapse because the
 hand is a kind mask.
+
+The cells a walk starts from come from the occupancy bits, a row (64 cells) at a time:
+an empty cell beside a tile (one-tile moves), the first tile of a run or an empty cell
+with a tile across the line and none before it (anchors); all in (row, col) order.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
-from ._geometry import ALL_KINDS, CENTER, EMPTY, MARGIN, KArray, KInt
-from ._jit import kernel
-from ._lines import fold_tile, line_points, lowest_kind
+from ._geometry import ALL_KINDS, NEIGHBOURS, KArray, KInt
+from ._jit import inline_helper, kernel
+from ._lines import fold_tile, line_points, lowest_bit, lowest_kind
+from ._state import (
+    LEN_SHIFT,
+    S_COL_AT,
+    S_FULL,
+    S_LEFT,
+    S_OCC_AT,
+    S_R0,
+    S_R1,
+    S_ROW_AT,
+    S_TILES,
+    S_TOP,
+    S_WIDTH,
+    S_WORDS,
+)
 
 # Columns of a move table.
 OUT_COLS = 20
@@ -33,426 +51,364 @@ COL_COLS = 8
 COL_KINDS = 14  # kinds, -1 in unused slots
 INITIAL_CAPACITY = 256
 
-# What generate_moves keeps (it always counts every legal move).
+# What generate keeps (it always counts every legal move).
 MODE_ALL = 0  # every move
 MODE_COUNT = 1  # none: only the count
 MODE_ANY = 2  # the first move found, then stop
 MODE_BEST = 3  # every move of the highest score
 
+HAND_CONFLICT = -1  # generate's answer for a hand holding a kind whose 3 copies are on the board
 
-@kernel
-def _grown(out: KArray) -> KArray:
-    # Four times larger: a position with 20,000 moves copies its table twice, not six
-    # times, and touches far fewer fresh pages.
-    bigger = np.empty((out.shape[0] * 4, OUT_COLS), np.int32)
-    bigger[: out.shape[0]] = out
-    return bigger
-
-
-@kernel
-def _trimmed(out: KArray, count: KInt) -> KArray:
-    """The first ``count`` rows of a move table.  A copy when it is much smaller than the
-    buffer (so a small result does not pin a large buffer), else a view (so a large
-    result is not copied again)."""
-    if count * 4 < out.shape[0]:
-        return out[:count].copy()
-    return out[:count]
+# Rows of the scratch array of a query (int64[N_SCRATCH, 8]).
+K_LEFT_KIND = 0  # left part, nearest the anchor first
+K_LEFT_ALLOWED = 1  # the line's addable kinds with n_left left tiles
+K_LEFT_TODO = 2  # kinds still to try at left depth n_left (-1: state not visited yet)
+K_RIGHT_CELL = 3  # cell of the i-th right tile
+K_RIGHT_ALLOWED = 4  # the line's addable kinds before it
+K_RIGHT_TODO = 5  # kinds still to try there
+K_RIGHT_POINTS = 6  # points of the cross lines before it
+K_RIGHT_KIND = 7
+K_MOVE_CELL = 8  # the move being written: its cells in line order ...
+K_MOVE_KIND = 9  # ... and their kinds
+N_SCRATCH = 10
+WORD_LOW_63 = 0x7FFFFFFFFFFFFFFF
 
 
-@kernel
-def cross_checks(grid: KArray, r0: KInt, r1: KInt, c0: KInt, c1: KInt) -> Any:
-    """Copy the working region around the box [r0, r1) x [c0, c1) and compute, for
-    every empty cell beside a tile, the kinds its row run and its column run allow and
-    how many tiles each run holds; list the cells the generator starts from.
-
-    Returns (cells, row_mask, col_mask, row_len, col_len, width, singles,
-    row_anchors, col_anchors).  The first five are flat arrays over the region, whose
-    top-left cell is grid (r0 - MARGIN, c0 - MARGIN) and whose rows are ``width``
-    long.  A cell with no neighbour in a direction has mask ALL_KINDS and length 0
-    there.  ``singles``: empty cells with a neighbour.  ``row_anchors``: where a move
-    along a row can have its first anchor -- the first tile of a row run, or an empty
-    cell with a tile above or below and none to its left (a tile to its left would
-    make that tile's run the first anchor); ``col_anchors`` likewise for columns.
-    Only the ring of cells one step around the box can have neighbours.
-    """
-    height = (r1 - r0) + 2 * MARGIN
-    width = (c1 - c0) + 2 * MARGIN
-    top = r0 - MARGIN
-    left = c0 - MARGIN
-    n = height * width
-    cells = np.empty(n, np.int8)
-    for i in range(height):  # row slices: twice as fast as a cell-by-cell copy
-        cells[i * width : (i + 1) * width] = grid[top + i, left : left + width]
-    # One allocation per dtype, split into views: allocations are a measurable part
-    # of a call this short.
-    masks = np.full(2 * n, ALL_KINDS, np.int64)
-    row_mask = masks[:n]
-    col_mask = masks[n:]
-    lengths = np.zeros(2 * n, np.int8)
-    row_len = lengths[:n]
-    col_len = lengths[n:]
-    ring = (r1 - r0 + 2) * (c1 - c0 + 2)
-    lists = np.empty(3 * ring, np.int64)
-    singles = lists[:ring]
-    row_anchors = lists[ring : 2 * ring]
-    col_anchors = lists[2 * ring :]
-    n_singles = 0
-    n_row = 0
-    n_col = 0
-    # Fold every run of tiles once, along rows then columns, and give its result to
-    # the empty cell at each end.  A cell between two runs L and R takes L's and R's
-    # addable kinds together: for valid L and R, L + cell + R is a valid line for the
-    # kinds in allowed(L) & allowed(R) if R's kinds can all join L, else for none.
-    for direction in range(2):
-        if direction == 0:
-            along, across = 1, width
-            n_lines, line_len = r1 - r0, c1 - c0
-            line_mask, line_len_arr = row_mask, row_len
+@inline_helper
+def write_move(
+    out: KArray, count: KInt, scratch: KArray, n: KInt, score: KInt, width: KInt, top: KInt, left: KInt
+) -> None:
+    """Row ``count`` of ``out``: the move of the ``n`` tiles in scratch[K_MOVE_*, :n]
+    (flat cells of a window ``width`` wide whose cell 0 is the caller's (top, left))."""
+    out[count, COL_N] = n
+    out[count, COL_SCORE] = score
+    for s in range(6):
+        if s < n:
+            cell = scratch[K_MOVE_CELL, s]
+            out[count, COL_ROWS + s] = cell // width + top
+            out[count, COL_COLS + s] = cell % width + left
+            out[count, COL_KINDS + s] = scratch[K_MOVE_KIND, s]
         else:
-            along, across = width, 1
-            n_lines, line_len = c1 - c0, r1 - r0
-            line_mask, line_len_arr = col_mask, col_len
-        for line in range(n_lines):
-            # First cell of the line, one step before the box.
-            p = (MARGIN + line) * across + (MARGIN - 1) * along
-            run = 0
-            allowed = np.int64(ALL_KINDS)
-            kinds = np.int64(0)
-            for _ in range(line_len + 2):
-                kind = cells[p]
-                if kind != EMPTY:
-                    if run == 0:
-                        allowed = np.int64(ALL_KINDS)
-                        kinds = np.int64(0)
-                    allowed = fold_tile(allowed, kind)
-                    kinds |= np.int64(1) << kind
-                    run += 1
-                elif run > 0:
-                    if allowed < 0:
-                        allowed = np.int64(0)
-                    # p is the cell after the run: the run is its left part.
-                    line_mask[p] = allowed
-                    line_len_arr[p] = run
-                    # The cell before the run: the run is its right part.
-                    w = p - (run + 1) * along
-                    if line_len_arr[w] == 0:
-                        line_mask[w] = allowed
-                    elif kinds & ~line_mask[w] == 0:
-                        line_mask[w] &= allowed
-                    else:
-                        line_mask[w] = 0
-                    line_len_arr[w] += run
-                    run = 0
-                p += along
-    for i in range(MARGIN - 1, height - MARGIN + 1):
-        for j in range(MARGIN - 1, width - MARGIN + 1):
-            p = i * width + j
-            west = cells[p - 1] != EMPTY
-            north = cells[p - width] != EMPTY
-            if cells[p] != EMPTY:
-                if not west:
-                    row_anchors[n_row] = p
-                    n_row += 1
-                if not north:
-                    col_anchors[n_col] = p
-                    n_col += 1
+            out[count, COL_ROWS + s] = 0
+            out[count, COL_COLS + s] = 0
+            out[count, COL_KINDS + s] = -1
+
+
+@inline_helper
+def keep_move(mode: KInt, score: KInt, best: KInt, count: KInt) -> tuple[bool, KInt, KInt]:
+    """Whether ``mode`` keeps a move of ``score``; the best score and the rows kept
+    so far after it (a better score under MODE_BEST drops the rows kept)."""
+    if mode == MODE_COUNT:
+        return False, best, count
+    if mode == MODE_BEST:
+        if score < best:
+            return False, best, count
+        if score > best:
+            return True, score, 0
+    return True, best, count
+
+
+@inline_helper
+def generate_openings(out: KArray, scratch: KArray, hand_mask: KInt, row: KInt, col: KInt, mode: KInt) -> KInt:
+    """Every opening move of the kinds in ``hand_mask`` on the empty board, in the
+    canonical frame: the line starts at (row, col) and runs east.  Returns what
+    :func:`generate` returns."""
+    count = 0
+    total = 0
+    best = -1
+    depth = 0
+    scratch[K_LEFT_ALLOWED, 0] = ALL_KINDS
+    scratch[K_LEFT_TODO, 0] = hand_mask & ALL_KINDS
+    for s in range(6):
+        scratch[K_MOVE_CELL, s] = s
+    while depth >= 0:
+        todo = scratch[K_LEFT_TODO, depth]
+        if todo == 0:
+            depth -= 1
+            continue
+        kind = lowest_kind(todo)
+        scratch[K_LEFT_TODO, depth] = todo & (todo - 1)
+        scratch[K_MOVE_KIND, depth] = kind
+        allowed = fold_tile(scratch[K_LEFT_ALLOWED, depth], kind)
+        n_placed = depth + 1
+        score = 1 if n_placed == 1 else line_points(n_placed)
+        total += 1
+        keep, best, count = keep_move(mode, score, best, count)
+        if keep:
+            if count < out.shape[0]:
+                write_move(out, count, scratch, n_placed, score, 8, row, col)
+            count += 1
+            if mode == MODE_ANY:
+                return 1
+        todo = allowed & hand_mask
+        if todo != 0:
+            depth += 1
+            scratch[K_LEFT_ALLOWED, depth] = allowed
+            scratch[K_LEFT_TODO, depth] = todo
+    return total if mode == MODE_COUNT else count
+
+
+@inline_helper
+def right_walk(
+    st: KArray, cross_at: KInt, out: KArray, scratch: KArray, hand_mask: KInt, mode: KInt,
+    count: KInt, total: KInt, best: KInt,
+    line_start: KInt, step: KInt, n_prior: KInt, right_start: KInt, line_allowed: KInt, base_points: KInt,
+    width: KInt, top: KInt, left: KInt,
+) -> tuple[KInt, KInt, KInt, bool]:
+    """Every move whose line starts at ``line_start`` with the ``n_prior`` tiles in
+    scratch[K_MOVE_*, :n_prior] (the left part and the anchor), going on to the right.
+
+    A node of the walk has ``n_right`` tiles placed after them, at scratch[K_RIGHT_CELL, :n_right]
+    (kinds K_RIGHT_KIND); its line ends before the empty cell ``end``.  Each node
+    emits its move once; only nodes with tiles left to try are pushed as frames (frame
+    f: the choice of the (f+1)-th right tile), so a leaf costs no stack traffic.
+    Returns (count, total, best, stop), stop when MODE_ANY found its move."""
+    end = right_start
+    node_allowed = line_allowed
+    node_points = base_points
+    n_right = 0
+    frame = -1
+    while True:
+        n_placed = n_prior + n_right
+        if n_placed >= 2:
+            score = node_points + line_points((end - line_start) // step)
+            total += 1
+            keep, best, count = keep_move(mode, score, best, count)
+            if keep:
+                if count < out.shape[0]:
+                    for k in range(n_right):
+                        scratch[K_MOVE_CELL, n_prior + k] = scratch[K_RIGHT_CELL, k]
+                        scratch[K_MOVE_KIND, n_prior + k] = scratch[K_RIGHT_KIND, k]
+                    write_move(out, count, scratch, n_placed, score, width, top, left)
+                count += 1
+                if mode == MODE_ANY:
+                    return count, total, best, True
+        if n_placed < 6:
+            todo = node_allowed & hand_mask & st[cross_at + end]
+            if todo != 0:
+                frame = n_right
+                scratch[K_RIGHT_CELL, n_right] = end
+                scratch[K_RIGHT_ALLOWED, n_right] = node_allowed
+                scratch[K_RIGHT_POINTS, n_right] = node_points
+                scratch[K_RIGHT_TODO, n_right] = todo
+        # The next node: a child of the deepest frame with a tile left to try.
+        found = False
+        while frame >= 0:
+            todo = scratch[K_RIGHT_TODO, frame]
+            if todo == 0:
+                frame -= 1
                 continue
-            across_row = row_len[p] > 0
-            across_col = col_len[p] > 0
-            if across_row or across_col:
-                singles[n_singles] = p
-                n_singles += 1
-            if across_col and not west:
-                row_anchors[n_row] = p
-                n_row += 1
-            if across_row and not north:
-                col_anchors[n_col] = p
-                n_col += 1
-    return (
-        cells, row_mask, col_mask, row_len, col_len, width,
-        singles[:n_singles], row_anchors[:n_row], col_anchors[:n_col],
-    )
+            kind = lowest_kind(todo)
+            scratch[K_RIGHT_TODO, frame] = todo & (todo - 1)
+            cell = scratch[K_RIGHT_CELL, frame]
+            node_allowed = fold_tile(scratch[K_RIGHT_ALLOWED, frame], kind)
+            end = cell + step
+            while st[cross_at + end] < 0 and node_allowed >= 0:
+                node_allowed = fold_tile(node_allowed, ~st[cross_at + end])
+                end += step
+            if node_allowed < 0:
+                continue
+            scratch[K_RIGHT_KIND, frame] = kind
+            cross_len = st[cross_at + cell] >> LEN_SHIFT
+            node_points = scratch[K_RIGHT_POINTS, frame] + line_points(cross_len + 1)
+            n_right = frame + 1
+            found = True
+            break
+        if not found:
+            return count, total, best, False
+
+
+@inline_helper
+def start_cells(st: KArray, o: KInt, w: KInt, words: KInt, walk: KInt) -> KInt:
+    """The cells of occupancy word ``o`` (word ``w`` of its row) where pass ``walk``
+    starts: 0, the empty cells beside a tile; 1, the anchors of moves along the row
+    (a tile, or an empty cell with a tile above or below, with no tile before it);
+    2, the anchors of moves along the column (likewise, across)."""
+    tiles = st[o]
+    west = tiles << 1  # bit b: the cell before b holds a tile
+    east = (tiles >> 1) & WORD_LOW_63
+    if w > 0:
+        west |= (st[o - 1] >> 63) & 1
+    if w + 1 < words:
+        east |= st[o + 1] << 63
+    north = st[o - words]
+    south = st[o + words]
+    if walk == 0:
+        return ~tiles & (west | east | north | south)
+    if walk == 1:
+        return (tiles | north | south) & ~west
+    return (tiles | west | east) & ~north
 
 
 @kernel
-def generate_moves(
-    grid: KArray, r0: KInt, r1: KInt, c0: KInt, c1: KInt,
-    hand_mask: KInt, row_origin: KInt, col_origin: KInt, mode: KInt,
-) -> tuple[KArray, KInt]:
-    """Every legal move of the kinds in ``hand_mask`` on a non-empty board whose
-    tiles lie in the grid box [r0, r1) x [c0, c1).
+def generate(st: KArray, out: KArray, hand_mask: KInt, mode: KInt) -> KInt:
+    """Every legal move of the kinds in ``hand_mask`` on the board ``st`` (a state,
+    see ``_state``), written into ``out`` (int32[capacity, OUT_COLS]) as ``mode`` keeps
+    them (see MODE_*), in the caller's coordinates.  On the empty board: the openings
+    in the canonical frame (from (0, 0), east).
 
-    ``row_origin``/``col_origin`` give the caller's coordinates of the grid centre;
-    the table holds the caller's coordinates.  Returns (table, total): the moves that
-    ``mode`` keeps (see MODE_*) and the number of legal moves (for MODE_ANY, 0 or 1).
+    Returns the number of rows kept (MODE_ALL, MODE_BEST) -- when it exceeds the
+    capacity, only the first rows were written: call again with a larger table -- or
+    the number of legal moves (MODE_COUNT; MODE_ANY: 0 or 1).  HAND_CONFLICT when the
+    hand holds a kind whose three copies are all on the board.
 
     Moves of 2..6 tiles are generated from the leftmost (topmost) *anchor* of their
     line: a board tile, or an empty cell with a tile beside it across the line.  The
     cells before that anchor touch nothing, so they hold placed tiles only ("left
     part", any tiles that fit the line); from the anchor the walk goes on to the right
-    through board tiles and cross-checked cells.  Every move has exactly one leftmost
-    anchor, hence is produced once; choosing the anchor's tile first narrows the left
-    part to that tile's colour or shape, so little work is wasted.  Cells are flat
-    indices into the region; ``step`` walks along the line (1 or ``width``).
+    through board tiles and cross-checked cells (:func:`right_walk`).  Every move has
+    exactly one leftmost anchor, hence is produced once; choosing the anchor's tile
+    first narrows the left part to that tile's colour or shape, so little work is
+    wasted.  Cells are flat window indices; ``step`` walks along the line (1 or the
+    window's width).
     """
-    (cells, row_mask, col_mask, row_len, col_len, width,
-     singles, row_anchors, col_anchors) = cross_checks(grid, r0, r1, c0, c1)
-    row_shift = r0 - MARGIN - CENTER + row_origin
-    col_shift = c0 - MARGIN - CENTER + col_origin
-    out = np.empty((INITIAL_CAPACITY, OUT_COLS), np.int32)
-    count = 0  # rows kept in out
+    if hand_mask & st[S_FULL]:
+        return HAND_CONFLICT
+    scratch = np.empty((N_SCRATCH, 8), np.int64)
+    if st[S_TILES] == 0:
+        return generate_openings(out, scratch, hand_mask, 0, 0, mode)
+    width = st[S_WIDTH]
+    words = st[S_WORDS]
+    top = st[S_TOP]
+    left = st[S_LEFT]
+    row_at = st[S_ROW_AT]
+    col_at = st[S_COL_AT]
+    occ_at = st[S_OCC_AT]
+    first_row = st[S_R0] - 1
+    last_row = st[S_R1]
+    count = 0  # rows kept
     total = 0  # legal moves seen
     best = -1
 
-    # --- One-tile moves: one per (cell, kind), whatever the direction. ---
-    for si in range(singles.shape[0]):
-        p = singles[si]
-        fits = row_mask[p] & col_mask[p] & hand_mask
-        if fits == 0:
-            continue
-        points = line_points(row_len[p] + 1) + line_points(col_len[p] + 1)
-        while fits != 0:
-            kind = lowest_kind(fits)
-            fits &= fits - 1
-            total += 1
-            if mode == MODE_COUNT or (mode == MODE_BEST and points < best):
-                continue
-            if mode == MODE_BEST and points > best:
-                best = points
-                count = 0
-            if count == out.shape[0]:
-                out = _grown(out)
-            row = out[count]
-            row[COL_N] = 1
-            row[COL_SCORE] = points
-            row[COL_ROWS] = p // width + row_shift
-            row[COL_COLS] = p % width + col_shift
-            row[COL_KINDS] = kind
-            for s in range(1, 6):
-                row[COL_ROWS + s] = 0
-                row[COL_COLS + s] = 0
-                row[COL_KINDS + s] = -1
-            count += 1
-            if mode == MODE_ANY:
-                return out[:1].copy(), 1
-
-    # --- Moves of 2..6 tiles, along rows (direction 0) then columns (1). ---
-    stacks = np.empty((8, 8), np.int64)  # one allocation for the eight small stacks
-    left_kind = stacks[0]  # left part, nearest the anchor first
-    left_allowed = stacks[1]  # line's addable kinds with d left tiles
-    left_todo = stacks[2]  # kinds still to try at left depth d
-    right_pos = stacks[3]  # right_pos[i]: cell of the i-th right tile
-    right_allowed = stacks[4]  # line's addable kinds at each frame
-    right_todo = stacks[5]  # kinds still to try there
-    right_points = stacks[6]  # points of the cross lines so far
-    right_kind = stacks[7]
-
-    for direction in range(2):
-        if direction == 0:
+    # One-tile moves, then the moves along rows, then along columns, each pass over
+    # the rows beside the tiles in (row, col) order.  ``cells`` holds the pass's
+    # starting cells among the 64 cells of one occupancy word.
+    for i in range(first_row, last_row + 1):
+        for w in range(words):
+            cells = start_cells(st, occ_at + i * words + w, w, words, 0)
+            while cells != 0:
+                cell = i * width + w * 64 + lowest_bit(cells)
+                cells &= cells - 1
+                # One per (cell, kind), whatever the direction.
+                row_info = st[row_at + cell]
+                col_info = st[col_at + cell]
+                fits = row_info & col_info & hand_mask
+                if fits == 0:
+                    continue
+                score = line_points((row_info >> LEN_SHIFT) + 1) + line_points((col_info >> LEN_SHIFT) + 1)
+                scratch[K_MOVE_CELL, 0] = cell
+                while fits != 0:
+                    kind = lowest_kind(fits)
+                    fits &= fits - 1
+                    total += 1
+                    keep, best, count = keep_move(mode, score, best, count)
+                    if keep:
+                        if count < out.shape[0]:
+                            scratch[K_MOVE_KIND, 0] = kind
+                            write_move(out, count, scratch, 1, score, width, top, left)
+                        count += 1
+                        if mode == MODE_ANY:
+                            return 1
+    for walk in range(1, 3):
+        if walk == 1:
             step = 1
-            anchors = row_anchors
-            cross_mask, cross_len = col_mask, col_len
+            along_at = row_at
+            cross_at = col_at  # a move along a row crosses columns
         else:
             step = width
-            anchors = col_anchors
-            cross_mask, cross_len = row_mask, row_len
-        for ai in range(anchors.shape[0]):
-            px = anchors[ai]
-            anchor_empty = cells[px] == EMPTY
-            if anchor_empty:
-                choices = cross_mask[px] & hand_mask
-            else:
-                choices = np.int64(1)  # one pass: the board tile itself
-            while choices != 0:
-                if anchor_empty:
-                    anchor_kind = lowest_kind(choices)
-                    allowed = fold_tile(np.int64(ALL_KINDS), anchor_kind)
-                    base_points = line_points(cross_len[px] + 1)
-                    n_anchor = 1
-                    t = px + step
-                else:
-                    anchor_kind = -1
-                    allowed = np.int64(ALL_KINDS)
-                    base_points = 0
-                    n_anchor = 0
-                    t = px
-                choices &= choices - 1
-                while cells[t] != EMPTY and allowed >= 0:
-                    allowed = fold_tile(allowed, cells[t])
-                    t += step
-                if allowed < 0 or allowed & hand_mask == 0:
-                    # Every other tile of the move must join this line: none can.
-                    continue
-                right_start = t
-                # Left part: tiles on the free cells before the anchor (depth d).
-                d = 0
-                left_allowed[0] = allowed
-                left_todo[0] = -1  # marks "state not yet visited"
-                while d >= 0:
-                    if left_todo[d] == -1:
-                        # Visit the state with d left tiles; py is the cell before them.
-                        py = px - (d + 1) * step
-                        allowed_d = left_allowed[d]
-                        if cells[py] == EMPTY:
-                            # The line may start at a: walk to the right.  A node of
-                            # the walk has rd tiles placed after the anchor, at
-                            # right_pos[0..rd-1] (kinds right_kind[...]); its line ends
-                            # before the empty cell t.  Each node emits its move once;
-                            # only nodes with tiles left to try are pushed as frames
-                            # (frame i: the choice of the (i+1)-th right tile), so a
-                            # leaf costs no stack traffic.
-                            n_prior = n_anchor + d
-                            a = py + step
-                            t = right_start
-                            node_allowed = allowed_d
-                            node_points = base_points
-                            rd = 0
-                            top = -1
-                            while True:
-                                n_placed = n_prior + rd
-                                keep = False
-                                if n_placed >= 2:
-                                    score = node_points + line_points((t - a) // step)
-                                    total += 1
-                                    keep = mode != MODE_COUNT and (mode != MODE_BEST or score >= best)
-                                    if mode == MODE_BEST and score > best:
-                                        best = score
-                                        count = 0
-                                if keep:
-                                    if count == out.shape[0]:
-                                        out = _grown(out)
-                                    row = out[count]
-                                    row[COL_N] = n_placed
-                                    row[COL_SCORE] = score
-                                    s = 0
-                                    for e in range(d - 1, -1, -1):
-                                        q = px - (e + 1) * step
-                                        row[COL_ROWS + s] = q // width + row_shift
-                                        row[COL_COLS + s] = q % width + col_shift
-                                        row[COL_KINDS + s] = left_kind[e]
-                                        s += 1
-                                    if n_anchor:
-                                        row[COL_ROWS + s] = px // width + row_shift
-                                        row[COL_COLS + s] = px % width + col_shift
-                                        row[COL_KINDS + s] = anchor_kind
-                                        s += 1
-                                    for e in range(rd):
-                                        q = right_pos[e]
-                                        row[COL_ROWS + s] = q // width + row_shift
-                                        row[COL_COLS + s] = q % width + col_shift
-                                        row[COL_KINDS + s] = right_kind[e]
-                                        s += 1
-                                    while s < 6:
-                                        row[COL_ROWS + s] = 0
-                                        row[COL_COLS + s] = 0
-                                        row[COL_KINDS + s] = -1
-                                        s += 1
-                                    count += 1
-                                    if mode == MODE_ANY:
-                                        return out[:1].copy(), 1
-                                if n_placed < 6:
-                                    todo = node_allowed & hand_mask & cross_mask[t]
-                                    if todo != 0:
-                                        top = rd
-                                        right_pos[rd] = t
-                                        right_allowed[rd] = node_allowed
-                                        right_points[rd] = node_points
-                                        right_todo[rd] = todo
-                                # The next node: a child of the deepest frame with a
-                                # tile left to try.
-                                found = False
-                                while top >= 0:
-                                    todo = right_todo[top]
-                                    if todo == 0:
-                                        top -= 1
-                                        continue
-                                    kind = lowest_kind(todo)
-                                    right_todo[top] = todo & (todo - 1)
-                                    p = right_pos[top]
-                                    node_allowed = fold_tile(right_allowed[top], kind)
-                                    t = p + step
-                                    while cells[t] != EMPTY and node_allowed >= 0:
-                                        node_allowed = fold_tile(node_allowed, cells[t])
-                                        t += step
-                                    if node_allowed < 0:
-                                        continue
-                                    right_kind[top] = kind
-                                    node_points = right_points[top] + line_points(cross_len[p] + 1)
-                                    rd = top + 1
-                                    found = True
-                                    break
-                                if not found:
-                                    break
-                        # Children: one more tile on py, if py is a free cell.
-                        if cells[py] == EMPTY and cross_len[py] == 0 and n_anchor + d < 6:
-                            left_todo[d] = allowed_d & hand_mask
+            along_at = col_at
+            cross_at = row_at
+        for i in range(first_row, last_row + 1):
+            for w in range(words):
+                cells = start_cells(st, occ_at + i * words + w, w, words, walk)
+                while cells != 0:
+                    anchor = i * width + w * 64 + lowest_bit(cells)
+                    cells &= cells - 1
+                    # Moves of 2..6 tiles whose leftmost anchor is anchor.
+                    anchor_info = st[cross_at + anchor]
+                    anchor_empty = anchor_info >= 0
+                    # run_allowed: the kinds the tiles from anchor (anchor excluded when empty) to
+                    # the next empty cell run_end accept.  The cell before anchor is empty,
+                    # so an empty anchor's own word along the line says it; for a tile, the
+                    # word of the cell before it does when nothing lies before that.
+                    if anchor_empty:
+                        along_info = st[along_at + anchor]
+                        run_allowed = along_info & ALL_KINDS
+                        run_end = anchor + ((along_info >> LEN_SHIFT) + 1) * step
+                        # Kinds its column (row) accepts that can also join that run.
+                        choices = anchor_info & run_allowed & hand_mask
+                    else:
+                        before_info = st[along_at + anchor - step]
+                        if st[along_at + anchor - 2 * step] >= 0:
+                            run_allowed = before_info & ALL_KINDS
+                            run_end = anchor + (before_info >> LEN_SHIFT) * step
                         else:
-                            left_todo[d] = 0
-                    todo = left_todo[d]
-                    if todo == 0:
-                        d -= 1
-                        continue
-                    kind = lowest_kind(todo)
-                    left_todo[d] = todo & (todo - 1)
-                    left_kind[d] = kind
-                    left_allowed[d + 1] = fold_tile(left_allowed[d], kind)
-                    left_todo[d + 1] = -1
-                    d += 1
-    return _trimmed(out, count), total
-
-
-@kernel
-def generate_openings(hand_mask: KInt, row: KInt, col: KInt, mode: KInt) -> tuple[KArray, KInt]:
-    """Every opening move of the kinds in ``hand_mask`` on the empty board, in the
-    canonical frame: the line starts at (row, col) and runs east.  Same results as
-    generate_moves."""
-    out = np.empty((INITIAL_CAPACITY, OUT_COLS), np.int32)
-    count = 0
-    total = 0
-    best = -1
-    placed_kind = np.empty(7, np.int64)
-    frame_allowed = np.empty(7, np.int64)
-    frame_todo = np.empty(7, np.int64)
-    depth = 0
-    frame_allowed[0] = ALL_KINDS
-    frame_todo[0] = hand_mask & ALL_KINDS
-    while depth >= 0:
-        todo = frame_todo[depth]
-        if todo == 0:
-            depth -= 1
-            continue
-        kind = lowest_kind(todo)
-        frame_todo[depth] = todo & (todo - 1)
-        placed_kind[depth] = kind
-        allowed = fold_tile(frame_allowed[depth], kind)
-        n_placed = depth + 1
-        score = 1 if n_placed == 1 else line_points(n_placed)
-        total += 1
-        keep = mode != MODE_COUNT and (mode != MODE_BEST or score >= best)
-        if mode == MODE_BEST and score > best:
-            best = score
-            count = 0
-        if keep:
-            if count == out.shape[0]:
-                out = _grown(out)
-            line = out[count]
-            line[COL_N] = n_placed
-            line[COL_SCORE] = score
-            for s in range(6):
-                if s < n_placed:
-                    line[COL_ROWS + s] = row
-                    line[COL_COLS + s] = col + s
-                    line[COL_KINDS + s] = placed_kind[s]
-                else:
-                    line[COL_ROWS + s] = 0
-                    line[COL_COLS + s] = 0
-                    line[COL_KINDS + s] = -1
-            count += 1
-            if mode == MODE_ANY:
-                return out[:1].copy(), 1
-        todo = allowed & hand_mask
-        if todo != 0:
-            depth += 1
-            frame_allowed[depth] = allowed
-            frame_todo[depth] = todo
-    return _trimmed(out, count), total
+                            run_allowed = np.int64(ALL_KINDS)
+                            run_end = anchor
+                            while st[cross_at + run_end] < 0 and run_allowed >= 0:
+                                run_allowed = fold_tile(run_allowed, ~st[cross_at + run_end])
+                                run_end += step
+                        if run_allowed < 0 or run_allowed & hand_mask == 0:
+                            # Every other tile of the move must join this line: none can.
+                            continue
+                        choices = np.int64(1)  # one pass: the board tile itself
+                    while choices != 0:
+                        end = run_end
+                        if anchor_empty:
+                            anchor_kind = lowest_kind(choices)
+                            # anchor_kind joins the run (choices lie in run_allowed).
+                            line_allowed = run_allowed & NEIGHBOURS[anchor_kind] & ~(np.int64(1) << anchor_kind)
+                            base_points = line_points((anchor_info >> LEN_SHIFT) + 1)
+                            n_anchor = 1
+                            if line_allowed & hand_mask == 0:
+                                choices &= choices - 1
+                                continue
+                        else:
+                            anchor_kind = -1
+                            line_allowed = run_allowed
+                            base_points = 0
+                            n_anchor = 0
+                        choices &= choices - 1
+                        # Left part: tiles on the free cells before the anchor (depth n_left).
+                        n_left = 0
+                        scratch[K_LEFT_ALLOWED, 0] = line_allowed
+                        scratch[K_LEFT_TODO, 0] = -1
+                        while n_left >= 0:
+                            if scratch[K_LEFT_TODO, n_left] == -1:
+                                # Visit the state with n_left left tiles; before is the cell
+                                # before them.
+                                before = anchor - (n_left + 1) * step
+                                left_allowed = scratch[K_LEFT_ALLOWED, n_left]
+                                before_info = st[cross_at + before]
+                                if before_info >= 0:
+                                    # The line may start here: lay out the left part
+                                    # and the anchor, and walk to the right.
+                                    for k in range(n_left):
+                                        scratch[K_MOVE_CELL, k] = anchor - (n_left - k) * step
+                                        scratch[K_MOVE_KIND, k] = scratch[K_LEFT_KIND, n_left - 1 - k]
+                                    if n_anchor:
+                                        scratch[K_MOVE_CELL, n_left] = anchor
+                                        scratch[K_MOVE_KIND, n_left] = anchor_kind
+                                    count, total, best, stop = right_walk(
+                                        st, cross_at, out, scratch, hand_mask, mode, count, total, best,
+                                        before + step, step, n_anchor + n_left, end, left_allowed, base_points,
+                                        width, top, left,
+                                    )
+                                    if stop:
+                                        return 1
+                                # Children: one more tile before, if that cell is free.
+                                if before_info >= 0 and before_info >> LEN_SHIFT == 0 and n_anchor + n_left < 6:
+                                    scratch[K_LEFT_TODO, n_left] = left_allowed & hand_mask
+                                else:
+                                    scratch[K_LEFT_TODO, n_left] = 0
+                            todo = scratch[K_LEFT_TODO, n_left]
+                            if todo == 0:
+                                n_left -= 1
+                                continue
+                            kind = lowest_kind(todo)
+                            scratch[K_LEFT_TODO, n_left] = todo & (todo - 1)
+                            scratch[K_LEFT_KIND, n_left] = kind
+                            scratch[K_LEFT_ALLOWED, n_left + 1] = fold_tile(scratch[K_LEFT_ALLOWED, n_left], kind)
+                            scratch[K_LEFT_TODO, n_left + 1] = -1
+                            n_left += 1
+    return total if mode == MODE_COUNT else count

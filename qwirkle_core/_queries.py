@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 from numba import prange
 
-from ._geometry import ALL_KINDS, CENTER, EMPTY, GRID_SIZE, MARGIN, N_KINDS, KArray, KInt
+from ._geometry import ALL_KINDS, EMPTY, N_KINDS, KArray, KInt
 from ._jit import inline_helper, kernel, parallel_kernel
 from ._lines import fold_tile, line_points
 from ._movegen import (
@@ -21,13 +21,27 @@ from ._movegen import (
     COL_N,
     COL_ROWS,
     COL_SCORE,
+    INITIAL_CAPACITY,
     MODE_ALL,
     MODE_BEST,
     MODE_COUNT,
     OUT_COLS,
-    cross_checks,
-    generate_moves,
-    generate_openings,
+    generate,
+)
+from ._rules import frontier
+from ._state import (
+    LEN_SHIFT,
+    S_C0,
+    S_C1,
+    S_COL_AT,
+    S_LEFT,
+    S_R0,
+    S_R1,
+    S_ROW_AT,
+    S_TILES,
+    S_TOP,
+    S_WIDTH,
+    kind_at,
 )
 
 # Planes of position_planes, in this order.
@@ -44,27 +58,29 @@ INITIAL_BATCH_ROWS = 4096
 
 
 @kernel
-def generate(
-    grid: KArray, r0: KInt, r1: KInt, c0: KInt, c1: KInt,
-    hand_mask: KInt, row_origin: KInt, col_origin: KInt, mode: KInt, empty: KInt,
-) -> tuple[KArray, KInt]:
-    """generate_moves, or generate_openings (canonical frame) when ``empty``."""
-    if empty:
-        return generate_openings(hand_mask, 0, 0, mode)
-    return generate_moves(grid, r0, r1, c0, c1, hand_mask, row_origin, col_origin, mode)
+def table_of(st: KArray, hand_mask: KInt, mode: KInt) -> tuple[KArray, KInt]:
+    """(table, total): the move table ``generate`` fills for ``mode`` (exactly its
+    rows), and for MODE_COUNT the number of legal moves (else the number of rows)."""
+    out = np.empty((INITIAL_CAPACITY, OUT_COLS), np.int32)
+    n = generate(st, out, hand_mask, mode)
+    if mode == MODE_COUNT:
+        return out[:0], n
+    if n > out.shape[0]:
+        out = np.empty((n, OUT_COLS), np.int32)
+        n = generate(st, out, hand_mask, mode)
+    if n * 4 < out.shape[0]:
+        return out[:n].copy(), n  # a small result does not pin a large buffer
+    return out[:n], n
 
 
 @kernel
-def best_moves(
-    grid: KArray, r0: KInt, r1: KInt, c0: KInt, c1: KInt,
-    hand_mask: KInt, row_origin: KInt, col_origin: KInt, empty: KInt, k: KInt,
-) -> KArray:
+def best_moves(st: KArray, hand_mask: KInt, k: KInt) -> KArray:
     """The ``k`` highest-scoring moves, best first, equal scores in generation order.
 
     A counting sort on the score: one pass counts the moves of each score, which fixes
     the lowest score kept and how many of its moves fit; a second pass writes each
     kept move at its place."""
-    table = generate(grid, r0, r1, c0, c1, hand_mask, row_origin, col_origin, MODE_ALL, empty)[0]
+    table = table_of(st, hand_mask, MODE_ALL)[0]
     n = table.shape[0]
     k = min(k, n)
     if k <= 0:
@@ -101,12 +117,9 @@ def best_moves(
 
 
 @kernel
-def moves_with_kinds(
-    grid: KArray, r0: KInt, r1: KInt, c0: KInt, c1: KInt,
-    hand_mask: KInt, row_origin: KInt, col_origin: KInt, empty: KInt, kinds_mask: KInt,
-) -> KArray:
+def moves_with_kinds(st: KArray, hand_mask: KInt, kinds_mask: KInt) -> KArray:
     """The moves of ``hand_mask`` that place at least one tile of a kind in ``kinds_mask``."""
-    table = generate(grid, r0, r1, c0, c1, hand_mask, row_origin, col_origin, MODE_ALL, empty)[0]
+    table = table_of(st, hand_mask, MODE_ALL)[0]
     keep = np.zeros(table.shape[0], np.bool_)
     n_keep = 0
     for m in range(table.shape[0]):
@@ -125,17 +138,13 @@ def moves_with_kinds(
 
 
 @kernel
-def moves_on_cells(
-    grid: KArray, r0: KInt, r1: KInt, c0: KInt, c1: KInt,
-    hand_mask: KInt, row_origin: KInt, col_origin: KInt, empty: KInt,
-    cell_rows: KArray, cell_cols: KArray,
-) -> KArray:
+def moves_on_cells(st: KArray, hand_mask: KInt, cell_rows: KArray, cell_cols: KArray) -> KArray:
     """The moves of ``hand_mask`` that place a tile on at least one of the cells
     (``cell_rows[i]``, ``cell_cols[i]``), caller coordinates.
 
     The cells are marked on a grid over the box of every generated move's cells, so a
     move is kept or dropped in six lookups whatever the number of cells."""
-    table = generate(grid, r0, r1, c0, c1, hand_mask, row_origin, col_origin, MODE_ALL, empty)[0]
+    table = table_of(st, hand_mask, MODE_ALL)[0]
     n = table.shape[0]
     if n == 0 or cell_rows.shape[0] == 0:
         return table[:0].copy()
@@ -177,10 +186,7 @@ def moves_on_cells(
 
 
 @kernel
-def qwirkle_slots(
-    grid: KArray, r0: KInt, r1: KInt, c0: KInt, c1: KInt, row_origin: KInt, col_origin: KInt,
-    unseen: KArray,
-) -> tuple[KArray, KArray, KArray, KArray, KArray]:
+def qwirkle_slots(st: KArray, unseen: KArray) -> tuple[KArray, KArray, KArray, KArray, KArray]:
     """Every empty cell where one tile, legal there alone, makes a line of six.
 
     Returns (coords, kinds, unseen_kinds, unseen_copies, points): the cells (caller
@@ -188,11 +194,10 @@ def qwirkle_slots(
     the row and the column of the cell); those with ``unseen[kind] > 0``; the sum of
     ``unseen`` over them; the score of such a one-tile move (the same for every kind
     of the cell).  Non-empty boards only."""
-    checks = cross_checks(grid, r0, r1, c0, c1)
-    row_mask, col_mask, row_len, col_len = checks[1], checks[2], checks[3], checks[4]
-    width, singles = checks[5], checks[6]
-    row_shift = r0 - MARGIN - CENTER + row_origin
-    col_shift = c0 - MARGIN - CENTER + col_origin
+    singles = frontier(st)
+    width = st[S_WIDTH]
+    row_at = st[S_ROW_AT]
+    col_at = st[S_COL_AT]
     unseen_mask = np.int64(0)
     for kind in range(N_KINDS):
         if unseen[kind] > 0:
@@ -201,7 +206,9 @@ def qwirkle_slots(
     found = np.empty(singles.shape[0], np.int64)
     for i in range(singles.shape[0]):
         p = singles[i]
-        if (row_len[p] == 5 or col_len[p] == 5) and row_mask[p] & col_mask[p] != 0:
+        row_info = st[row_at + p]
+        col_info = st[col_at + p]
+        if (row_info >> LEN_SHIFT == 5 or col_info >> LEN_SHIFT == 5) and row_info & col_info & ALL_KINDS != 0:
             found[n] = p
             n += 1
     coords = np.empty((n, 2), np.int64)
@@ -211,15 +218,17 @@ def qwirkle_slots(
     points = np.empty(n, np.int64)
     for i in range(n):
         p = found[i]
-        coords[i, 0] = p // width + row_shift
-        coords[i, 1] = p % width + col_shift
-        fits = row_mask[p] & col_mask[p]
+        row_info = st[row_at + p]
+        col_info = st[col_at + p]
+        coords[i, 0] = p // width + st[S_TOP]
+        coords[i, 1] = p % width + st[S_LEFT]
+        fits = row_info & col_info & ALL_KINDS
         kinds[i] = fits
         unseen_kinds[i] = fits & unseen_mask
         for kind in range(N_KINDS):
             if (fits >> kind) & 1:
                 copies[i] += unseen[kind]
-        points[i] = line_points(row_len[p] + 1) + line_points(col_len[p] + 1)
+        points[i] = line_points((row_info >> LEN_SHIFT) + 1) + line_points((col_info >> LEN_SHIFT) + 1)
     return coords, kinds, unseen_kinds, copies, points
 
 
@@ -258,10 +267,7 @@ def _six_kinds(cells: KArray, width: KInt, p: KInt) -> KInt:
 
 
 @kernel
-def move_risk(
-    grid: KArray, r0: KInt, r1: KInt, c0: KInt, c1: KInt,
-    hand_mask: KInt, row_origin: KInt, col_origin: KInt, empty: KInt, unseen: KArray,
-) -> tuple[KArray, KArray, KArray]:
+def move_risk(st: KArray, hand_mask: KInt, unseen: KArray) -> tuple[KArray, KArray, KArray]:
     """Every legal move of ``hand_mask``, and what it leaves the next player.
 
     A *slot* is an empty cell where one tile of a kind with ``unseen[kind] > 0``, legal there
@@ -279,7 +285,7 @@ def move_risk(
     moves' cells, so an end cell is at most one cell outside that box and its runs stop
     one cell further (nothing lies outside the box); RISK_MARGIN = 4 > 2.
     """
-    table = generate(grid, r0, r1, c0, c1, hand_mask, row_origin, col_origin, MODE_ALL, empty)[0]
+    table = table_of(st, hand_mask, MODE_ALL)[0]
     n = table.shape[0]
     unseen_mask = np.int64(0)
     for kind in range(N_KINDS):
@@ -289,19 +295,20 @@ def move_risk(
     opened = np.zeros(n, np.int32)
     if n == 0:
         return table, open_after, opened
-    dr = CENTER - row_origin
-    dc = CENTER - col_origin
-    # Grid box of the tiles and of every move's cells (closed bounds).
+    empty = st[S_TILES] == 0
+    dr = 0  # the region is laid out in the caller's coordinates
+    dc = 0
+    # Box of the tiles and of every move's cells (closed bounds).
     if empty:
-        lo_r = np.int64(table[0, COL_ROWS]) + dr
-        lo_c = np.int64(table[0, COL_COLS]) + dc
+        lo_r = np.int64(table[0, COL_ROWS])
+        lo_c = np.int64(table[0, COL_COLS])
         hi_r = lo_r
         hi_c = lo_c
     else:
-        lo_r = np.int64(r0)
-        hi_r = np.int64(r1 - 1)
-        lo_c = np.int64(c0)
-        hi_c = np.int64(c1 - 1)
+        lo_r = st[S_TOP] + st[S_R0]
+        hi_r = st[S_TOP] + st[S_R1] - 1
+        lo_c = st[S_LEFT] + st[S_C0]
+        hi_c = st[S_LEFT] + st[S_C1] - 1
     for m in range(n):
         for s in range(table[m, COL_N]):
             gr = np.int64(table[m, COL_ROWS + s]) + dr
@@ -317,12 +324,7 @@ def move_risk(
     cells = np.empty(height * width, np.int8)
     for i in range(height):
         for j in range(width):
-            gr = top + i
-            gc = left + j
-            if 0 <= gr < GRID_SIZE and 0 <= gc < GRID_SIZE:
-                cells[i * width + j] = grid[gr, gc]
-            else:
-                cells[i * width + j] = EMPTY
+            cells[i * width + j] = kind_at(st, top + i, left + j) if not empty else EMPTY
     # The slots before any move.
     slot0 = np.zeros(height * width, np.bool_)
     n_slots0 = 0
@@ -392,37 +394,24 @@ def move_risk(
 
 
 @kernel
-def _batch_table(
-    buffer: KArray, offsets: KArray, heights: KArray, widths: KArray,
-    tops: KArray, lefts: KArray, hand_masks: KArray, empties: KArray, i: KInt, mode: KInt,
-) -> tuple[KArray, KInt]:
-    """generate() for position i of a packed batch (see batch_generate)."""
-    grid = buffer[offsets[i]:offsets[i + 1]].reshape((heights[i], widths[i]))
-    return generate(
-        grid, MARGIN, heights[i] - MARGIN, MARGIN, widths[i] - MARGIN, hand_masks[i],
-        tops[i] + CENTER, lefts[i] + CENTER, mode, empties[i],
-    )
+def _batch_table(buffer: KArray, offsets: KArray, hand_masks: KArray, i: KInt, mode: KInt) -> tuple[KArray, KInt]:
+    """table_of() for position i of a packed batch (see batch_generate)."""
+    return table_of(buffer[offsets[i] : offsets[i + 1]], hand_masks[i], mode)
 
 
 @parallel_kernel
-def batch_generate(
-    buffer: KArray, offsets: KArray, heights: KArray, widths: KArray,
-    tops: KArray, lefts: KArray, hand_masks: KArray, empties: KArray, mode: KInt,
-) -> tuple[KArray, KArray]:
+def batch_generate(buffer: KArray, offsets: KArray, hand_masks: KArray, mode: KInt) -> tuple[KArray, KArray]:
     """Counts (MODE_COUNT) or best scores (MODE_BEST) of many positions, in parallel.
 
-    Position i is the grid ``buffer[offsets[i]:offsets[i + 1]]``, ``heights[i]`` x
-    ``widths[i]``, whose tiles lie at least MARGIN cells inside its edges, and whose
-    top-left cell has caller coordinates (``tops[i]``, ``lefts[i]``); an empty board
-    when ``empties[i]``.  Returns (totals, best): the number of legal moves and, for
-    MODE_BEST, the best score (0 where there is no move)."""
+    Position i is the board state ``buffer[offsets[i]:offsets[i + 1]]`` (see
+    ``_state``) with the hand ``hand_masks[i]``.  Returns (totals, best): the number
+    of legal moves (MODE_COUNT) and, for MODE_BEST, the best score (0 where there is
+    no move)."""
     n = offsets.shape[0] - 1
     totals = np.zeros(n, np.int64)
     best = np.zeros(n, np.int64)
     for i in prange(n):
-        table, total = _batch_table(
-            buffer, offsets, heights, widths, tops, lefts, hand_masks, empties, i, mode
-        )
+        table, total = _batch_table(buffer, offsets, hand_masks, i, mode)
         totals[i] = total
         if mode == MODE_BEST and table.shape[0] > 0:
             best[i] = table[0, COL_SCORE]
@@ -430,18 +419,13 @@ def batch_generate(
 
 
 @kernel
-def batch_generate_serial(
-    buffer: KArray, offsets: KArray, heights: KArray, widths: KArray,
-    tops: KArray, lefts: KArray, hand_masks: KArray, empties: KArray, mode: KInt,
-) -> tuple[KArray, KArray]:
+def batch_generate_serial(buffer: KArray, offsets: KArray, hand_masks: KArray, mode: KInt) -> tuple[KArray, KArray]:
     """batch_generate on the calling thread only."""
     n = offsets.shape[0] - 1
     totals = np.zeros(n, np.int64)
     best = np.zeros(n, np.int64)
     for i in range(n):
-        table, total = _batch_table(
-            buffer, offsets, heights, widths, tops, lefts, hand_masks, empties, i, mode
-        )
+        table, total = _batch_table(buffer, offsets, hand_masks, i, mode)
         totals[i] = total
         if mode == MODE_BEST and table.shape[0] > 0:
             best[i] = table[0, COL_SCORE]
@@ -449,10 +433,7 @@ def batch_generate_serial(
 
 
 @parallel_kernel
-def batch_moves(
-    buffer: KArray, offsets: KArray, heights: KArray, widths: KArray,
-    tops: KArray, lefts: KArray, hand_masks: KArray, empties: KArray,
-) -> tuple[KArray, KArray]:
+def batch_moves(buffer: KArray, offsets: KArray, hand_masks: KArray) -> tuple[KArray, KArray]:
     """Every legal move of many positions (packed as for batch_generate), in parallel.
 
     Returns (table, starts): the moves of position i are ``table[starts[i]:starts[i+1]]``.
@@ -460,34 +441,25 @@ def batch_moves(
     n = offsets.shape[0] - 1
     counts = np.zeros(n, np.int64)
     for i in prange(n):
-        counts[i] = _batch_table(
-            buffer, offsets, heights, widths, tops, lefts, hand_masks, empties, i, MODE_COUNT
-        )[1]
+        counts[i] = _batch_table(buffer, offsets, hand_masks, i, MODE_COUNT)[1]
     starts = np.zeros(n + 1, np.int64)
     for i in range(n):
         starts[i + 1] = starts[i] + counts[i]
     out = np.empty((starts[n], OUT_COLS), np.int32)
     for i in prange(n):
-        table = _batch_table(
-            buffer, offsets, heights, widths, tops, lefts, hand_masks, empties, i, MODE_ALL
-        )[0]
+        table = _batch_table(buffer, offsets, hand_masks, i, MODE_ALL)[0]
         out[starts[i]:starts[i + 1]] = table
     return out, starts
 
 
 @kernel
-def batch_moves_serial(
-    buffer: KArray, offsets: KArray, heights: KArray, widths: KArray,
-    tops: KArray, lefts: KArray, hand_masks: KArray, empties: KArray,
-) -> tuple[KArray, KArray]:
+def batch_moves_serial(buffer: KArray, offsets: KArray, hand_masks: KArray) -> tuple[KArray, KArray]:
     """batch_moves on the calling thread only (one pass: the tables are appended)."""
     n = offsets.shape[0] - 1
     starts = np.zeros(n + 1, np.int64)
     out = np.empty((INITIAL_BATCH_ROWS, OUT_COLS), np.int32)
     for i in range(n):
-        table = _batch_table(
-            buffer, offsets, heights, widths, tops, lefts, hand_masks, empties, i, MODE_ALL
-        )[0]
+        table = _batch_table(buffer, offsets, hand_masks, i, MODE_ALL)[0]
         end = starts[i] + table.shape[0]
         if end > out.shape[0]:
             bigger = np.empty((max(end, 2 * out.shape[0]), OUT_COLS), np.int32)
@@ -499,41 +471,36 @@ def batch_moves_serial(
 
 
 @kernel
-def position_planes(
-    grid: KArray, r0: KInt, r1: KInt, c0: KInt, c1: KInt, row_origin: KInt, col_origin: KInt,
-    empty: KInt, top: KInt, left: KInt, height: KInt, width: KInt,
-) -> Any:
+def position_planes(st: KArray, top: KInt, left: KInt, height: KInt, width: KInt) -> Any:
     """The N_PLANES x height x width uint8 planes (order: PLANE_*) of the window whose
     top-left cell has caller coordinates (top, left)."""
     out = np.zeros((N_PLANES, height, width), np.uint8)
-    if empty:
+    if st[S_TILES] == 0:
         # Only the opening cell (0, 0), where every kind fits.
         if 0 <= -top < height and 0 <= -left < width:
             for k in range(N_KINDS):
                 out[PLANE_LEGAL + k, -top, -left] = 1
         return out
-    # Window top-left in grid coordinates; clip the tiles' box to it.
-    gtop = np.int64(top) - row_origin + CENTER
-    gleft = np.int64(left) - col_origin + CENTER
-    for gr in range(max(np.int64(r0), gtop), min(np.int64(r1), gtop + height)):
-        for gc in range(max(np.int64(c0), gleft), min(np.int64(c1), gleft + width)):
-            kind = grid[gr, gc]
+    # The tiles' box, clipped to the window (caller's coordinates).
+    for r in range(max(st[S_TOP] + st[S_R0], np.int64(top)), min(st[S_TOP] + st[S_R1], np.int64(top) + height)):
+        for c in range(max(st[S_LEFT] + st[S_C0], np.int64(left)), min(st[S_LEFT] + st[S_C1], np.int64(left) + width)):
+            kind = kind_at(st, r, c)
             if kind != EMPTY:
-                i = gr - gtop
-                j = gc - gleft
+                i = r - top
+                j = c - left
                 out[PLANE_COLORS + kind // 6, i, j] = 1
                 out[PLANE_SHAPES + kind % 6, i, j] = 1
                 out[PLANE_OCCUPIED, i, j] = 1
-    checks = cross_checks(grid, r0, r1, c0, c1)
-    row_mask, col_mask, region_width, singles = checks[1], checks[2], checks[5], checks[6]
-    row_shift = r0 - MARGIN - CENTER + row_origin
-    col_shift = c0 - MARGIN - CENTER + col_origin
+    singles = frontier(st)
+    region_width = st[S_WIDTH]
+    row_at = st[S_ROW_AT]
+    col_at = st[S_COL_AT]
     for s in range(singles.shape[0]):
         p = singles[s]
-        i = p // region_width + row_shift - top
-        j = p % region_width + col_shift - left
+        i = p // region_width + st[S_TOP] - top
+        j = p % region_width + st[S_LEFT] - left
         if 0 <= i < height and 0 <= j < width:
-            fits = row_mask[p] & col_mask[p]
+            fits = st[row_at + p] & st[col_at + p] & ALL_KINDS
             for k in range(N_KINDS):
                 if (fits >> k) & 1:
                     out[PLANE_LEGAL + k, i, j] = 1

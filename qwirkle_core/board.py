@@ -1,7 +1,13 @@
-"""The position: tiles on an unbounded board, kept as a numpy grid of kinds."""
+"""The position: tiles on an unbounded board, kept in one int64 state array.
+
+The state (see ``qwirkle_core._state``) is a compact window around the tiles that holds
+each empty cell's cross-checks, kept up to date on push and pop with an undo log, so a
+query is one kernel call that recomputes nothing."""
 
 from __future__ import annotations
 
+import itertools
+import operator
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
@@ -9,9 +15,18 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from . import _rules
-from ._geometry import CENTER, EMPTY, GRID_SIZE, MARGIN
-from ._movegen import MODE_ALL, MODE_ANY, MODE_BEST, MODE_COUNT, generate_moves, generate_openings
+from . import _rules, _state
+from ._movegen import (
+    HAND_CONFLICT,
+    INITIAL_CAPACITY,
+    MODE_ALL,
+    MODE_ANY,
+    MODE_BEST,
+    MODE_COUNT,
+    OUT_COLS,
+    generate,
+)
+from ._state import NEED_REGROW, S_COUNTS, S_ERROR, S_FULL, S_LEFT, S_TOP
 from .errors import IllegalMoveError, InvalidMoveError, InvalidPositionError, InvalidTileError
 from .moves import Move, MoveList, Placement, _placement, parse_placements, placements_text
 from .tiles import ALL_TILES, COPIES_PER_KIND, N_KINDS, Tile
@@ -19,6 +34,7 @@ from .tiles import ALL_TILES, COPIES_PER_KIND, N_KINDS, Tile
 MAX_HAND = 6
 # A connected group of n tiles spans at most n cells each way; a game has 108 tiles.
 MAX_SPAN = N_KINDS * COPIES_PER_KIND
+_LOG_ROOM = 2 * _state.LOG_PER_PUSH  # int64 words of the undo log one push may use
 
 
 class CellMasks(NamedTuple):
@@ -28,13 +44,6 @@ class CellMasks(NamedTuple):
 
     coords: npt.NDArray[np.int64]
     masks: npt.NDArray[np.uint64]
-
-
-class _Undo(NamedTuple):
-    move: Move
-    cells: tuple[tuple[int, int, int], ...]  # (grid row, grid col, kind) placed
-    box: tuple[int, int, int, int]
-    origin: tuple[int, int]
 
 
 def _as_hand_sequence(hand: object) -> Sequence[Tile]:
@@ -62,6 +71,14 @@ def hand_kinds(hand: Sequence[Tile]) -> list[int]:
     return tile_kinds(hand, "a hand")
 
 
+_EMPTY_STATE = _state.empty_state()
+_EMPTY_STATE.setflags(write=False)
+_NO_LOG = np.zeros(1, np.int64)  # the log of a board never pushed to (read only)
+_NO_LOG.setflags(write=False)
+_FLAT = itertools.chain.from_iterable
+_KIND = operator.attrgetter("kind")
+
+
 class Board:
     """A Qwirkle board.
 
@@ -75,30 +92,56 @@ class Board:
     (8, <Move Rd@0,-1 score=3>)
     """
 
-    __slots__ = ("_box", "_col_origin", "_counts", "_grid", "_n_tiles", "_row_origin", "_stack")
+    __slots__ = ("_log", "_n_tiles", "_out", "_st", "_stack")
 
     def __init__(self, text: str | None = None) -> None:
-        self._grid = np.full((GRID_SIZE, GRID_SIZE), EMPTY, dtype=np.int8)
-        self._row_origin = 0  # caller's row of grid row CENTER
-        self._col_origin = 0
-        self._box = (CENTER, CENTER, CENTER, CENTER)  # tiles' grid box, half-open
-        self._counts = [0] * N_KINDS
+        self._st = _EMPTY_STATE.copy()
+        self._log = _NO_LOG
+        self._out: npt.NDArray[np.int32] | None = None  # the move table queries write into
         self._n_tiles = 0
-        self._stack: list[_Undo] = []
+        # One entry per push: the move, and the state before it when the push had to
+        # grow the window (a new array; None when it wrote to the same one).
+        self._stack: list[tuple[Move, npt.NDArray[np.int64] | None]] = []
         if text:
             self._load(parse_placements(text))
+
+    @classmethod
+    def _with_state(cls, st: npt.NDArray[np.int64], n_tiles: int) -> Board:
+        board = cls.__new__(cls)
+        board._st = st
+        board._log = _NO_LOG
+        board._out = None
+        board._n_tiles = n_tiles
+        board._stack = []
+        return board
 
     @classmethod
     def from_placements(cls, placements: Iterable[Any]) -> Board:
         """A board from ``(row, col, Tile)`` (or ``(row, col, color, shape)``) items.
 
         Raises :class:`InvalidPositionError` for a board that no game can produce."""
-        board = cls()
+        items = placements if isinstance(placements, list) else list(placements)
+        if not items:
+            return cls()
+        # The common case, checked at C speed: (row, col, Tile) tuples of ints; the
+        # kernel checks the ranges.  Anything else takes the slow path, which names
+        # what is wrong.
+        if set(map(type, items)) == {tuple} and set(map(len, items)) == {3}:
+            flat = list(_FLAT(items))
+            tiles = flat[2::3]
+            if set(map(type, tiles)) == {Tile}:
+                flat[2::3] = map(_KIND, tiles)
+                if set(map(type, flat)) == {int}:
+                    board = cls._built(flat, 3, None)
+                    if board is not None:
+                        return board
         try:
-            items = [_placement(p) for p in placements]
+            checked = [_placement(p) for p in items]
         except InvalidMoveError as exc:
             raise InvalidPositionError(str(exc)) from None
-        board._load(items)
+        flat = [v for r, c, t in checked for v in (r, c, t.kind)]
+        board = cls._built(flat, 3, checked)
+        assert board is not None
         return board
 
     @classmethod
@@ -106,52 +149,72 @@ class Board:
         """From ``[[row, col, color, shape], ...]``."""
         if not isinstance(value, list):
             raise InvalidPositionError(f"a board is a list of [row, col, color, shape], got {value!r}")
+        if not value:
+            return cls()
+        # The common case, checked at C speed: lists of four ints (the kernel checks
+        # their ranges).
+        if set(map(type, value)) == {list} and set(map(len, value)) == {4}:
+            flat = list(_FLAT(value))
+            if set(map(type, flat)) == {int}:
+                board = cls._built(flat, 4, None)
+                if board is not None:
+                    return board
         for item in value:
             if not isinstance(item, list) or len(item) != 4:
                 raise InvalidPositionError(f"a board tile is [row, col, color, shape], got {item!r}")
         return cls.from_placements(value)
 
     def _load(self, items: list[Placement]) -> None:
-        if not items:
-            return
-        seen: dict[tuple[int, int], Tile] = {}
-        for r, c, t in items:
-            if (r, c) in seen:
-                raise InvalidPositionError(f"two tiles on one cell ({r}, {c})")
-            seen[(r, c)] = t
-        counts = Counter(t.kind for _, _, t in items)
-        for kind, n in counts.items():
-            if n > COPIES_PER_KIND:
-                raise InvalidPositionError(
-                    f"{n} copies of {ALL_TILES[kind]} on the board; the game has {COPIES_PER_KIND}"
-                )
-        rows = np.array([r for r, _, _ in items], dtype=np.int64)
-        cols = np.array([c for _, c, _ in items], dtype=np.int64)
-        kinds = np.array([t.kind for _, _, t in items], dtype=np.int8)
-        if rows.max() - rows.min() >= MAX_SPAN or cols.max() - cols.min() >= MAX_SPAN:
-            raise InvalidPositionError("the tiles are not connected (they span too far)")
-        self._row_origin = int(rows.min() + rows.max()) // 2
-        self._col_origin = int(cols.min() + cols.max()) // 2
-        grid_rows = rows - self._row_origin + CENTER
-        grid_cols = cols - self._col_origin + CENTER
-        self._grid[grid_rows, grid_cols] = kinds
-        box = (int(grid_rows.min()), int(grid_rows.max()) + 1, int(grid_cols.min()), int(grid_cols.max()) + 1)
-        verdict, r, c, direction = _rules.board_problem(self._grid, *box, len(items))
-        if verdict != _rules.OK:
-            r += self._row_origin - CENTER
-            c += self._col_origin - CENTER
-            self.__init__()  # type: ignore[misc]  # leave the board empty, as it was
-            if verdict == _rules.INVALID_LINE:
-                what = "row" if direction == 0 else "column"
-                raise InvalidPositionError(
-                    f"invalid line: the {what} starting at ({r}, {c}) is neither one colour with "
-                    "distinct shapes nor one shape with distinct colours"
-                )
-            raise InvalidPositionError(f"the tiles are not connected: ({r}, {c}) is cut off")
-        self._box = box
-        for kind, n in counts.items():
-            self._counts[kind] = n
-        self._n_tiles = len(items)
+        if items:
+            board = Board._built([v for r, c, t in items for v in (r, c, t.kind)], 3, items)
+            assert board is not None
+            self._st = board._st
+            self._n_tiles = board._n_tiles
+
+    @classmethod
+    def _built(cls, flat: list[int], columns: int, items: list[Placement] | None) -> Board | None:
+        """The board of ``flat`` (rows of [row, col, kind] or [row, col, color,
+        shape], end to end), built and checked in one kernel call; None when the input
+        itself is out of range (only possible when ``items`` is None: the caller then
+        checks its input the slow way)."""
+        try:
+            cells = np.array(flat, dtype=np.int64).reshape(-1, columns)
+        except OverflowError:
+            return None
+        st = _state.build(cells)
+        verdict = int(st[S_ERROR])
+        if verdict == _rules.OK:
+            return cls._with_state(st, cells.shape[0])
+        if verdict == _state.BAD_INPUT:
+            return None
+        r, c, arg, n = (int(v) for v in st[_state.S_ERROR_ROW : _state.S_ERROR_N + 1])
+        if verdict == _rules.SAME_CELL:
+            raise InvalidPositionError(f"two tiles on one cell ({r}, {c})")
+        if verdict == _rules.TOO_FAR:
+            # Report what the other checks would have found first, as they come first.
+            seen: set[tuple[int, int]] = set()
+            for rr, cc in cells[:, :2].tolist():
+                if (rr, cc) in seen:
+                    raise InvalidPositionError(f"two tiles on one cell ({rr}, {cc})")
+                seen.add((rr, cc))
+            kinds = cells[:, 2] if columns == 3 else cells[:, 2] * 6 + cells[:, 3]
+            for kind, count in Counter(kinds.tolist()).items():
+                if count > COPIES_PER_KIND:
+                    verdict, arg, n = _rules.TOO_MANY_COPIES, kind, count
+                    break
+            else:
+                raise InvalidPositionError("the tiles are not connected (they span too far)")
+        if verdict == _rules.TOO_MANY_COPIES:
+            raise InvalidPositionError(
+                f"{n} copies of {ALL_TILES[arg]} on the board; the game has {COPIES_PER_KIND}"
+            )
+        if verdict == _rules.INVALID_LINE:
+            what = "row" if arg == 0 else "column"
+            raise InvalidPositionError(
+                f"invalid line: the {what} starting at ({r}, {c}) is neither one colour with "
+                "distinct shapes nor one shape with distinct colours"
+            )
+        raise InvalidPositionError(f"the tiles are not connected: ({r}, {c}) is cut off")
 
     # ----------------------------------------------------------------- reading
     def __len__(self) -> int:
@@ -161,31 +224,24 @@ class Board:
     def is_empty(self) -> bool:
         return self._n_tiles == 0
 
-    def _to_grid(self, row: int, col: int) -> tuple[int, int]:
-        return row - self._row_origin + CENTER, col - self._col_origin + CENTER
-
     def tile_at(self, row: int, col: int) -> Tile | None:
-        gr, gc = self._to_grid(row, col)
-        if not (0 <= gr < GRID_SIZE and 0 <= gc < GRID_SIZE):
+        st = self._st
+        i = row - int(st[S_TOP])
+        j = col - int(st[_state.S_LEFT])
+        if not (0 <= i < int(st[_state.S_HEIGHT]) and 0 <= j < int(st[_state.S_WIDTH])):
             return None
-        kind = int(self._grid[gr, gc])
-        return None if kind == EMPTY else ALL_TILES[kind]
+        word = int(st[int(st[_state.S_ROW_AT]) + i * int(st[_state.S_WIDTH]) + j])
+        return ALL_TILES[~word] if word < 0 else None
 
     def placements(self) -> list[Placement]:
         """Every tile as ``(row, col, Tile)``, in (row, col) order."""
         if not self._n_tiles:
             return []
-        r0, r1, c0, c1 = self._box
-        sub = self._grid[r0:r1, c0:c1]
-        rr, cc = np.nonzero(sub != EMPTY)
-        dr = r0 - CENTER + self._row_origin
-        dc = c0 - CENTER + self._col_origin
-        kinds = sub[rr, cc].tolist()
-        return [(r + dr, c + dc, ALL_TILES[k]) for r, c, k in zip(rr.tolist(), cc.tolist(), kinds)]
+        return [(r, c, ALL_TILES[k]) for r, c, k in _state.tiles_of(self._st).tolist()]
 
     def tile_counts(self) -> list[int]:
         """How many tiles of each kind (0..35) are on the board."""
-        return list(self._counts)
+        return [int(v) for v in self._st[S_COUNTS : S_COUNTS + N_KINDS]]
 
     def text(self) -> str:
         return placements_text(self.placements())
@@ -197,10 +253,9 @@ class Board:
         """(min_row, max_row, min_col, max_col) of the tiles, or None when empty."""
         if not self._n_tiles:
             return None
-        r0, r1, c0, c1 = self._box
-        dr = self._row_origin - CENTER
-        dc = self._col_origin - CENTER
-        return r0 + dr, r1 - 1 + dr, c0 + dc, c1 - 1 + dc
+        top, left, r0, r1, c0, c1 = (int(v) for v in self._st[[S_TOP, S_LEFT, _state.S_R0, _state.S_R1,
+                                                               _state.S_C0, _state.S_C1]])
+        return top + r0, top + r1 - 1, left + c0, left + c1 - 1
 
     def __repr__(self) -> str:
         return f"Board({self.text()!r})" if self._n_tiles else "Board()"
@@ -218,30 +273,44 @@ class Board:
     __hash__ = None  # type: ignore[assignment]  # mutable
 
     # ----------------------------------------------------------- the queries
-    def hand_mask(self, hand: Sequence[Tile]) -> int:
-        """The kind mask of ``hand`` (bit ``kind`` set for each kind it holds), after
-        checking that it is 0..6 Tiles that, with the board, hold at most 3 copies of a
-        kind.  (On the hot path of every query, hence the single loop; the slow path
-        only runs for duplicates.)"""
+    def _hand_bits(self, hand: Sequence[Tile]) -> int:
+        """The kind mask of a hand, checked but for the kinds whose three copies are
+        all on the board (the generator refuses those: HAND_CONFLICT).  This is on the
+        hot path of every query, hence the single loop; the slow path only runs for
+        duplicates."""
         if hand.__class__ is not list and hand.__class__ is not tuple:
             hand = _as_hand_sequence(hand)
         if len(hand) > MAX_HAND:
             raise InvalidPositionError(f"a hand holds at most {MAX_HAND} tiles, got {len(hand)}")
         mask = 0
-        counts = self._counts
+        twice = 0
         for t in hand:
             if t.__class__ is not Tile:
                 raise InvalidTileError(f"a hand holds Tiles, got {t!r}")
-            k = t.kind
-            bit = 1 << k
-            if mask & bit or counts[k] >= COPIES_PER_KIND:
-                n = counts[k] + sum(1 for u in hand if u is t)
-                if n > COPIES_PER_KIND:
-                    raise InvalidPositionError(
-                        f"{n} copies of {t} between the board and the hand; "
-                        f"the game has {COPIES_PER_KIND}"
-                    )
+            bit = 1 << t.kind
+            twice |= mask & bit
             mask |= bit
+        if twice:
+            self._check_copies(hand, mask)
+        return mask
+
+    def _check_copies(self, hand: Sequence[Tile], mask: int) -> None:
+        """Raise if the board and ``hand`` hold more than 3 copies of a kind."""
+        counts = self.tile_counts()
+        for t in hand:
+            n = counts[t.kind] + sum(1 for u in hand if u is t)
+            if n > COPIES_PER_KIND:
+                raise InvalidPositionError(
+                    f"{n} copies of {t} between the board and the hand; the game has {COPIES_PER_KIND}"
+                )
+
+    def hand_mask(self, hand: Sequence[Tile]) -> int:
+        """The kind mask of ``hand`` (bit ``kind`` set for each kind it holds), after
+        checking that it is 0..6 Tiles that, with the board, hold at most 3 copies of a
+        kind."""
+        mask = self._hand_bits(hand)
+        if mask & int(self._st[S_FULL]):
+            self._check_copies(list(hand), mask)
         return mask
 
     def check_hand(self, hand: Sequence[Tile]) -> None:
@@ -249,41 +318,54 @@ class Board:
         copies of each kind."""
         self.hand_mask(hand)
 
+    def _generate(self, hand: Sequence[Tile], mode: int) -> int:
+        """One call of the generator into this board's move table; returns what
+        ``generate`` returns."""
+        mask = self._hand_bits(hand)
+        out = self._out
+        if out is None:
+            out = self._out = np.empty((INITIAL_CAPACITY, OUT_COLS), np.int32)
+        n: int = generate(self._st, out, mask, mode)
+        if n > out.shape[0] or n < 0:
+            n, _ = self._generate_again(hand, mask, mode, n)
+        return n
+
+    def _generate_again(
+        self, hand: Sequence[Tile], mask: int, mode: int, n: int
+    ) -> tuple[int, npt.NDArray[np.int32]]:
+        """The rare paths of a query: a hand that holds a kind whose copies are all on
+        the board (raise), or more moves than the table holds (grow it, call again).
+        Returns the count and the (new) table."""
+        if n == HAND_CONFLICT:
+            self._check_copies(list(hand), mask)
+        out = self._out = np.empty((max(n, 4 * INITIAL_CAPACITY), OUT_COLS), np.int32)
+        return int(generate(self._st, out, mask, mode)), out
+
     def legal_moves(self, hand: Sequence[Tile]) -> MoveList:
         """Every legal placement of tiles from ``hand`` (0 to 6 Tiles, duplicates
         allowed), each once, with its score.  On the empty board the openings are
         given in the canonical frame: the line starts at (0, 0) and runs east."""
-        mask = self.hand_mask(hand)
-        if self._n_tiles:
-            r0, r1, c0, c1 = self._box
-            table = generate_moves(
-                self._grid, r0, r1, c0, c1, mask, self._row_origin, self._col_origin, MODE_ALL
-            )[0]
-        else:
-            table = generate_openings(mask, 0, 0, MODE_ALL)[0]
-        return MoveList._trusted(table)
-
-    def _generate(self, mask: int, mode: int) -> tuple[npt.NDArray[np.int32], int]:
-        if not self._n_tiles:
-            table, total = generate_openings(mask, 0, 0, mode)
-        else:
-            r0, r1, c0, c1 = self._box
-            table, total = generate_moves(
-                self._grid, r0, r1, c0, c1, mask, self._row_origin, self._col_origin, mode
-            )
-        return table, int(total)
+        mask = self._hand_bits(hand)
+        out = self._out
+        if out is None:
+            out = self._out = np.empty((INITIAL_CAPACITY, OUT_COLS), np.int32)
+        n: int = generate(self._st, out, mask, MODE_ALL)
+        if n > out.shape[0] or n < 0:
+            n, out = self._generate_again(hand, mask, MODE_ALL, n)
+        return MoveList._trusted(out[:n].copy())
 
     def count_moves(self, hand: Sequence[Tile]) -> int:
         """How many legal moves ``hand`` has, without building the list."""
-        return self._generate(self.hand_mask(hand), MODE_COUNT)[1]
+        return int(self._generate(hand, MODE_COUNT))
 
     def has_move(self, hand: Sequence[Tile]) -> bool:
         """Whether ``hand`` has any legal move (the search stops at the first)."""
-        return self._generate(self.hand_mask(hand), MODE_ANY)[1] > 0
+        return self._generate(hand, MODE_ANY) > 0
 
     def best_moves(self, hand: Sequence[Tile]) -> MoveList:
         """Every move of the highest score (empty if there is no move)."""
-        return MoveList._trusted(self._generate(self.hand_mask(hand), MODE_BEST)[0])
+        n = self._generate(hand, MODE_BEST)
+        return MoveList._trusted(self._out[:n].copy())  # type: ignore[index]
 
     def legal_tile_masks(self) -> CellMasks:
         """For every empty cell beside the tiles, the kinds that fit there alone.
@@ -293,7 +375,7 @@ class Board:
             return CellMasks(
                 np.zeros((1, 2), np.int64), np.array([(1 << N_KINDS) - 1], dtype=np.uint64)
             )
-        coords, masks = _rules.cell_masks(self._grid, *self._box, self._row_origin, self._col_origin)
+        coords, masks = _rules.cell_masks(self._st)
         return CellMasks(coords, masks.astype(np.uint64))
 
     def _judge(self, move: Move | Iterable[Any], hand: Sequence[Tile] | None) -> tuple[Move, int]:
@@ -308,23 +390,9 @@ class Board:
             for _, _, t in items:
                 if held.count(t.kind) < sum(1 for _, _, u in items if u is t):
                     raise IllegalMoveError(f"{t} is not in the hand")
-        counts = self._counts
-        flat: list[int] = []
-        for r, c, t in items:
-            k = t.kind
-            if counts[k] >= COPIES_PER_KIND - n + 1:  # cheap test first: only near the limit
-                placed_here = sum(1 for _, _, u in items if u is t)
-                if counts[k] + placed_here > COPIES_PER_KIND:
-                    raise IllegalMoveError(
-                        f"only {COPIES_PER_KIND} copies of {t} exist, and {counts[k]} are on the board"
-                    )
-            flat += (r, c, k)
-        placed = np.array(flat, dtype=np.int64).reshape(n, 3)
-        verdict, score, r, c, direction = _rules.check_placement(
-            self._grid, self._n_tiles == 0, self._row_origin, self._col_origin, placed
-        )
+        verdict, score, r, c, arg = _state.judge(self._st, move._move_row())
         if verdict != _rules.OK:
-            raise IllegalMoveError(_verdict_message(verdict, r, c, direction))
+            raise IllegalMoveError(_verdict_message(verdict, r, c, arg))
         return move, int(score)
 
     def score(self, placements: Move | Iterable[Any], hand: Sequence[Tile] | None = None) -> int:
@@ -342,81 +410,75 @@ class Board:
         return True
 
     # ----------------------------------------------------------- place and undo
-    def push(self, move: Move | Iterable[Any]) -> Move:
-        """Place a legal move (checked; an illegal one raises and changes nothing).
-        Returns the move with its score."""
-        move, score = self._judge(move, None)
+    def push(self, move: Move | Iterable[Any], trusted: bool = False) -> Move:
+        """Place a legal move and return it with its score.
+
+        Checked by default: an illegal move raises :class:`IllegalMoveError` naming the
+        rule and changes nothing.  ``trusted=True`` is the fast path for searches
+        (like python-chess's unchecked push): it skips every check, so pass it only
+        moves taken from this position's ``legal_moves``/``best_moves`` (they carry
+        their score); anything else may corrupt the board."""
+        if not isinstance(move, Move):
+            move = Move(move)
+        check = not trusted or move.score is None
+        if check and len(move.placements) > MAX_HAND:
+            raise IllegalMoveError(f"a move places at most {MAX_HAND} tiles, got {len(move.placements)}")
+        row = move._move_row()
+        log = self._log
+        need = (len(self._stack) + 1) * _LOG_ROOM + 1
+        if log.shape[0] < need:
+            grown = np.zeros(max(need, 2 * log.shape[0], 8 * _LOG_ROOM + 1), np.int64)
+            grown[: log.shape[0]] = log
+            log = self._log = grown
+        st = self._st
+        score = int(_state.push(st, log, row, check))
+        old = None
+        if score == NEED_REGROW:
+            old = st
+            st = self._st = _state.regrown(st, row)
+            score = int(_state.push(st, log, row, check))
+        if score < 0:
+            verdict, _, r, c, arg = _state.judge(st, row)
+            raise IllegalMoveError(_verdict_message(verdict, r, c, arg))
         if move.score != score:
-            move = Move._trusted(move.placements, score)
-        old_box = self._box
-        old_origin = (self._row_origin, self._col_origin)
-        placements = move.placements
-        if not self._n_tiles:
-            # The first tiles fix where the board sits in the grid: in its middle.
-            rows = [r for r, _, _ in placements]
-            cols = [c for _, c, _ in placements]
-            self._row_origin = (min(rows) + max(rows)) // 2
-            self._col_origin = (min(cols) + max(cols)) // 2
-            r0 = c0 = GRID_SIZE
-            r1 = c1 = 0
-        else:
-            r0, r1, c0, c1 = old_box
-        dr = CENTER - self._row_origin
-        dc = CENTER - self._col_origin
-        cells = tuple((r + dr, c + dc, t.kind) for r, c, t in placements)
-        for gr, gc, _ in cells:
-            r0 = min(r0, gr)
-            r1 = max(r1, gr + 1)
-            c0 = min(c0, gc)
-            c1 = max(c1, gc + 1)
-        if r0 <= MARGIN or c0 <= MARGIN or r1 >= GRID_SIZE - MARGIN or c1 >= GRID_SIZE - MARGIN:
-            # Unreachable for boards that play produces (see _geometry); refuse rather
-            # than let a kernel read past the grid.
-            self._row_origin, self._col_origin = old_origin
-            raise InvalidPositionError("the board would grow beyond any game of Qwirkle")
-        grid = self._grid
-        counts = self._counts
-        for gr, gc, k in cells:
-            grid[gr, gc] = k
-            counts[k] += 1
-        self._n_tiles += len(cells)
-        self._box = (r0, r1, c0, c1)
-        self._stack.append(_Undo(move, cells, old_box, old_origin))
+            move = Move._trusted(move.placements, score, None)
+        self._stack.append((move, old))
+        self._n_tiles += len(move.placements)
         return move
 
     def pop(self) -> Move:
         """Take back the last pushed move and return it."""
         if not self._stack:
             raise IndexError("pop from a board with no pushed moves")
-        undo = self._stack.pop()
-        grid = self._grid
-        counts = self._counts
-        for gr, gc, k in undo.cells:
-            grid[gr, gc] = EMPTY
-            counts[k] -= 1
-        self._n_tiles -= len(undo.cells)
-        self._box = undo.box
-        self._row_origin, self._col_origin = undo.origin
-        return undo.move
+        move, old = self._stack.pop()
+        _state.pop(self._st, self._log)
+        if old is not None:
+            # The state before a push that grew the window: shared by every copy made
+            # since, never written, so the board takes its own copy.
+            self._st = old.copy()
+        self._n_tiles -= len(move.placements)
+        return move
 
     def peek(self) -> Move:
         if not self._stack:
             raise IndexError("no pushed moves")
-        return self._stack[-1].move
+        return self._stack[-1][0]
 
     @property
     def move_stack(self) -> list[Move]:
-        return [u.move for u in self._stack]
+        return [m for m, _ in self._stack]
 
     def copy(self, stack: bool = True) -> Board:
         board = Board.__new__(Board)
-        board._grid = self._grid.copy()
-        board._row_origin = self._row_origin
-        board._col_origin = self._col_origin
-        board._box = self._box
-        board._counts = list(self._counts)
+        board._st = self._st.copy()
+        board._out = None
         board._n_tiles = self._n_tiles
-        board._stack = list(self._stack) if stack else []
+        if stack:
+            board._log = self._log.copy()
+            board._stack = list(self._stack)
+        else:
+            board._log = _NO_LOG
+            board._stack = []
         return board
 
     def __copy__(self) -> Board:
@@ -426,10 +488,10 @@ class Board:
         # Moves and tiles are immutable: copy() shares them, and copies the arrays.
         return self.copy()
 
-    def state_arrays(self) -> tuple[npt.NDArray[np.int8], tuple[int, int], tuple[int, int, int, int]]:
-        """The raw state: the grid of kinds (-1 empty), the caller's coordinates of
-        grid cell (CENTER, CENTER), and the tiles' grid box.  Read-only use."""
-        return self._grid, (self._row_origin, self._col_origin), self._box
+    def state_arrays(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """The raw state: the state array (layout in ``qwirkle_core._state``) and the
+        undo log.  Read-only use."""
+        return self._st, self._log
 
     # ----------------------------------------------------------------- pictures
     def svg(self, **options: Any) -> str:
@@ -469,7 +531,7 @@ class Board:
         return moves_on_cells(self, hand, cells)
 
 
-def _verdict_message(verdict: int, r: int, c: int, direction: int) -> str:
+def _verdict_message(verdict: int, r: int, c: int, arg: int) -> str:
     if verdict == _rules.NO_TILES:
         return "a move places at least one tile"
     if verdict == _rules.TOO_MANY_TILES:
@@ -484,7 +546,9 @@ def _verdict_message(verdict: int, r: int, c: int, direction: int) -> str:
         return f"gap in the line at ({r}, {c}): the tiles must form one contiguous line"
     if verdict == _rules.NOT_TOUCHING:
         return "the tiles do not touch any tile on the board"
-    what = "row" if direction == 0 else "column"
+    if verdict == _rules.TOO_MANY_COPIES:
+        return f"only {COPIES_PER_KIND} copies of {ALL_TILES[arg]} exist, and {r} are on the board"
+    what = "row" if arg == 0 else "column"
     return (
         f"invalid line: the {what} through ({r}, {c}) would be neither one colour with "
         "distinct shapes nor one shape with distinct colours"

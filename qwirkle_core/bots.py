@@ -49,14 +49,16 @@ class _EngineBot(Bot):
         self._rng = _prng.new_state(seed, _prng.bot_stream(seat))
 
     def choose(self, game: Game) -> Action:
-        grid, meta, hands, hand_sizes, _, _, _ = game.engine_state(copy_grid=False)
+        st, meta, hands, hand_sizes, _, _, _ = game.engine_state(copy_state=False)
         seat = game.to_move
         action = np.zeros(_gameloop.ACTION_COLS, np.int64)
-        # The heuristic puts tiles on the grid to look at them and takes them off again:
-        # give it a copy so that a bot never writes to the game.
+        # The heuristic puts tiles on the board to look at them and takes them off
+        # again: give it a copy so that a bot never writes to the game.
         if self.engine_id == _gameloop.BOT_HEURISTIC:
-            grid = grid.copy()
-        _gameloop.choose_action(self.engine_id, grid, meta, hands[seat], hand_sizes[seat], self._rng, action)
+            st = st.copy()
+        _gameloop.choose_action(
+            self.engine_id, st, meta, hands[seat], hand_sizes[seat], self._rng, action, _gameloop.new_table()
+        )
         return action_from_row(action)
 
 
@@ -145,9 +147,9 @@ def rollouts(
         raise QwirkleError(f"no seat {viewer!r} in a game of {game.players}")
     seeds = [(int(seed) + i) % _prng.SEED_LIMIT for i in range(count)]
     low, high = _prng.seed_words(seeds)
-    grid, meta, hands, hand_sizes, bag, scores, _ = game.engine_state(copy_grid=False)
+    st, meta, hands, hand_sizes, bag, scores, _ = game.engine_state(copy_state=False)
     out, ends = _gameloop.rollouts_parallel(
-        grid, meta, hands, hand_sizes, bag, scores, ids, low, high, -1 if viewer is None else viewer
+        st, meta, hands, hand_sizes, bag, scores, ids, low, high, -1 if viewer is None else viewer
     )
     runaway = np.flatnonzero(ends == _gameloop.END_RUNAWAY)
     if runaway.size:

@@ -536,13 +536,9 @@ class Game:
         return action
 
     def _sync_board_meta(self) -> None:
-        """Copy the board's box and origin into meta, where the loop's kernels read them."""
-        _, (row_origin, col_origin), (r0, r1, c0, c1) = self._board.state_arrays()
-        meta = self._meta
-        meta[_gameloop.M_R0], meta[_gameloop.M_R1], meta[_gameloop.M_C0], meta[_gameloop.M_C1] = r0, r1, c0, c1
-        meta[_gameloop.M_ROW_ORIGIN] = row_origin
-        meta[_gameloop.M_COL_ORIGIN] = col_origin
-        meta[_gameloop.M_BOARD_TILES] = len(self._board)
+        """Copy the board's tile count into meta, where the loop's kernels read it (the
+        board state itself holds the rest)."""
+        self._meta[_gameloop.M_BOARD_TILES] = len(self._board)
 
     def pop(self) -> Action:
         """Take back the last turn, draws included; returns its action."""
@@ -599,9 +595,9 @@ class Game:
         return game
 
     def engine_state(
-        self, copy_grid: bool = True
+        self, copy_state: bool = True
     ) -> tuple[
-        npt.NDArray[np.int8],
+        npt.NDArray[np.int64],
         npt.NDArray[np.int64],
         npt.NDArray[np.int64],
         npt.NDArray[np.int64],
@@ -609,17 +605,17 @@ class Game:
         npt.NDArray[np.int64],
         npt.NDArray[np.int64],
     ]:
-        """The position as the numba game loop's arrays: (grid, meta, hands,
-        hand_sizes, bag, scores, game_rng), copies except the grid unless
-        ``copy_grid``; see qwirkle_core._gameloop."""
-        grid = self._board.state_arrays()[0]
-        if copy_grid:
-            grid = grid.copy()
+        """The position as the numba game loop's arrays: (board state, meta, hands,
+        hand_sizes, bag, scores, game_rng), copies except the board state unless
+        ``copy_state`` (read it only); see qwirkle_core._gameloop and _state."""
+        st = self._board.state_arrays()[0]
+        if copy_state:
+            st = st.copy()
         self._sync_board_meta()
         meta = self._meta.copy()
         meta[_gameloop.M_TURNS] = self.turn_count
         return (
-            grid, meta, self._hands.copy(), self._hand_sizes.copy(), self._bag.copy(),
+            st, meta, self._hands.copy(), self._hand_sizes.copy(), self._bag.copy(),
             self._scores.copy(), self._rng.copy(),
         )
 

@@ -79,10 +79,11 @@ class Move:
     ('Rc@0,0 Rs@0,1', True)
     """
 
-    __slots__ = ("_hash", "placements", "score")
+    __slots__ = ("_hash", "_row", "placements", "score")
     placements: tuple[Placement, ...]
     score: int | None
     _hash: int
+    _row: npt.NDArray[np.int32] | None  # the move-table row it came from, if any
 
     def __init__(self, placements: Iterable[Any], score: int | None = None) -> None:
         items = tuple(sorted((_placement(p) for p in placements), key=lambda p: (p[0], p[1])))
@@ -91,14 +92,31 @@ class Move:
         object.__setattr__(self, "placements", items)
         object.__setattr__(self, "score", score)
         object.__setattr__(self, "_hash", hash(items))
+        object.__setattr__(self, "_row", None)
 
     @classmethod
-    def _trusted(cls, placements: tuple[Placement, ...], score: int | None) -> Move:
+    def _trusted(
+        cls, placements: tuple[Placement, ...], score: int | None, row: npt.NDArray[np.int32] | None = None
+    ) -> Move:
         self = object.__new__(cls)
         object.__setattr__(self, "placements", placements)
         object.__setattr__(self, "score", score)
         object.__setattr__(self, "_hash", hash(placements))
+        object.__setattr__(self, "_row", row)
         return self
+
+    def _move_row(self) -> npt.NDArray[np.int32]:
+        """The move as a move-table row (what the kernels take)."""
+        row = self._row
+        if row is None:
+            n = len(self.placements)
+            values = [n, -1 if self.score is None else self.score]
+            values += [r for r, _, _ in self.placements] + [0] * (6 - n)
+            values += [c for _, c, _ in self.placements] + [0] * (6 - n)
+            values += [t.kind for _, _, t in self.placements] + [-1] * (6 - n)
+            row = np.array(values, dtype=np.int32) if n <= 6 else np.zeros(OUT_COLS, np.int32)
+            object.__setattr__(self, "_row", row)
+        return row
 
     @classmethod
     def from_text(cls, text: str) -> Move:
@@ -211,12 +229,13 @@ class MoveList:
         return bool(self._table.shape[0] > 0)
 
     def _move(self, i: int) -> Move:
-        row = self._table[i].tolist()
+        table_row = self._table[i].copy()  # its own: the table may be written to later
+        row = table_row.tolist()
         n = row[COL_N]
         placements = tuple(
             (row[COL_ROWS + s], row[COL_COLS + s], ALL_TILES[row[COL_KINDS + s]]) for s in range(n)
         )
-        return Move._trusted(placements, row[COL_SCORE])
+        return Move._trusted(placements, row[COL_SCORE], table_row)
 
     @overload
     def __getitem__(self, index: int) -> Move: ...

@@ -32,7 +32,6 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _queries
-from ._geometry import CENTER, MARGIN
 from ._movegen import MODE_ALL, MODE_BEST, MODE_COUNT
 from ._queries import N_PLANES, PLANE_COLORS, PLANE_LEGAL, PLANE_OCCUPIED, PLANE_SHAPES
 from .board import Board, tile_kinds
@@ -81,9 +80,8 @@ def _board(board: object) -> Board:
     return board
 
 
-def _state(board: Board) -> tuple[Any, int, int, int, int, int, int, int]:
-    grid, (row_origin, col_origin), (r0, r1, c0, c1) = board.state_arrays()
-    return grid, r0, r1, c0, c1, row_origin, col_origin, int(board.is_empty())
+def _state(board: Board) -> Int64Array:
+    return board.state_arrays()[0]
 
 
 def _reusable(hand: Any) -> Any:
@@ -181,10 +179,7 @@ def top_moves(board: Board, hand: Sequence[Tile], k: int) -> MoveList:
     if k < 0:
         raise QwirkleError(f"k must be at least 0, got {k}")
     mask = board.hand_mask(hand)
-    grid, r0, r1, c0, c1, row_origin, col_origin, empty = _state(board)
-    return MoveList._trusted(
-        _queries.best_moves(grid, r0, r1, c0, c1, mask, row_origin, col_origin, empty, k)
-    )
+    return MoveList._trusted(_queries.best_moves(_state(board), mask, k))
 
 
 def moves_with_tiles(
@@ -202,13 +197,10 @@ def moves_with_tiles(
         if held[kind] < n:
             raise InvalidPositionError(f"{ALL_TILES[kind]} is not in the hand {n} time(s)")
     tiles_mask = sum(1 << k for k in set(kinds))
-    grid, r0, r1, c0, c1, row_origin, col_origin, empty = _state(board)
     if any_of:
-        table = _queries.moves_with_kinds(
-            grid, r0, r1, c0, c1, mask, row_origin, col_origin, empty, tiles_mask
-        )
+        table = _queries.moves_with_kinds(_state(board), mask, tiles_mask)
     else:
-        table = _queries.generate(grid, r0, r1, c0, c1, tiles_mask, row_origin, col_origin, MODE_ALL, empty)[0]
+        table = _queries.table_of(_state(board), tiles_mask, MODE_ALL)[0]
     return MoveList._trusted(table)
 
 
@@ -221,8 +213,7 @@ def moves_on_cells(board: Board, hand: Sequence[Tile], cells: Any) -> MoveList:
     board = _board(board)
     mask = board.hand_mask(hand)
     rows, cols = _cells(cells)
-    grid, r0, r1, c0, c1, row_origin, col_origin, empty = _state(board)
-    table = _queries.moves_on_cells(grid, r0, r1, c0, c1, mask, row_origin, col_origin, empty, rows, cols)
+    table = _queries.moves_on_cells(_state(board), mask, rows, cols)
     return MoveList._trusted(table)
 
 
@@ -263,10 +254,7 @@ def qwirkle_slots(board: Board, unseen: object = None) -> QwirkleSlots:
     if board.is_empty():
         z = np.zeros(0, np.int64)
         return QwirkleSlots(np.zeros((0, 2), np.int64), z.astype(np.uint64), z.astype(np.uint64), z, z)
-    grid, r0, r1, c0, c1, row_origin, col_origin, _ = _state(board)
-    coords, kinds, unseen_kinds, copies, points = _queries.qwirkle_slots(
-        grid, r0, r1, c0, c1, row_origin, col_origin, counts
-    )
+    coords, kinds, unseen_kinds, copies, points = _queries.qwirkle_slots(_state(board), counts)
     return QwirkleSlots(coords, kinds.view(np.uint64), unseen_kinds.view(np.uint64), copies, points)
 
 
@@ -315,59 +303,38 @@ def move_risk(board: Board, hand: Sequence[Tile], unseen: object = None) -> Move
     hand = _reusable(hand)
     mask = board.hand_mask(hand)
     counts = unseen_counts(board, unseen, hand if unseen is None else None)
-    grid, r0, r1, c0, c1, row_origin, col_origin, empty = _state(board)
-    table, open_after, opened = _queries.move_risk(
-        grid, r0, r1, c0, c1, mask, row_origin, col_origin, empty, counts
-    )
+    table, open_after, opened = _queries.move_risk(_state(board), mask, counts)
     return MoveRisk(MoveList._trusted(table), open_after, opened)
 
 
 # ------------------------------------------------------------------ batch
 class _Packed(NamedTuple):
-    """Positions as batch_generate takes them (see its docstring)."""
+    """Positions as batch_generate takes them: the board states end to end, where
+    each starts, and the hand masks."""
 
-    buffer: npt.NDArray[np.int8]
+    buffer: Int64Array
     offsets: Int64Array
-    heights: Int64Array
-    widths: Int64Array
-    tops: Int64Array
-    lefts: Int64Array
     hand_masks: Int64Array
-    empties: Int64Array
 
 
 def _pack(positions: object) -> _Packed:
-    """Each board's box plus MARGIN empty cells, copied into one flat buffer, and
-    per position its shape, caller coordinates, hand mask and emptiness."""
+    """Each board's state, copied into one flat buffer, and each hand's mask."""
     if isinstance(positions, (str, bytes)) or not isinstance(positions, Iterable):
         raise InvalidPositionError(f"positions are a sequence of (Board, hand), got {positions!r}")
-    subs = []
-    meta = []
+    states = []
+    masks = []
     for item in positions:
         if item.__class__ is not tuple and item.__class__ is not list or len(item) != 2:
             raise InvalidPositionError(f"a position is (Board, hand), got {item!r}")
         board = item[0]
         if board.__class__ is not Board:
             raise InvalidPositionError(f"expected a Board, got {board!r}")
-        mask = board.hand_mask(item[1])
-        grid, (row_origin, col_origin), (r0, r1, c0, c1) = board.state_arrays()
-        if len(board):
-            sub = grid[r0 - MARGIN : r1 + MARGIN, c0 - MARGIN : c1 + MARGIN]
-            height = r1 - r0 + 2 * MARGIN
-            width = c1 - c0 + 2 * MARGIN
-            subs.append(sub.ravel())
-            # Caller coordinates of the sub-grid's top-left cell.
-            meta.append((height * width, height, width, r0 - MARGIN - CENTER + row_origin,
-                         c0 - MARGIN - CENTER + col_origin, mask, 0))
-        else:
-            meta.append((0, 0, 0, 0, 0, mask, 1))
-    table = np.array(meta, dtype=np.int64).reshape(-1, 7)
-    offsets = np.zeros(table.shape[0] + 1, np.int64)
-    np.cumsum(table[:, 0], out=offsets[1:])
-    columns = np.ascontiguousarray(table[:, 1:].T)
+        masks.append(board.hand_mask(item[1]))
+        states.append(_state(board))
+    offsets = np.zeros(len(states) + 1, np.int64)
+    np.cumsum([len(st) for st in states], out=offsets[1:])
     return _Packed(
-        np.concatenate(subs) if subs else np.zeros(0, np.int8),
-        offsets, columns[0], columns[1], columns[2], columns[3], columns[4], columns[5],
+        np.concatenate(states) if states else np.zeros(0, np.int64), offsets, np.array(masks, dtype=np.int64)
     )
 
 
@@ -483,8 +450,5 @@ def position_planes(
         if not isinstance(origin, (tuple, list)) or len(origin) != 2:
             raise InvalidMoveError(f"origin is (row, col), got {origin!r}")
         top, left = check_coord(origin[0], "row"), check_coord(origin[1], "col")
-    grid, r0, r1, c0, c1, row_origin, col_origin, empty = _state(board)
-    planes = _queries.position_planes(
-        grid, r0, r1, c0, c1, row_origin, col_origin, empty, top, left, height, width
-    )
+    planes = _queries.position_planes(_state(board), top, left, height, width)
     return Planes(planes.astype(dtype, copy=False), (top, left))

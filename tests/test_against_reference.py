@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from qwirkle_core import ALL_TILES, Board, Tile
+from qwirkle_core._state import S_COL_AT, S_FULL, S_HEIGHT, S_LEFT, S_ROW_AT, S_TOP, S_WIDTH
 
 from .games import Choices, as_naive, hand_as_naive, moves_as_naive, random_positions
 from .naive import mirror, naive_board_problem, naive_legal_moves, naive_masks, rotate90, translate
@@ -75,19 +76,58 @@ def test_masks_equal_reference(data: st.DataObject) -> None:
         assert got == naive_masks(as_naive(board)), repr(board)
 
 
+def _snapshot(board: Board) -> tuple[np.ndarray, np.ndarray]:
+    """The board's state array and the used part of its undo log, copied."""
+    state, log = board.state_arrays()
+    return state.copy(), log[: 1 + 2 * int(log[0])].copy()
+
+
+def _cells(board: Board) -> dict[tuple[int, int], tuple[int, int]]:
+    """Every cell of the board's window that is a tile or an empty cell beside one,
+    in caller coordinates: (row-info word, column-info word) -- what queries read."""
+    state = board.state_arrays()[0]
+    if not len(board):
+        return {}
+    height, width, top, left = (int(state[i]) for i in (S_HEIGHT, S_WIDTH, S_TOP, S_LEFT))
+    row_at, col_at = int(state[S_ROW_AT]), int(state[S_COL_AT])
+    out = {}
+    for i in range(1, height - 1):
+        for j in range(1, width - 1):
+            p = i * width + j
+            near = [int(state[row_at + q]) < 0 for q in (p, p - 1, p + 1, p - width, p + width)]
+            if any(near):
+                out[(top + i, left + j)] = (int(state[row_at + p]), int(state[col_at + p]))
+    return out
+
+
 @SETTINGS
-@given(data=st.data())
-def test_push_then_pop_restores_bit_for_bit(data: st.DataObject) -> None:
+@given(data=st.data(), trusted=st.booleans())
+def test_push_then_pop_restores_bit_for_bit(data: st.DataObject, trusted: bool) -> None:
     for board, hand in _sampled_positions(Choices(data), 2, every=1):
-        grid, origin, box = (a.copy() if isinstance(a, np.ndarray) else a for a in board.state_arrays())
+        state, log = _snapshot(board)
         counts = board.tile_counts()
         stack = board.move_stack
         for move in board.legal_moves(hand)[:20]:
-            board.push(move)
+            board.push(move, trusted=trusted)
             board.pop()
-            g2, o2, b2 = board.state_arrays()
-            assert np.array_equal(grid, g2) and origin == o2 and box == b2
+            s2, l2 = _snapshot(board)
+            assert np.array_equal(state, s2) and np.array_equal(log, l2)
             assert board.tile_counts() == counts and board.move_stack == stack
+
+
+@SETTINGS
+@given(data=st.data())
+def test_pushed_state_equals_a_state_built_afresh(data: st.DataObject) -> None:
+    """The cross-checks that push keeps up to date are those a fresh build computes,
+    cell for cell, and so are the header's counts and box."""
+    for board, hand in _sampled_positions(Choices(data), 3, every=2):
+        for move in board.legal_moves(hand)[::7][:6]:
+            board.push(move, trusted=True)
+            fresh = Board.from_placements(board.placements())
+            assert _cells(board) == _cells(fresh)
+            assert board.tile_counts() == fresh.tile_counts() and board.bounds() == fresh.bounds()
+            assert board.state_arrays()[0][S_FULL] == fresh.state_arrays()[0][S_FULL]
+            board.pop()
 
 
 @SETTINGS

@@ -141,11 +141,11 @@ def test_push_pop_copy() -> None:
 
 def test_an_illegal_push_changes_nothing() -> None:
     board = Board("Rc@0,0 Rs@0,1")
-    grid = board.state_arrays()[0].copy()
-    for bad in ["Rc@0,2", "Rd@5,5", "Rd@0,0", "Rd@0,2 Rl@1,3"]:
+    state = board.state_arrays()[0].copy()
+    for bad in ["Rc@0,2", "Rd@5,5", "Rd@0,0", "Rd@0,2 Rl@1,3", "Rd@0,2 Rl@0,3 Rx@0,4 Rb@0,5 Rc@0,6 Rs@0,7 Rd@0,8"]:
         with pytest.raises(IllegalMoveError):
             board.push(Move.from_text(bad))
-        assert np.array_equal(board.state_arrays()[0], grid) and len(board) == 2
+        assert np.array_equal(board.state_arrays()[0], state) and len(board) == 2
 
 
 def test_empty_board_push_and_pop_anywhere() -> None:
@@ -190,3 +190,35 @@ def test_is_legal_says_yes_or_no() -> None:
     assert not board.is_legal(Move.from_text("Bs@0,1"))
     assert not board.is_legal(Move.from_text("Rs@0,1"), hand=parse_tiles("Bs"))
     assert not board.is_legal([(0, 1, Tile(0, 1))] * 7)
+
+
+SNAKE = (
+    "Rc@0,0 Rs@0,1 Rd@0,2 Rl@0,3 Rx@0,4 Rb@0,5 Ob@1,5 Yb@2,5 Gb@3,5 Bb@4,5 Pb@5,5 "
+    "Px@5,6 Pl@5,7 Pd@5,8 Ps@5,9 Pc@5,10 Bc@6,10 Gc@7,10 Yc@8,10 Oc@9,10 Ox@9,11 Os@9,12 Od@9,13 Ol@9,14"
+)
+
+
+def test_pushes_that_grow_the_window_pop_back_bit_for_bit() -> None:
+    """A board that keeps growing eastwards and southwards outgrows its state's window
+    (the push builds a larger one); popping goes back through every window, and copies
+    taken on the way pop on their own."""
+    words = SNAKE.split()
+    board = Board()
+    snapshots = []
+    windows = set()
+    for word in words:
+        snapshots.append((board.state_arrays()[0].copy(), board.copy()))
+        board.push(Move.from_text(word), trusted=False)
+        windows.add(board.state_arrays()[0][:5].tobytes())  # its size and place
+    assert len(windows) >= 3 and len(board) == len(words)
+    assert board == Board(" ".join(words)) and board.legal_tile_masks()[0].tolist() == Board(
+        " ".join(words)
+    ).legal_tile_masks()[0].tolist()
+    middle = snapshots[len(words) // 2][1]
+    for state, copy in reversed(snapshots):
+        board.pop()
+        assert np.array_equal(board.state_arrays()[0], state) and board == copy
+    assert board.is_empty()
+    while len(middle):
+        middle.pop()
+    assert middle.is_empty() and len(snapshots[-1][1]) == len(words) - 1

@@ -95,7 +95,7 @@ def test_editing_a_callee_module_does_not_leave_a_stale_cache(tmp_path: Path) ->
     assert score() == "12"  # from the cache
     lines = package / "_lines.py"
     lines.write_text(lines.read_text().replace("return 12", "return 13"))
-    assert score() == "13"  # the caller, _rules.check_placement, was compiled anew
+    assert score() == "13"  # the caller, _state.judge, was compiled anew
 
 
 def test_the_cache_digest_covers_subpackages(tmp_path: Path) -> None:

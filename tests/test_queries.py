@@ -473,16 +473,22 @@ def test_mask_tiles() -> None:
     assert Counter(t.kind for t in queries.mask_tiles(1 << 35)) == {35: 1}
 
 
-def test_risk_kernel_reads_nothing_outside_the_grid() -> None:
-    """An empty board whose grid centre sits far from the canonical opening cells: the
-    scratch region then lies outside the grid and must read as empty."""
+def test_risk_kernel_reads_nothing_outside_the_window() -> None:
+    """move_risk's scratch region reaches beyond the board state's window (by
+    RISK_MARGIN around every move) and must read those cells as empty, wherever the
+    board lies: far away, and on the empty board (no window at all)."""
     from qwirkle_core import _queries
 
-    grid = np.full((256, 256), -1, np.int8)
-    mask = sum(1 << t.kind for t in parse_tiles("Rc Rs Rd Rl Rx"))
+    hand = parse_tiles("Rc Rs Rd Rl Rx")
+    mask = sum(1 << t.kind for t in hand)
     every = np.ones(36, np.int64)
-    table, open_after, opened = _queries.move_risk(grid, 128, 128, 128, 128, mask, 10**6, -(10**6), 1, every)
-    want = queries.move_risk(Board(), parse_tiles("Rc Rs Rd Rl Rx"))
+    table, open_after, opened = _queries.move_risk(Board().state_arrays()[0], mask, every)
+    want = queries.move_risk(Board(), hand)
     assert np.array_equal(table, want.moves.table)
     assert np.array_equal(open_after, want.open_after) and np.array_equal(opened, want.opened)
     assert open_after.max() == 2
+    near = Board("Rb@0,0 Ob@0,1 Yb@0,2 Gb@0,3")
+    far = Board("Rb@1000000,-1000000 Ob@1000000,-999999 Yb@1000000,-999998 Gb@1000000,-999997")
+    a, b = near.move_risk(hand), far.move_risk(hand)
+    assert len(a.moves) == len(b.moves) > 0
+    assert np.array_equal(a.open_after, b.open_after) and np.array_equal(a.opened, b.opened)

@@ -250,9 +250,10 @@ def test_engine_enumerates_actions_in_the_order_of_legal_actions(seed: int, play
     if game.is_over:
         return
     actions = game.legal_actions()
-    grid, meta, hands, hand_sizes, _, _, _ = game.engine_state()
+    state, meta, hands, hand_sizes, _, _, _ = game.engine_state()
     seat = game.to_move
-    table = _gameloop.legal_placements(grid, meta, _gameloop.hand_mask(hands[seat], hand_sizes[seat]), _gameloop.MODE_ALL)
+    mask = _gameloop.hand_mask(hands[seat], hand_sizes[seat])
+    table = _gameloop.legal_placements(state, meta, mask, _gameloop.MODE_ALL, _gameloop.new_table())
     n_moves = table.shape[0]
     n_exchanges = _gameloop.count_exchanges(hands[seat], hand_sizes[seat], game.bag_size) if game.bag_size else 0
     assert [a.kind for a in actions[:n_moves]] == ["place"] * n_moves

@@ -1,0 +1,657 @@
+"""The board state every kernel works on: one int64 array, kept up to date on push/pop.
+
+A state ``st`` covers a *window* of ``height`` x ``width`` cells around the tiles (their
+box plus at least ``MARGIN`` empty cells on every side); window cell (i, j) is at the
+caller's coordinates (st[S_TOP] + i, st[S_LEFT] + j) and has flat index p = i * width + j.
+Layout (all int64):
+
+- ``st[0:HEADER]``: the scalars S_* (window, tiles' box, tile counts per kind, ...);
+- row info ``st[st[S_ROW_AT] + p]``: for an empty cell, the *cross-check* of its row:
+  bits 0-35 the kinds that could join the runs of tiles beside it in its row
+  (ALL_KINDS when it has none; see ``_lines.fold_tile``), and the number of tiles of
+  those runs << LEN_SHIFT.  For a tile, ``~kind`` (negative);
+- column info ``st[st[S_COL_AT] + p]``: the same along the column;
+- occupancy ``st[st[S_OCC_AT] + i * words + w]``: bit b of word w is cell (i, 64 w + b).
+
+The info of every empty cell is kept exact on push and pop: placing tiles only changes
+the info of the empty cells at the two ends of each run they join, so a push rewrites
+those (about 4 per tile) and logs every word it writes into an undo log; pop writes the
+old words back.  A query reads the info directly, with no recomputation.
+
+The undo log is an int64 array: ``log[0]`` entries, entry e at ``log[1 + 2e]`` (index
+into st, or -1 for the mark that opens a push) and ``log[2 + 2e]`` (the old word).  A
+push writes at most LOG_PER_PUSH entries.
+
+When a push would bring tiles within MARGIN cells of the window's edge, ``push`` changes
+nothing and returns NEED_REGROW; the caller builds a larger window with
+:func:`regrown` (a new array: the old one stays valid as the state before the push)
+and pushes again.  The empty board has a window of 0 x 0 cells.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._geometry import ALL_KINDS, KArray, KInt
+from ._jit import inline_helper, kernel
+from ._lines import fold_tile, line_points
+
+# Header slots.
+S_HEIGHT = 0
+S_WIDTH = 1
+S_WORDS = 2  # occupancy words per window row
+S_TOP = 3  # caller's row of window row 0
+S_LEFT = 4  # caller's column of window column 0
+S_R0 = 5  # tiles' box in window coordinates, half-open: rows [R0, R1), columns [C0, C1)
+S_R1 = 6
+S_C0 = 7
+S_C1 = 8
+S_TILES = 9
+S_FULL = 10  # kinds with all 3 copies on the board
+S_ROW_AT = 11  # where the sections start
+S_COL_AT = 12
+S_OCC_AT = 13
+S_ERROR = 14  # build's verdict (OK = 0) and what it is about: row, column, and
+S_ERROR_ROW = 15  # the direction of an invalid line, or the kind and its count
+S_ERROR_COL = 16
+S_ERROR_ARG = 17
+S_ERROR_N = 18
+S_COUNTS = 20  # 36 slots: tiles of each kind on the board
+HEADER = 56
+
+LEN_SHIFT = 40
+# Empty cells a query needs around the tiles: a line is at most 6 long and must contain
+# a cell next to a tile, so no move reaches more than 6 cells beyond the box; the 7th is
+# the empty cell that ends the line (the generator reads it).
+MARGIN = 7
+GROW_MARGIN = 12  # margin of a window built anew
+MAX_SPAN = 108  # a connected board of n <= 108 tiles spans at most n cells each way
+LOG_PER_PUSH = 64  # log entries one push writes, at most (1 mark + 6 header + 6 tiles * 8)
+NEED_REGROW = -100  # push's answer when the window must grow first
+
+# Verdicts (build's S_ERROR, and judge's / push's); the Python layer names each rule.
+OK = 0
+NO_TILES = 1
+TOO_MANY_TILES = 2
+SAME_CELL = 3
+NOT_ONE_LINE = 4
+CELL_TAKEN = 5
+GAP = 6
+NOT_TOUCHING = 7
+INVALID_LINE = 8
+NOT_CONNECTED = 9
+TOO_MANY_COPIES = 10
+TOO_FAR = 11
+BAD_INPUT = 12
+COORD_LIMIT = 1 << 30  # |row|, |col| below this
+
+# Columns of a move row (a move table's row, see _movegen; self-play actions share them).
+ROW_N = 0
+ROW_SCORE = 1
+ROW_ROWS = 2
+ROW_COLS = 8
+ROW_KINDS = 14
+
+
+def empty_state() -> KArray:
+    """The state of the empty board."""
+    st = np.zeros(HEADER, np.int64)
+    st[S_ROW_AT] = st[S_COL_AT] = st[S_OCC_AT] = HEADER
+    return st
+
+
+def new_log(pushes: int = 16) -> KArray:
+    """An undo log with room for ``pushes`` pushes."""
+    return np.zeros(1 + 2 * LOG_PER_PUSH * pushes, np.int64)
+
+
+@kernel
+def new_empty_state() -> KArray:
+    """empty_state() inside kernels."""
+    st = np.zeros(HEADER, np.int64)
+    st[S_ROW_AT] = HEADER
+    st[S_COL_AT] = HEADER
+    st[S_OCC_AT] = HEADER
+    return st
+
+
+# ----------------------------------------------------------------- small helpers
+@inline_helper
+def logged_write(st: KArray, log: KArray, i: KInt, value: KInt) -> None:
+    """st[i] = value, remembering the old word in the log (unless the log is empty:
+    no undo wanted)."""
+    if log.shape[0] > 0:
+        e = log[0]
+        log[1 + 2 * e] = i
+        log[2 + 2 * e] = st[i]
+        log[0] = e + 1
+    st[i] = value
+
+
+@inline_helper
+def line_info(st: KArray, at: KInt, x: KInt, step: KInt) -> KInt:
+    """The info word of the empty cell ``x`` along ``step`` (1: its row, with ``at`` the
+    row-info section; width: its column, with the column-info section): the kinds the
+    run before it and the run after it allow together, and their length.
+
+    For valid runs L (before) and R (after), L + x + R is a valid line for the kinds
+    allowed by both if R's kinds can all join L, else for none."""
+    before = np.int64(ALL_KINDS)
+    n_before = 0
+    t = x - step
+    while st[at + t] < 0:
+        before = fold_tile(before, ~st[at + t])
+        n_before += 1
+        t -= step
+    after = np.int64(ALL_KINDS)
+    after_kinds = np.int64(0)
+    n_after = 0
+    t = x + step
+    while st[at + t] < 0:
+        kind = ~st[at + t]
+        after = fold_tile(after, kind)
+        after_kinds |= np.int64(1) << kind
+        n_after += 1
+        t += step
+    mask = np.int64(ALL_KINDS)
+    length = 0
+    if n_before > 0:
+        mask = before if before >= 0 else np.int64(0)
+        length = n_before
+    if n_after > 0:
+        if after < 0:
+            after = np.int64(0)
+        if length == 0:
+            mask = after
+        elif after_kinds & ~mask == 0:
+            mask &= after
+        else:
+            mask = np.int64(0)
+        length += n_after
+    return mask | (np.int64(length) << LEN_SHIFT)
+
+
+@inline_helper
+def kind_at(st: KArray, row: KInt, col: KInt) -> KInt:
+    """The kind on the caller's cell (row, col), or -1 (empty, or outside the window)."""
+    i = row - st[S_TOP]
+    j = col - st[S_LEFT]
+    if i < 0 or j < 0 or i >= st[S_HEIGHT] or j >= st[S_WIDTH]:
+        return -1
+    word = st[st[S_ROW_AT] + i * st[S_WIDTH] + j]
+    return ~word if word < 0 else -1
+
+
+@inline_helper
+def run_line(st: KArray, p: KInt, step: KInt) -> tuple[KInt, KInt]:
+    """(length, kinds that could join, or -1 if invalid) of the line of tiles through
+    the occupied window cell ``p`` along ``step``."""
+    at = st[S_ROW_AT]
+    while st[at + p - step] < 0:
+        p -= step
+    allowed = np.int64(ALL_KINDS)
+    n = 0
+    while st[at + p] < 0:
+        allowed = fold_tile(allowed, ~st[at + p])
+        n += 1
+        p += step
+    return n, allowed
+
+
+# ------------------------------------------------------------------- building
+@kernel
+def _blank(top: KInt, left: KInt, height: KInt, width: KInt) -> KArray:
+    """A window with no tiles."""
+    n = height * width
+    words = (width + 63) // 64
+    st = np.empty(HEADER + 2 * n + height * words, np.int64)
+    st[:HEADER] = 0
+    st[HEADER : HEADER + 2 * n] = ALL_KINDS
+    st[HEADER + 2 * n :] = 0
+    st[S_HEIGHT] = height
+    st[S_WIDTH] = width
+    st[S_WORDS] = words
+    st[S_TOP] = top
+    st[S_LEFT] = left
+    st[S_R0] = height
+    st[S_R1] = 0
+    st[S_C0] = width
+    st[S_C1] = 0
+    st[S_ROW_AT] = HEADER
+    st[S_COL_AT] = HEADER + n
+    st[S_OCC_AT] = HEADER + 2 * n
+    return st
+
+
+@inline_helper
+def _place(st: KArray, i: KInt, j: KInt, kind: KInt) -> None:
+    """Put a tile on the empty window cell (i, j), without the cross-checks or the log."""
+    width = st[S_WIDTH]
+    p = i * width + j
+    st[st[S_ROW_AT] + p] = ~kind
+    st[st[S_COL_AT] + p] = ~kind
+    o = st[S_OCC_AT] + i * st[S_WORDS] + j // 64
+    st[o] |= np.int64(1) << (j % 64)
+    st[S_R0] = min(st[S_R0], i)
+    st[S_R1] = max(st[S_R1], i + 1)
+    st[S_C0] = min(st[S_C0], j)
+    st[S_C1] = max(st[S_C1], j + 1)
+    st[S_TILES] += 1
+    st[S_COUNTS + kind] += 1
+    if st[S_COUNTS + kind] >= 3:
+        st[S_FULL] |= np.int64(1) << kind
+
+
+@kernel
+def _fill_cross_checks(st: KArray) -> None:
+    """The info of every empty cell beside a tile, computed from scratch."""
+    width = st[S_WIDTH]
+    row_at = st[S_ROW_AT]
+    col_at = st[S_COL_AT]
+    for i in range(st[S_R0] - 1, st[S_R1] + 1):
+        for j in range(st[S_C0] - 1, st[S_C1] + 1):
+            p = i * width + j
+            if st[row_at + p] < 0:
+                continue
+            if st[row_at + p - 1] < 0 or st[row_at + p + 1] < 0:
+                st[row_at + p] = line_info(st, row_at, p, 1)
+            if st[col_at + p - width] < 0 or st[col_at + p + width] < 0:
+                st[col_at + p] = line_info(st, col_at, p, width)
+
+
+@kernel
+def _set_error(st: KArray, verdict: KInt, row: KInt, col: KInt, arg: KInt, n: KInt) -> KArray:
+    st[S_ERROR] = verdict
+    st[S_ERROR_ROW] = row
+    st[S_ERROR_COL] = col
+    st[S_ERROR_ARG] = arg
+    st[S_ERROR_N] = n
+    return st
+
+
+@kernel
+def build(cells: KArray) -> KArray:
+    """The state of the board whose tiles are the rows of ``cells``: [row, col, kind]
+    (caller's coordinates), or [row, col, color, shape] when it has four columns.
+
+    Checked: coordinates below 2**30 and tiles that exist (else BAD_INPUT: the caller
+    checks its input itself to say what is wrong), two tiles on one cell, more than 3
+    copies of a kind, tiles too far apart, an invalid line, tiles not connected.  A
+    rejected board gives an empty state whose st[S_ERROR] is the verdict (OK = 0
+    otherwise), st[S_ERROR_ROW], st[S_ERROR_COL] the caller's cell it is about,
+    st[S_ERROR_ARG] the direction of an invalid line (0 row, 1 column) or the kind with
+    too many copies (st[S_ERROR_N] of them).  The checks are made in that order, each
+    over the tiles in the given order (lines and connectivity: in (row, col) order of
+    their first cell); TOO_FAR (the tiles span MAX_SPAN cells or more) is found before
+    all but the first."""
+    n = cells.shape[0]
+    if n == 0:
+        return new_empty_state()
+    rows = cells[:, 0]
+    cols = cells[:, 1]
+    kinds = np.empty(n, np.int64)
+    for a in range(n):
+        if cells.shape[1] == 4:
+            color = cells[a, 2]
+            shape = cells[a, 3]
+            if color < 0 or color >= 6 or shape < 0 or shape >= 6:
+                return _set_error(new_empty_state(), BAD_INPUT, 0, 0, 0, 0)
+            kinds[a] = color * 6 + shape
+        else:
+            kinds[a] = cells[a, 2]
+            if kinds[a] < 0 or kinds[a] >= 36:
+                return _set_error(new_empty_state(), BAD_INPUT, 0, 0, 0, 0)
+        if abs(rows[a]) >= COORD_LIMIT or abs(cols[a]) >= COORD_LIMIT:
+            return _set_error(new_empty_state(), BAD_INPUT, 0, 0, 0, 0)
+    lo_r = rows[0]
+    hi_r = rows[0]
+    lo_c = cols[0]
+    hi_c = cols[0]
+    for a in range(n):
+        lo_r = min(lo_r, rows[a])
+        hi_r = max(hi_r, rows[a])
+        lo_c = min(lo_c, cols[a])
+        hi_c = max(hi_c, cols[a])
+    if hi_r - lo_r >= MAX_SPAN or hi_c - lo_c >= MAX_SPAN:
+        # No window for it; the caller looks for the problems to report first.
+        return _set_error(new_empty_state(), TOO_FAR, 0, 0, 0, 0)
+    top = lo_r - GROW_MARGIN
+    left = lo_c - GROW_MARGIN
+    st = _blank(top, left, hi_r - lo_r + 1 + 2 * GROW_MARGIN, hi_c - lo_c + 1 + 2 * GROW_MARGIN)
+    width = st[S_WIDTH]
+    row_at = st[S_ROW_AT]
+    for a in range(n):
+        i = rows[a] - top
+        j = cols[a] - left
+        if st[row_at + i * width + j] < 0:
+            return _set_error(new_empty_state(), SAME_CELL, rows[a], cols[a], 0, 0)
+        _place(st, i, j, kinds[a])
+    for a in range(n):
+        k = kinds[a]
+        if st[S_COUNTS + k] > 3:
+            return _set_error(new_empty_state(), TOO_MANY_COPIES, 0, 0, k, st[S_COUNTS + k])
+    r0 = st[S_R0]
+    r1 = st[S_R1]
+    c0 = st[S_C0]
+    c1 = st[S_C1]
+    # Every line, rows first, from its first tile.
+    for direction in range(2):
+        step = 1 if direction == 0 else width
+        for i in range(r0, r1):
+            for j in range(c0, c1):
+                p = i * width + j
+                if st[row_at + p] >= 0 or st[row_at + p - step] < 0:
+                    continue
+                allowed = np.int64(ALL_KINDS)
+                t = p
+                while st[row_at + t] < 0:
+                    allowed = fold_tile(allowed, ~st[row_at + t])
+                    t += step
+                if allowed < 0:
+                    return _set_error(new_empty_state(), INVALID_LINE, i + top, j + left, direction, 0)
+    # Connectivity: a flood fill from the first tile must reach them all.
+    seen = np.zeros(st[S_HEIGHT] * width, np.bool_)
+    queue = np.empty(n, np.int64)
+    start = -1
+    for i in range(r0, r1):
+        for j in range(c0, c1):
+            if st[row_at + i * width + j] < 0:
+                start = i * width + j
+                break
+        if start >= 0:
+            break
+    queue[0] = start
+    seen[start] = True
+    head = 0
+    tail = 1
+    while head < tail:
+        p = queue[head]
+        head += 1
+        for q in (p - 1, p + 1, p - width, p + width):
+            if st[row_at + q] < 0 and not seen[q]:
+                seen[q] = True
+                queue[tail] = q
+                tail += 1
+    if tail != n:
+        for i in range(r0, r1):
+            for j in range(c0, c1):
+                p = i * width + j
+                if st[row_at + p] < 0 and not seen[p]:
+                    return _set_error(new_empty_state(), NOT_CONNECTED, i + top, j + left, 0, 0)
+    _fill_cross_checks(st)
+    return st
+
+
+@kernel
+def regrown(st: KArray, move: KArray) -> KArray:
+    """A new state with the tiles of ``st`` in a window around them and the cells of
+    ``move`` (a move row), GROW_MARGIN cells on every side.  ``st`` is left as it is."""
+    n = move[ROW_N]
+    lo_r = np.int64(move[ROW_ROWS])
+    hi_r = lo_r
+    lo_c = np.int64(move[ROW_COLS])
+    hi_c = lo_c
+    for s in range(n):
+        lo_r = min(lo_r, np.int64(move[ROW_ROWS + s]))
+        hi_r = max(hi_r, np.int64(move[ROW_ROWS + s]))
+        lo_c = min(lo_c, np.int64(move[ROW_COLS + s]))
+        hi_c = max(hi_c, np.int64(move[ROW_COLS + s]))
+    if st[S_TILES] > 0:
+        lo_r = min(lo_r, st[S_TOP] + st[S_R0])
+        hi_r = max(hi_r, st[S_TOP] + st[S_R1] - 1)
+        lo_c = min(lo_c, st[S_LEFT] + st[S_C0])
+        hi_c = max(hi_c, st[S_LEFT] + st[S_C1] - 1)
+    top = lo_r - GROW_MARGIN
+    left = lo_c - GROW_MARGIN
+    new = _blank(top, left, hi_r - lo_r + 1 + 2 * GROW_MARGIN, hi_c - lo_c + 1 + 2 * GROW_MARGIN)
+    if st[S_TILES] > 0:
+        width = st[S_WIDTH]
+        row_at = st[S_ROW_AT]
+        di = st[S_TOP] - top
+        dj = st[S_LEFT] - left
+        for i in range(st[S_R0], st[S_R1]):
+            for j in range(st[S_C0], st[S_C1]):
+                word = st[row_at + i * width + j]
+                if word < 0:
+                    _place(new, i + di, j + dj, ~word)
+        _fill_cross_checks(new)
+    return new
+
+
+# ---------------------------------------------------------------- judging a move
+@kernel
+def judge(st: KArray, move: KArray) -> tuple[KInt, KInt, KInt, KInt, KInt]:
+    """Judge placing the tiles of ``move`` (a move row, caller's coordinates).
+
+    Returns (verdict, score, row, col, arg): on OK the score; otherwise the cell the
+    verdict is about and, for INVALID_LINE, the direction of the line (0 = row,
+    1 = column); for TOO_MANY_COPIES the kind (in ``arg``) and how many copies the
+    board holds (in ``row``).  ``st`` is left as it was."""
+    n = move[ROW_N]
+    if n == 0:
+        return NO_TILES, 0, 0, 0, 0
+    if n > 6:
+        return TOO_MANY_TILES, 0, 0, 0, 0
+    for a in range(n):
+        k = move[ROW_KINDS + a]
+        same = 0
+        for b in range(n):
+            if move[ROW_KINDS + b] == k:
+                same += 1
+        if st[S_COUNTS + k] + same > 3:
+            return TOO_MANY_COPIES, 0, st[S_COUNTS + k], 0, k
+    for a in range(n):
+        for b in range(a + 1, n):
+            if move[ROW_ROWS + a] == move[ROW_ROWS + b] and move[ROW_COLS + a] == move[ROW_COLS + b]:
+                return SAME_CELL, 0, move[ROW_ROWS + a], move[ROW_COLS + a], 0
+    row0 = np.int64(move[ROW_ROWS])
+    col0 = np.int64(move[ROW_COLS])
+    same_row = True
+    same_col = True
+    for a in range(1, n):
+        if move[ROW_ROWS + a] != row0:
+            same_row = False
+        if move[ROW_COLS + a] != col0:
+            same_col = False
+    if not (same_row or same_col):
+        return NOT_ONE_LINE, 0, row0, col0, 0
+    # Along the line: the span the tiles cover.
+    lo = col0 if same_row else row0
+    hi = lo
+    for a in range(n):
+        along = np.int64(move[ROW_COLS + a]) if same_row else np.int64(move[ROW_ROWS + a])
+        lo = min(lo, along)
+        hi = max(hi, along)
+
+    if st[S_TILES] == 0:
+        # Any straight, contiguous, valid line is a legal opening.
+        if hi - lo + 1 != n:
+            for v in range(lo, hi + 1):
+                found = False
+                for a in range(n):
+                    if (move[ROW_COLS + a] if same_row else move[ROW_ROWS + a]) == v:
+                        found = True
+                if not found:
+                    if same_row:
+                        return GAP, 0, row0, v, 0
+                    return GAP, 0, v, col0, 1
+        allowed = np.int64(ALL_KINDS)
+        for v in range(lo, hi + 1):
+            for a in range(n):
+                if (move[ROW_COLS + a] if same_row else move[ROW_ROWS + a]) == v:
+                    allowed = fold_tile(allowed, move[ROW_KINDS + a])
+        if allowed < 0:
+            return INVALID_LINE, 0, row0, lo if same_row else col0, 0 if same_row else 1
+        return OK, (1 if n == 1 else line_points(n)), 0, 0, 0
+
+    for a in range(n):
+        if kind_at(st, move[ROW_ROWS + a], move[ROW_COLS + a]) >= 0:
+            return CELL_TAKEN, 0, move[ROW_ROWS + a], move[ROW_COLS + a], 0
+    # Every cell between the first and the last tile is placed now or already taken.
+    for v in range(lo, hi + 1):
+        r = row0 if same_row else v
+        c = v if same_row else col0
+        if kind_at(st, r, c) >= 0:
+            continue
+        found = False
+        for a in range(n):
+            if move[ROW_ROWS + a] == r and move[ROW_COLS + a] == c:
+                found = True
+        if not found:
+            return GAP, 0, r, c, 0 if same_row else 1
+    touching = hi - lo + 1 > n  # a board tile lies between two placed ones
+    for a in range(n):
+        r = np.int64(move[ROW_ROWS + a])
+        c = np.int64(move[ROW_COLS + a])
+        if (
+            kind_at(st, r - 1, c) >= 0
+            or kind_at(st, r + 1, c) >= 0
+            or kind_at(st, r, c - 1) >= 0
+            or kind_at(st, r, c + 1) >= 0
+        ):
+            touching = True
+    if not touching:
+        return NOT_TOUCHING, 0, row0, col0, 0
+    # Touching and gap-free: every placed cell lies within 6 cells of the tiles, so
+    # inside the window.  Put the tiles down, read the lines, take them back.
+    width = st[S_WIDTH]
+    row_at = st[S_ROW_AT]
+    saved = np.empty(6, np.int64)
+    for a in range(n):
+        p = (move[ROW_ROWS + a] - st[S_TOP]) * width + (move[ROW_COLS + a] - st[S_LEFT])
+        saved[a] = st[row_at + p]
+        st[row_at + p] = ~np.int64(move[ROW_KINDS + a])
+    verdict = OK
+    score = 0
+    bad_r = 0
+    bad_c = 0
+    bad_dir = 0
+    for direction in range(2):
+        # The line along the placement (when n >= 2), and for each tile the line
+        # across it; a single tile has both of its lines judged.
+        along_row = direction == 0
+        for a in range(n):
+            if n >= 2 and a > 0 and along_row == same_row:
+                continue  # the line along the placement is judged once
+            p = (move[ROW_ROWS + a] - st[S_TOP]) * width + (move[ROW_COLS + a] - st[S_LEFT])
+            length, allowed = run_line(st, p, 1 if along_row else width)
+            if allowed < 0 and verdict == OK:
+                verdict = INVALID_LINE
+                bad_r = move[ROW_ROWS + a]
+                bad_c = move[ROW_COLS + a]
+                bad_dir = direction
+            score += line_points(length)
+    for a in range(n):
+        p = (move[ROW_ROWS + a] - st[S_TOP]) * width + (move[ROW_COLS + a] - st[S_LEFT])
+        st[row_at + p] = saved[a]
+    if verdict != OK:
+        return verdict, 0, bad_r, bad_c, bad_dir
+    return OK, score, 0, 0, 0
+
+
+# ------------------------------------------------------------------ push and pop
+@kernel
+def push(st: KArray, log: KArray, move: KArray, check: KInt) -> KInt:
+    """Place the tiles of ``move`` (a move row) and bring the cross-checks up to date,
+    logging every word written (an empty ``log``: no undo, nothing logged).  Returns the move's score; with ``check``, judged
+    first (its score is then computed), and -verdict if illegal, changing nothing.
+    Returns NEED_REGROW, changing nothing, when the tiles would come within MARGIN
+    cells of the window's edge (or the board is empty): see :func:`regrown`.
+    Unchecked, ``move`` must be legal (a row of a move table of this position)."""
+    if check:
+        verdict, score, _, _, _ = judge(st, move)
+        if verdict != OK:
+            return -verdict
+    else:
+        score = move[ROW_SCORE]
+    n = move[ROW_N]
+    height = st[S_HEIGHT]
+    width = st[S_WIDTH]
+    top = st[S_TOP]
+    left = st[S_LEFT]
+    for s in range(n):
+        i = move[ROW_ROWS + s] - top
+        j = move[ROW_COLS + s] - left
+        if i < MARGIN or j < MARGIN or i >= height - MARGIN or j >= width - MARGIN:
+            return NEED_REGROW
+    # The mark that opens this push's entries, then the header words it changes.
+    if log.shape[0] > 0:
+        e = log[0]
+        log[1 + 2 * e] = -1
+        log[2 + 2 * e] = 0
+        log[0] = e + 1
+        for slot in range(S_R0, S_FULL + 1):
+            logged_write(st, log, slot, st[slot])
+    row_at = st[S_ROW_AT]
+    col_at = st[S_COL_AT]
+    occ_at = st[S_OCC_AT]
+    words = st[S_WORDS]
+    for s in range(n):
+        i = move[ROW_ROWS + s] - top
+        j = move[ROW_COLS + s] - left
+        kind = np.int64(move[ROW_KINDS + s])
+        p = i * width + j
+        logged_write(st, log, row_at + p, ~kind)
+        logged_write(st, log, col_at + p, ~kind)
+        o = occ_at + i * words + j // 64
+        logged_write(st, log, o, st[o] | (np.int64(1) << (j % 64)))
+        logged_write(st, log, S_COUNTS + kind, st[S_COUNTS + kind] + 1)
+        if st[S_COUNTS + kind] >= 3:
+            st[S_FULL] |= np.int64(1) << kind
+        st[S_R0] = min(st[S_R0], i)
+        st[S_R1] = max(st[S_R1], i + 1)
+        st[S_C0] = min(st[S_C0], j)
+        st[S_C1] = max(st[S_C1], j + 1)
+    st[S_TILES] += n
+    # The empty cells at both ends of every run that now holds a placed tile (the
+    # tiles of a move lie in one run along its line: those ends once).
+    along_row = n == 1 or move[ROW_ROWS] == move[ROW_ROWS + 1]
+    for s in range(n):
+        p = (move[ROW_ROWS + s] - top) * width + (move[ROW_COLS + s] - left)
+        for direction in range(2):
+            if s > 0 and (direction == 0) == along_row:
+                continue
+            at = row_at if direction == 0 else col_at
+            step = 1 if direction == 0 else width
+            x = p - step
+            while st[at + x] < 0:
+                x -= step
+            logged_write(st, log, at + x, line_info(st, at, x, step))
+            x = p + step
+            while st[at + x] < 0:
+                x += step
+            logged_write(st, log, at + x, line_info(st, at, x, step))
+    return score
+
+
+@kernel
+def pop(st: KArray, log: KArray) -> None:
+    """Take back the last push: write back every word it logged, newest first."""
+    e = log[0]
+    while e > 0:
+        e -= 1
+        i = log[1 + 2 * e]
+        if i < 0:
+            break
+        st[i] = log[2 + 2 * e]
+    log[0] = e
+
+
+@kernel
+def tiles_of(st: KArray) -> KArray:
+    """Every tile as a row [row, col, kind] (caller's coordinates), in (row, col) order."""
+    out = np.empty((st[S_TILES], 3), np.int64)
+    if st[S_TILES] == 0:
+        return out
+    width = st[S_WIDTH]
+    row_at = st[S_ROW_AT]
+    n = 0
+    for i in range(st[S_R0], st[S_R1]):
+        for j in range(st[S_C0], st[S_C1]):
+            word = st[row_at + i * width + j]
+            if word < 0:
+                out[n, 0] = i + st[S_TOP]
+                out[n, 1] = j + st[S_LEFT]
+                out[n, 2] = ~word
+                n += 1
+    return out
