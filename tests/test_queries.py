@@ -489,6 +489,6 @@ def test_risk_kernel_reads_nothing_outside_the_window() -> None:
     assert open_after.max() == 2
     near = Board("Rb@0,0 Ob@0,1 Yb@0,2 Gb@0,3")
     far = Board("Rb@1000000,-1000000 Ob@1000000,-999999 Yb@1000000,-999998 Gb@1000000,-999997")
-    a, b = near.move_risk(hand), far.move_risk(hand)
+    a, b = queries.move_risk(near, hand), queries.move_risk(far, hand)
     assert len(a.moves) == len(b.moves) > 0
     assert np.array_equal(a.open_after, b.open_after) and np.array_equal(a.opened, b.opened)
