@@ -9,6 +9,7 @@ and Games played turn by turn, go through it.
 from __future__ import annotations
 
 import copy
+import json
 import subprocess
 import sys
 import time
@@ -106,6 +107,14 @@ def test_the_selfplay_commands_record_file_passes_the_referee(tmp_path: Path) ->
     assert [r["seed"] for r in records] == [(2**64 - 7 + i) % 2**64 for i in range(games)]
     for record in records:
         assert referee_replay(record).end == record["end"] in ENDS
+    # The same file through the referee's command line, then with one record broken.
+    naive_py = str(Path(__file__).with_name("naive.py"))
+    done = subprocess.run([sys.executable, naive_py, str(path)], capture_output=True, text=True, check=False)
+    assert done.returncode == 0 and f"{games} records follow the rules" in done.stdout, done.stdout + done.stderr
+    records[-1]["turns"][0]["score"] += 1
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    done = subprocess.run([sys.executable, naive_py, str(path)], capture_output=True, text=True, check=False)
+    assert done.returncode == 1 and f":{games}: turn " in done.stdout, done.stdout + done.stderr
 
 
 # Engine games (2 greedy players) that end blocked: the bag is empty and no hand can
