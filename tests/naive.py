@@ -1161,3 +1161,33 @@ def naive_moves_digest(moves: dict[Move, int]) -> str:
     move, ``"<placements text> <score>"``, the lines sorted, joined by newlines."""
     lines = sorted(f"{naive_placements_text(m)} {s}" for m, s in moves.items())
     return hashlib.sha256("\n".join(lines).encode()).hexdigest()[:16]
+
+
+def _main(argv: Sequence[str]) -> int:
+    """``python tests/naive.py FILE...``: referee every record of JSON-lines files
+    (``-`` or nothing: standard input); print how the games ended, or the first
+    record that breaks a rule (exit status 1)."""
+    import json
+    import sys
+
+    ends: Counter[str] = Counter()
+    for name in argv or ["-"]:
+        stream = sys.stdin if name == "-" else open(name)  # noqa: SIM115
+        with stream:
+            for number, line in enumerate(stream, 1):
+                if not line.strip():
+                    continue
+                try:
+                    result = referee_replay(json.loads(line))
+                except (ValueError, RefereeError) as exc:
+                    print(f"{name}:{number}: {exc}")
+                    return 1
+                ends[str(result.end)] += 1
+    print(f"{sum(ends.values())} records follow the rules; ends: {dict(sorted(ends.items()))}")
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(_main(sys.argv[1:]))

@@ -9,8 +9,12 @@ and Games played turn by turn, go through it.
 from __future__ import annotations
 
 import copy
+import json
+import subprocess
+import sys
 import time
 from collections import Counter
+from pathlib import Path
 
 import numba
 import pytest
@@ -19,7 +23,7 @@ from hypothesis import strategies as st
 
 from qwirkle_core import _prng
 from qwirkle_core.game import Action, Game, distinct_exchanges
-from qwirkle_core.records import InvalidRecordError, game_from_record
+from qwirkle_core.records import InvalidRecordError, game_from_record, read_records
 from qwirkle_core.selfplay import selfplay
 
 from .naive import ENDS, NaiveRng, RefereeError, naive_deal, referee_replay
@@ -80,6 +84,37 @@ def test_selfplay_records_pass_the_referee(config: tuple) -> None:  # type: igno
         assert actions["exchange"] > 0
     # How long the referee took, for `pytest -s`.
     print(f"\n{config_id(config)}: {games} games, {time.perf_counter() - began:.2f}s, ends {dict(ends)}, {dict(actions)}")
+
+
+@pytest.mark.skipif(JIT_OFF, reason="the parallel kernel is the serial one without the JIT")
+def test_parallel_selfplay_records_pass_the_referee() -> None:
+    result = selfplay(120, 4, ["random", "heuristic", "greedy", "random"], seed=123_456, record=True)
+    for i, record in enumerate(result.records):
+        res = referee_replay(record)
+        assert res.end == record["end"] and res.scores == result.scores[i].tolist()
+
+
+def test_the_selfplay_commands_record_file_passes_the_referee(tmp_path: Path) -> None:
+    """The record file the command line streams, line by line."""
+    path = tmp_path / "games.jsonl"
+    games = 2 if JIT_OFF else 30
+    command = [sys.executable, "-m", "qwirkle_core", "selfplay", "--games", str(games), "--players", "5",
+               "--bots", "random,greedy,heuristic,greedy,random", "--seed", str(2**64 - 7), "--record", str(path),
+               "--progress", "never", "--threads", "1"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr
+    records = list(read_records(path.read_text().splitlines()))
+    assert [r["seed"] for r in records] == [(2**64 - 7 + i) % 2**64 for i in range(games)]
+    for record in records:
+        assert referee_replay(record).end == record["end"] in ENDS
+    # The same file through the referee's command line, then with one record broken.
+    naive_py = str(Path(__file__).with_name("naive.py"))
+    done = subprocess.run([sys.executable, naive_py, str(path)], capture_output=True, text=True, check=False)
+    assert done.returncode == 0 and f"{games} records follow the rules" in done.stdout, done.stdout + done.stderr
+    records[-1]["turns"][0]["score"] += 1
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    done = subprocess.run([sys.executable, naive_py, str(path)], capture_output=True, text=True, check=False)
+    assert done.returncode == 1 and f":{games}: turn " in done.stdout, done.stdout + done.stderr
 
 
 # Engine games (2 greedy players) that end blocked: the bag is empty and no hand can
