@@ -46,8 +46,14 @@ from typing import Any, TypeVar, cast
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import numba
-from numba.core import event, types
-from numba.core.typing import templates
+from numba.core import event as _event
+from numba.core import types as _types
+from numba.core.typing import templates as _templates
+
+# numba's own annotations are partial: use its internals untyped.
+event: Any = _event
+types: Any = _types
+templates: Any = _templates
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -140,7 +146,7 @@ def compiling_ours() -> bool:
     return getattr(_state, "depth", 0) > 0
 
 
-class _CompileListener(event.Listener):  # type: ignore[misc]  # numba has no stubs
+class _CompileListener(event.Listener):  # type: ignore[misc]  # a base class of type Any
     """Announces the first compilation of the process, and logs each one's time."""
 
     def __init__(self) -> None:
