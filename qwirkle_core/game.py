@@ -7,7 +7,7 @@
 >>> Game.from_string(game.to_string()) == game
 True
 
-The rules are RULES.md's.  Conventions this module fixes:
+The rules are those of docs/rules.md.  Conventions this module fixes:
 
 - The bag is a sequence; tiles are drawn from its end.  The deal gives 6 tiles to
   seat 0, then 6 to seat 1, and so on, in draw order; hands keep their draw order.

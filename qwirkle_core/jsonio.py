@@ -1,4 +1,4 @@
-"""Strict reading of the JSON shapes of RULES.md, with errors that name the place.
+"""Strict reading of the JSON shapes of docs/rules.md, with errors that name the place.
 
 Shared by every JSON front end (the command line, the engine): a boolean is not an
 integer, a float is not an integer, and every value is range-checked before it can

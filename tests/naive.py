@@ -2,7 +2,7 @@
 
 This module is the oracle that the fast move generator is checked against. It
 reads nothing from ``qwirkle_core`` on purpose and uses the standard library
-only. It follows ``shared/RULES.md``.
+only. It follows ``docs/rules.md``.
 
 Data shapes
 -----------

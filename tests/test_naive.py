@@ -65,7 +65,7 @@ def test_kind_and_transforms():
     assert rotate90(rotate90(rotate90(rotate90(b)))) == b
 
 
-# ------------------------------------------------------------ worked figures (RULES.md)
+# --------------------------------------------------------- worked figures (docs/rules.md)
 
 
 def test_figure_opening_three_yellow():
