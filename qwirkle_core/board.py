@@ -222,9 +222,11 @@ class Board:
         return self._n_tiles
 
     def is_empty(self) -> bool:
+        """Whether the board has no tile."""
         return self._n_tiles == 0
 
     def tile_at(self, row: int, col: int) -> Tile | None:
+        """The tile on cell (row, col), or None if the cell is empty."""
         st = self._st
         i = row - int(st[S_TOP])
         j = col - int(st[_state.S_LEFT])
@@ -244,9 +246,11 @@ class Board:
         return [int(v) for v in self._st[S_COUNTS : S_COUNTS + N_KINDS]]
 
     def text(self) -> str:
+        """The placement text of the board (``"Rc@0,0 Rs@0,1"``), which ``Board(text)`` reads back."""
         return placements_text(self.placements())
 
     def to_json(self) -> list[list[int]]:
+        """The board as JSON placements ``[[row, col, color, shape], ...]``."""
         return [[r, c, int(t.color), int(t.shape)] for r, c, t in self.placements()]
 
     def bounds(self) -> tuple[int, int, int, int] | None:
@@ -403,6 +407,7 @@ class Board:
         return self._judge(placements, hand)[1]
 
     def is_legal(self, placements: Move | Iterable[Any], hand: Sequence[Tile] | None = None) -> bool:
+        """Whether ``placements`` are a legal move on this board (from ``hand`` when given)."""
         try:
             self._judge(placements, hand)
         except (IllegalMoveError, InvalidMoveError, InvalidTileError, InvalidPositionError):
@@ -460,15 +465,18 @@ class Board:
         return move
 
     def peek(self) -> Move:
+        """The last move pushed (IndexError when there is none)."""
         if not self._stack:
             raise IndexError("no pushed moves")
         return self._stack[-1][0]
 
     @property
     def move_stack(self) -> list[Move]:
+        """The moves pushed so far, oldest first."""
         return [m for m, _ in self._stack]
 
     def copy(self, stack: bool = True) -> Board:
+        """An independent copy of the board; with ``stack=False`` without the undo stack."""
         board = Board.__new__(Board)
         board._st = self._st.copy()
         board._out = None

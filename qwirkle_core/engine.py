@@ -348,4 +348,5 @@ def serve(stdin: IO[bytes], stdout: IO[str]) -> int:
 
 
 def run_stdio() -> int:
+    """Serve the engine on this process's stdin and stdout; returns the exit status."""
     return serve(sys.stdin.buffer, sys.stdout)

@@ -99,18 +99,22 @@ class Action:
 
     @classmethod
     def place(cls, move: Move | Iterable[Any]) -> Action:
+        """A place action for ``move`` (a Move, or placements)."""
         return cls(cls.PLACE, move if isinstance(move, Move) else Move(move))
 
     @classmethod
     def exchange(cls, tiles: Iterable[Tile]) -> Action:
+        """An exchange of ``tiles`` (one or more)."""
         return cls(cls.EXCHANGE, tiles=tiles)
 
     @classmethod
     def pass_turn(cls) -> Action:
+        """A pass."""
         return cls(cls.PASS)
 
     @classmethod
     def from_text(cls, text: str) -> Action:
+        """Read the notation: ``"Rc@0,0 Rs@0,1"`` places, ``"x Rc Yd"`` exchanges, ``"pass"`` passes."""
         if not isinstance(text, str):
             raise InvalidMoveError(f"expected action text, got {text!r}")
         words = text.split()
@@ -129,6 +133,7 @@ class Action:
         return self.move.score if self.move is not None else 0
 
     def text(self) -> str:
+        """The action in notation (see :meth:`from_text`)."""
         if self.kind == Action.PLACE:
             assert self.move is not None
             return self.move.text()
@@ -316,6 +321,7 @@ class Game:
     # ------------------------------------------------------------- reading
     @property
     def players(self) -> int:
+        """The number of players (2 to 6)."""
         return int(self._meta[_gameloop.M_PLAYERS])
 
     @property
@@ -336,14 +342,17 @@ class Game:
 
     @property
     def to_move(self) -> int:
+        """The seat whose turn it is."""
         return int(self._meta[_gameloop.M_PLAYER])
 
     @property
     def scores(self) -> list[int]:
+        """The scores, one per seat."""
         return [int(s) for s in self._scores[: self.players]]
 
     @property
     def bag_size(self) -> int:
+        """How many tiles are left in the bag."""
         return int(self._meta[_gameloop.M_BAG])
 
     @property
@@ -358,6 +367,7 @@ class Game:
 
     @property
     def hands(self) -> list[list[Tile]]:
+        """Every seat's hand (a referee's view: all of them)."""
         return [self.hand(p) for p in range(self.players)]
 
     @property
@@ -367,6 +377,7 @@ class Game:
 
     @property
     def is_over(self) -> bool:
+        """Whether the game has ended."""
         return bool(self._meta[_gameloop.M_OVER])
 
     @property

@@ -98,6 +98,7 @@ class Tile:
         return _TILES[c * N_SHAPES + s]
 
     def text(self) -> str:
+        """The two-letter text form: colour letter, shape letter (``"Rc"``)."""
         return COLOR_LETTERS[self.color] + SHAPE_LETTERS[self.shape]
 
     def __str__(self) -> str:

@@ -24,6 +24,7 @@ def _python(code: str, env: dict[str, str] | None = None) -> subprocess.Complete
     )
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="needs the JIT")
 def test_kernels_work_where_no_cache_dir_is_writable() -> None:
     # Make numba find no cache location at all, as on a read-only install: it then
@@ -67,6 +68,7 @@ def test_the_bounds_checked_run_really_checks_bounds() -> None:
         read(np.zeros(3, np.int64), 3)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="needs the JIT")
 def test_editing_a_callee_module_does_not_leave_a_stale_cache(tmp_path: Path) -> None:
     """numba keys a kernel's cache on its own file; our cache directory is named after

@@ -208,6 +208,7 @@ def test_command_unwritable_record(tmp_path, capsys) -> None:  # type: ignore[no
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(JIT_OFF, reason="compares the JIT with JIT off: needs the JIT")
 def test_engine_gives_the_same_game_without_jit() -> None:
     """The kernels' integer arithmetic is exact both ways (no reliance on overflow)."""
