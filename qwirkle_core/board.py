@@ -47,8 +47,10 @@ class CellMasks(NamedTuple):
 
 
 def _as_hand_sequence(hand: object) -> Sequence[Tile]:
-    if isinstance(hand, (str, bytes)) or not hasattr(hand, "__len__") or not hasattr(hand, "__iter__"):
-        raise InvalidPositionError(f"a hand is a sequence of Tiles, got {hand!r}")
+    if isinstance(hand, str):
+        raise InvalidTileError(f"a hand is a sequence of Tiles, got the text {hand!r} (parse_tiles({hand!r}) reads it)")
+    if isinstance(hand, bytes) or not hasattr(hand, "__len__") or not hasattr(hand, "__iter__"):
+        raise InvalidTileError(f"a hand is a sequence of Tiles, got {hand!r}")
     return list(hand)
 
 

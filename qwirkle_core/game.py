@@ -801,6 +801,29 @@ class Game:
     def __repr__(self) -> str:
         return f"Game.from_string({self.to_string()!r})"
 
+    def __str__(self) -> str:
+        """The board drawn as text, then the scores, the bag and the player to move
+        (with their hand); other hands are shown by their size only.
+
+        >>> print(Game(players=2, seed=1))
+        (empty board)
+        scores: 0 0   bag: 96
+        seat 0 to move, opens with 2 tiles; hand: Gc Pb Rb Pl Ys Rx; seat 1: 6 tiles
+        """
+        from .render import board_text
+
+        if self._over:
+            status = "game over, winner" + ("s " if len(self.winners()) > 1 else " ")
+            status += " ".join(f"seat {w}" for w in self.winners())
+        else:
+            opening = f", opens with {self._opening} tiles" if self._opening else ""
+            hand = " ".join(t.text() for t in self._hands[self._player]) or "-"
+            status = f"seat {self._player} to move{opening}; hand: {hand}"
+            others = [f"seat {p}: {len(h)} tiles" for p, h in enumerate(self._hands) if p != self._player]
+            status += "; " + ", ".join(others)
+        scores = " ".join(str(s) for s in self._scores)
+        return f"{board_text(self._board)}\nscores: {scores}   bag: {len(self._bag)}\n{status}"
+
     # --------------------------------------------------------------- records
     def to_record(self) -> dict[str, Any]:
         """The game so far as a ``qwirkle-record/1`` object (:func:`qwirkle_core.records.record_from_game`)."""
