@@ -58,7 +58,7 @@ def _fix_links(markdown: str, source: Path) -> str:
 
     def fix(m: re.Match[str]) -> str:
         text, target = m.group(1), m.group(2)
-        if "://" in target or target.startswith("#") or target.startswith("mailto:"):
+        if "://" in target or target.startswith(("#", "mailto:")):
             return m.group(0)
         path, _, anchor = target.partition("#")
         resolved = (source.parent / path).resolve()
