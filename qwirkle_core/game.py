@@ -812,17 +812,19 @@ class Game:
         """
         from .render import board_text
 
-        if self._over:
-            status = "game over, winner" + ("s " if len(self.winners()) > 1 else " ")
-            status += " ".join(f"seat {w}" for w in self.winners())
+        player = self.to_move
+        if self.is_over:
+            winners = self.winners()
+            status = f"game over ({self.end}), winner{'s' if len(winners) > 1 else ''}: "
+            status += " ".join(f"seat {w}" for w in winners)
         else:
-            opening = f", opens with {self._opening} tiles" if self._opening else ""
-            hand = " ".join(t.text() for t in self._hands[self._player]) or "-"
-            status = f"seat {self._player} to move{opening}; hand: {hand}"
-            others = [f"seat {p}: {len(h)} tiles" for p, h in enumerate(self._hands) if p != self._player]
+            opening = f", opens with {self.opening_size} tiles" if self.opening_size else ""
+            hand = " ".join(t.text() for t in self.hand(player)) or "-"
+            status = f"seat {player} to move{opening}; hand: {hand}"
+            others = [f"seat {p}: {len(h)} tiles" for p, h in enumerate(self.hands) if p != player]
             status += "; " + ", ".join(others)
-        scores = " ".join(str(s) for s in self._scores)
-        return f"{board_text(self._board)}\nscores: {scores}   bag: {len(self._bag)}\n{status}"
+        scores = " ".join(str(s) for s in self.scores)
+        return f"{board_text(self.board)}\nscores: {scores}   bag: {self.bag_size}\n{status}"
 
     # --------------------------------------------------------------- records
     def to_record(self) -> dict[str, Any]:
