@@ -7,6 +7,11 @@ keeps.  Every request is an object ``{"cmd": NAME, ...}`` and may carry an ``"id
 or ``{"id": ..., "error": "..."}`` for a malformed or illegal request, after which the
 engine keeps running with its state unchanged.  End of input ends it cleanly.
 
+Replies show what the player to move may know: their own hand, the scores, the board,
+the size of the bag and of every hand.  The bag's order, the other hands and the
+position string come only with ``"reveal": true`` in the request (a referee's view).
+docs/engine.md gives every request and reply.
+
 The engine's logic lives in :class:`EngineSession` (no I/O), so it can be driven and
 tested in-process; :func:`serve` reads and writes the lines; :class:`EngineClient` in
 ``qwirkle_core.client`` drives a separate engine process from Python.
