@@ -63,6 +63,7 @@ class WarmupReport:
     """What :func:`warmup` did: seconds per group, failures, the cache's place."""
 
     cache: str
+    jobs: int = 1
     seconds: float = 0.0
     groups: dict[str, float] = field(default_factory=dict)
     failures: dict[str, str] = field(default_factory=dict)
@@ -74,7 +75,8 @@ class WarmupReport:
 
     def lines(self) -> list[str]:
         """The report in a few lines of text."""
-        out = [f"compiled the kernels in {self.seconds:.1f} s ({len(self.groups)} groups side by side)"]
+        groups = len(self.groups) + len(self.failures)
+        out = [f"compiled the kernels in {self.seconds:.1f} s ({groups} groups, {self.jobs} processes at a time)"]
         out += [f"  {name}: {seconds:.1f} s" for name, seconds in self.groups.items()]
         out += [f"  {name}: FAILED: {message}" for name, message in self.failures.items()]
         out.append(f"cache: {self.cache}")
@@ -97,7 +99,7 @@ def warmup(jobs: int | None = None) -> WarmupReport:
     """Compile every kernel into the on-disk cache, ``jobs`` processes at a time
     (default: one per core, at most one per group).  Returns a :class:`WarmupReport`."""
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(GROUPS)))
-    report = WarmupReport(cache=_jit.cache_location())
+    report = WarmupReport(cache=_jit.cache_location(), jobs=jobs)
     began = time.perf_counter()
     with ThreadPoolExecutor(jobs) as pool:
         for name, seconds, error in pool.map(_run_group, GROUPS):
