@@ -1,47 +1,75 @@
 #!/usr/bin/env bash
 # Set up a fresh machine (a virtual environment in .venv) and run every check.
 # This is the README's test command, and what CI runs (.ci/run calls it).
+# It talks as it goes: each step says what it runs, and the three test runs stream
+# their progress live, each line prefixed with the run's name ([bounds], [nojit],
+# [jit]); a summary at the end says which passed.  For everyday work, .ci/quick.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
+began=$SECONDS
+say() { printf '== %s (%ds)\n' "$*" "$((SECONDS - began))"; }
+
+say "setting up .venv (editable install with the test and docs extras)"
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
-.venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+.venv/bin/python -m pip install --quiet --disable-pip-version-check \
+    --config-settings editable_mode=compat -e '.[test,docs]'
 bin=.venv/bin
 export PYTHONHASHSEED=0
+export PYTHONUNBUFFERED=1  # live output through the pipes below
 
-echo "== ruff and mypy --strict"
-"$bin/ruff" check qwirkle_core tests benchmarks examples
+say "ruff"
+"$bin/ruff" check qwirkle_core tests benchmarks examples docs
+say "mypy --strict"
 "$bin/mypy" --strict qwirkle_core
+say "the documentation site (warnings are errors)"
+"$bin/python" docs/build.py --out "$(mktemp -d)/site"
 
 # Three runs of the suite, side by side: each spends most of its time on one core
 # (numba compiling its kernels, or plain Python), and the machine has two.
-# - bounds-checked kernels, with their own numba cache (the cache ignores
+# - [bounds] bounds-checked kernels, with their own numba cache (the cache ignores
 #   NUMBA_BOUNDSCHECK): an out-of-range access raises instead of reading junk;
-# - the JIT off, under coverage (at least 90% of qwirkle_core);
-# - the JIT on: tests, doctests (this README's examples too), every benchmark once.
-logs=$(mktemp -d)
-trap 'rm -rf "$logs"' EXIT
-echo "== the suite: bounds-checked, JIT off with coverage, JIT on (side by side)"
+# - [nojit] the JIT off, under coverage (at least 90% of qwirkle_core);
+# - [jit] the JIT on: tests, doctests (README and docs/ too), every benchmark once.
+# pytest prints one line per test file as it finishes it; each run's lines are
+# prefixed with its name.  A run that collects no test exits 5: that is a failure.
+say "the suite: [bounds] bounds-checked, [nojit] JIT off with coverage, [jit] JIT on (side by side)"
+run() {  # run NAME COMMAND...: the command's output, live, each line prefixed [NAME]
+    local name=$1
+    shift
+    set -o pipefail
+    "$@" 2>&1 | sed -u "s/^/[$name] /"
+}
+pytest_args=(-p no:warnings -o console_output_style=count --color=no)
 NUMBA_BOUNDSCHECK=1 NUMBA_CACHE_DIR="$PWD/.numba_cache_boundscheck" \
-    "$bin/python" -m pytest tests -q -p no:warnings >"$logs/boundscheck" 2>&1 &
-boundscheck=$!
-NUMBA_DISABLE_JIT=1 "$bin/python" -m pytest tests -q -p no:warnings \
-    --cov=qwirkle_core --cov-report=term --cov-fail-under=90 >"$logs/nojit" 2>&1 &
+    run bounds "$bin/python" -m pytest tests "${pytest_args[@]}" &
+bounds=$!
+NUMBA_DISABLE_JIT=1 run nojit "$bin/python" -m pytest tests "${pytest_args[@]}" \
+    --cov=qwirkle_core --cov-report=term:skip-covered --cov-fail-under=90 &
 nojit=$!
-"$bin/python" -m pytest tests benchmarks qwirkle_core README.md \
-    --doctest-modules --doctest-glob='README.md' -q >"$logs/jit" 2>&1 &
+run jit "$bin/python" -m pytest tests benchmarks qwirkle_core README.md docs "${pytest_args[@]}" \
+    --doctest-modules --doctest-glob='*.md' &
 jit=$!
+
+finish() {  # finish PID NAME: wait for a run (in this shell) and note how it ended
+    local code=0
+    wait "$1" || code=$?
+    case $code in
+        0) lines+=("   $2: passed") ;;
+        5) lines+=("   $2: FAILED: no tests were collected (pytest exit 5)") ;;
+        *) lines+=("   $2: FAILED (exit $code)") ;;
+    esac
+    [ "$code" -eq 0 ] || failed=1
+}
 failed=0
-wait "$boundscheck" || failed=1
-wait "$nojit" || failed=1
-wait "$jit" || failed=1
-echo "-- bounds-checked kernels:"
-cat "$logs/boundscheck"
-echo "-- the JIT off, with coverage:"
-cat "$logs/nojit"
-echo "-- the JIT on, with doctests and every benchmark once:"
-cat "$logs/jit"
+lines=()
+finish "$bounds" "[bounds] bounds-checked kernels"
+finish "$nojit" "[nojit] the JIT off, with coverage >= 90%"
+finish "$jit" "[jit] the JIT on, doctests, every benchmark once"
+say "summary"
+printf '%s\n' "${lines[@]}"
 if [ "$failed" -ne 0 ]; then
     echo "a run above failed"
     exit 1
 fi
+echo "every check passed"

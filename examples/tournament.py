@@ -1,6 +1,9 @@
 """A self-play tournament of the built-in bots, with a plot of the score distributions.
 
-    python examples/tournament.py [--games 2000] [--out tournament.svg]
+    python examples/tournament.py [--games 2000] [--out FILE.svg]
+
+The plot goes to ``--out``; by default to ``tournament.svg`` beside this script (never
+the current directory).
 
 Every pairing plays the same seeded deals with the seats swapped; the whole games run
 inside numba on all cores.  The plot is a plain SVG (no plotting library needed).
@@ -10,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+from pathlib import Path
 
 import numpy as np
 
@@ -57,7 +61,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=2000, help="games per pairing and seat order")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", default="tournament.svg")
+    default_out = Path(__file__).resolve().parent / "tournament.svg"
+    parser.add_argument("--out", default=str(default_out), help=f"the SVG plot (default {default_out})")
     args = parser.parse_args()
 
     all_scores: dict[str, list[np.ndarray]] = {b: [] for b in BOTS}

@@ -1,3 +1,3 @@
 from .cli import entry
 
-entry()
+entry(prog="python -m qwirkle_core")

@@ -11,7 +11,7 @@ A game's state is a handful of arrays (numba has no classes worth their cost her
 - ``bag``: int64[108], the first ``meta[M_BAG]`` slots used; tiles are drawn from the end;
 - ``scores``: int64[6]; ``game_rng``: int64[4]; ``bot_rngs``: int64[6, 4].
 
-The rules follow RULES.md and are the same as ``qwirkle_core.game.Game`` (the tests
+The rules follow docs/rules.md and are the same as ``qwirkle_core.game.Game`` (the tests
 play both side by side): the opener places exactly their largest group; a place draws
 back to 6; an exchange draws first, then mixes each returned tile into the bag at a
 random position; the player who empties their hand (the bag is then empty) scores 6

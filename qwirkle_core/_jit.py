@@ -3,15 +3,38 @@
 Kernels use numba's on-disk cache so that a new process starts in a fraction of a
 second.  numba raises at decoration time when it finds no writable cache directory
 (a read-only install, a locked-down home); the library must still work there, only
-slower to start, so we fall back to an uncached kernel instead of failing the import.
+slower to start, so we fall back to an uncached kernel instead of failing the import
+(and warn once, saying how to fix it).
+
+What a first call compiles, and what it costs, is kept small here rather than in the
+kernels (measured on the project's 2-core machine, fresh process, empty cache):
+
+- *no literal specialisation*: numba types a module constant passed to another kernel
+  (``MODE_ANY``, ``0``) as a literal and compiles a separate copy of the callee and of
+  everything it calls for each value.  The self-play loop compiled ``generate_moves``
+  three times and ``legal_placements`` twice; now each kernel compiles once;
+- *short shape errors*: numba 0.60+ formats the shapes into the message of a failed
+  array-to-slice assignment, which compiles its whole string machinery (``str`` of
+  ints, ``join``, f-strings: 2-4 s) into the first kernel that copies an array
+  row.  While one of our kernels compiles, that error is numba's plain "cannot assign
+  slice from input of different size" (our kernels never raise it: the Python layer
+  checks every shape);
+- *no GIL*: kernels release the GIL, so independent games run on Python threads
+  without numba's parallel (``prange``) compilation, which alone took 12 s.
+
+Compiling is announced once per process on the ``qwirkle_core`` logger (INFO), before
+it starts; the command line shows that line on stderr.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import shutil
 import tempfile
+import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -23,20 +46,32 @@ from typing import Any, TypeVar, cast
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import numba
+from numba.core import event as _event
+from numba.core import types as _types
+from numba.core.typing import templates as _templates
+
+# numba's own annotations are partial: use its internals untyped.
+event: Any = _event
+types: Any = _types
+templates: Any = _templates
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+log = logging.getLogger("qwirkle_core")
 
 _PACKAGE = Path(__file__).resolve().parent
 
 
 def _sources_digest() -> str:
-    """A digest of every module of the package.
+    """A digest of every module of the package, and of the numba that compiles it.
 
     numba's cache is keyed on the kernel's own source file only, so a kernel that calls
     a kernel of another module keeps running the old callee after that module changes.
     Caching under a directory named after all the sources makes any change start a
-    fresh cache."""
+    fresh cache; the same sources reinstalled (a new virtual environment, pip install
+    again) find the cache of the last install."""
     digest = hashlib.sha256()
+    digest.update(numba.__version__.encode())
     for path in sorted(_PACKAGE.rglob("*.py")):  # subpackages too
         digest.update(path.relative_to(_PACKAGE).as_posix().encode())
         digest.update(path.read_bytes())
@@ -53,25 +88,174 @@ def _writable_dir(path: Path) -> bool:
     return True
 
 
+def user_cache_root() -> Path:
+    """The user's cache directory for this package (``$XDG_CACHE_HOME/qwirkle_core``,
+    else ``~/.cache/qwirkle_core``)."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "qwirkle_core"
+
+
+KEEP_CACHES = 4
+
+
+def _prune(parent: Path, name: str) -> None:
+    """Mark cache ``name`` as just used and drop all but the ``KEEP_CACHES`` most
+    recently used ones (caches of older sources are dead weight; a few are kept for
+    checkouts of different versions side by side).  Best effort."""
+    try:
+        os.utime(parent / name)
+        caches = sorted(parent.glob("numba-*"), key=lambda p: p.stat().st_mtime, reverse=True)
+    except OSError:
+        return
+    for old in caches[KEEP_CACHES:]:
+        shutil.rmtree(old, ignore_errors=True)
+
+
 def _choose_cache_dir() -> str | None:
     """Where our kernels cache: NUMBA_CACHE_DIR if the caller set it (None here: numba
-    uses it), else a per-sources directory beside the package or in the user's cache,
-    else None (numba then looks for a place itself, and kernel() falls back to no cache)."""
+    uses it), else a per-sources directory in the user's cache (it survives
+    reinstalling the package), else beside the package, else None (numba then looks
+    for a place itself, and kernel() falls back to no cache)."""
     if os.environ.get("NUMBA_CACHE_DIR"):
         return None
     name = f"numba-{_sources_digest()}"
-    user_cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "qwirkle_core"
-    for parent in (_PACKAGE / "__pycache__", user_cache):
+    for parent in (user_cache_root(), _PACKAGE / "__pycache__"):
         if _writable_dir(parent / name):
-            # Caches of older sources are dead weight: drop them (best effort).
-            for old in parent.glob("numba-*"):
-                if old.name != name:
-                    shutil.rmtree(old, ignore_errors=True)
+            _prune(parent, name)
             return str(parent / name)
     return None
 
 
 CACHE_DIR = _choose_cache_dir()
+CACHING = True  # becomes False at the first kernel that numba cannot cache
+
+
+def cache_location() -> str:
+    """Where compiled kernels are kept, in words (for ``warmup`` and messages)."""
+    if not CACHING:
+        return "nowhere (no writable cache directory: set NUMBA_CACHE_DIR to one)"
+    return CACHE_DIR or os.environ.get("NUMBA_CACHE_DIR") or "numba's default cache directory"
+
+
+# ----------------------------------------------------------------- compile hooks
+_state = threading.local()  # depth: how many of our kernels are compiling on this thread
+_announced = False
+
+
+def compiling_ours() -> bool:
+    """True while one of our kernels (or a function it calls) compiles on this thread."""
+    return getattr(_state, "depth", 0) > 0
+
+
+class _CompileListener(event.Listener):  # type: ignore[misc]  # a base class of type Any
+    """Announces the first compilation of the process, and logs each one's time."""
+
+    def __init__(self) -> None:
+        self.began: dict[int, float] = {}
+
+    def on_start(self, ev: Any) -> None:
+        if not compiling_ours() or getattr(_state, "depth", 0) != 1:
+            return
+        dispatcher = ev.data["dispatcher"]
+        if getattr(dispatcher, "_qwirkle_kernel", False) is not True:
+            return
+        global _announced
+        name = dispatcher.py_func.__name__
+        if getattr(_state, "announced_here", None) != id(dispatcher):
+            _state.announced_here = id(dispatcher)
+            self.began[id(dispatcher)] = time.perf_counter()
+            level = logging.DEBUG if _announced else logging.INFO
+            if not _announced:
+                _announced = True
+                where = (
+                    "once; kept in " + cache_location()
+                    if CACHING
+                    else "no writable cache: every new process compiles again"
+                )
+                log.log(level, "compiling kernels for first use (%s), this takes a few seconds ...", where)
+            log.debug("compiling %s", name)
+
+    def on_end(self, ev: Any) -> None:
+        began = self.began.pop(id(ev.data["dispatcher"]), None)
+        if began is not None:
+            _state.announced_here = None
+            log.debug("compiled %s in %.1f s", ev.data["dispatcher"].py_func.__name__, time.perf_counter() - began)
+
+
+event.register("numba:compile", _CompileListener())
+
+
+def _short_shape_errors() -> None:
+    """While our kernels compile, give a failed slice assignment numba's plain message
+    (see the module docstring).  numba caches an overload's implementation per
+    signature, so whichever compiles first in a process serves both; the only
+    difference is the wording of an error our kernels never raise."""
+    try:
+        from numba.np import arrayobj
+
+        target = arrayobj.raise_with_shape_context
+        cpu = arrayobj.ol_raise_with_shape_context_cpu
+        generic = arrayobj.ol_raise_with_shape_context_generic
+    except AttributeError:  # another numba: nothing to do
+        return
+    for key, fnty in templates.builtin_registry.globals:
+        if key is not target:
+            continue
+        for template in getattr(fnty, "templates", ()):
+            if getattr(template, "_overload_func", None) is cpu:
+
+                def choose(src_shapes: Any, index_shape: Any) -> Any:
+                    chosen = generic if compiling_ours() else cpu
+                    return chosen(src_shapes, index_shape)
+
+                template._overload_func = staticmethod(choose)
+
+
+_short_shape_errors()
+
+
+def _tame(dispatcher: Any) -> Any:
+    """Wrap a new dispatcher: mark its compilations as ours, and compile it for plain
+    argument types when another kernel calls it (see the module docstring).  With
+    NUMBA_DISABLE_JIT=1 numba returns the plain function: nothing to do."""
+    compile_ = getattr(dispatcher, "compile", None)
+    if compile_ is None:
+        return dispatcher
+
+    def compile(sig: Any) -> Any:
+        depth = getattr(_state, "depth", 0)
+        _state.depth = depth + 1
+        try:
+            return compile_(sig)
+        finally:
+            _state.depth = depth
+
+    def get_call_template(args: Any, kws: Any) -> Any:
+        pysig, folded = dispatcher._compiler.fold_argument_types(args, kws)
+        plain = tuple(types.unliteral(a) for a in folded)
+        if dispatcher._can_compile:
+            compile(plain)
+        template = templates.make_concrete_template(
+            f"CallTemplate({dispatcher.py_func.__name__})",
+            key=dispatcher.py_func.__name__,
+            signatures=dispatcher.nopython_signatures,
+        )
+        return template, pysig, plain, {}
+
+    dispatcher.compile = compile
+    dispatcher.get_call_template = get_call_template
+    dispatcher._qwirkle_kernel = True
+    return dispatcher
+
+
+def _warn_no_cache(name: str) -> None:
+    global CACHING
+    if CACHING:
+        CACHING = False
+        log.warning(
+            "qwirkle_core: no writable directory for numba's cache (at %s): every new process "
+            "compiles the kernels again (seconds). Set NUMBA_CACHE_DIR to a writable directory.",
+            name,
+        )
 
 
 def _compile(func: F, **options: Any) -> F:
@@ -83,16 +267,19 @@ def _compile(func: F, **options: Any) -> F:
         config.CACHE_DIR = CACHE_DIR
     try:
         try:
-            return cast(F, numba.njit(cache=True, **options)(func))
+            dispatcher = numba.njit(cache=True, nogil=True, **options)(func)
         except RuntimeError:
             # "cannot cache function ...: no locator available" -- nowhere to write.
-            return cast(F, numba.njit(cache=False, **options)(func))
+            _warn_no_cache(func.__name__)
+            dispatcher = numba.njit(cache=False, nogil=True, **options)(func)
+        return cast(F, _tame(dispatcher))
     finally:
         config.CACHE_DIR = saved
 
 
 def kernel(func: F) -> F:
-    """Compile ``func`` in nopython mode, cached when a cache dir is writable."""
+    """Compile ``func`` in nopython mode (GIL released), cached when a cache dir is
+    writable, compiled at its first call."""
     return _compile(func)
 
 

@@ -47,8 +47,10 @@ class CellMasks(NamedTuple):
 
 
 def _as_hand_sequence(hand: object) -> Sequence[Tile]:
-    if isinstance(hand, (str, bytes)) or not hasattr(hand, "__len__") or not hasattr(hand, "__iter__"):
-        raise InvalidPositionError(f"a hand is a sequence of Tiles, got {hand!r}")
+    if isinstance(hand, str):
+        raise InvalidTileError(f"a hand is a sequence of Tiles, got the text {hand!r} (parse_tiles({hand!r}) reads it)")
+    if isinstance(hand, bytes) or not hasattr(hand, "__len__") or not hasattr(hand, "__iter__"):
+        raise InvalidTileError(f"a hand is a sequence of Tiles, got {hand!r}")
     return list(hand)
 
 
@@ -222,9 +224,11 @@ class Board:
         return self._n_tiles
 
     def is_empty(self) -> bool:
+        """Whether the board has no tile."""
         return self._n_tiles == 0
 
     def tile_at(self, row: int, col: int) -> Tile | None:
+        """The tile on cell (row, col), or None if the cell is empty."""
         st = self._st
         i = row - int(st[S_TOP])
         j = col - int(st[_state.S_LEFT])
@@ -244,9 +248,11 @@ class Board:
         return [int(v) for v in self._st[S_COUNTS : S_COUNTS + N_KINDS]]
 
     def text(self) -> str:
+        """The placement text of the board (``"Rc@0,0 Rs@0,1"``), which ``Board(text)`` reads back."""
         return placements_text(self.placements())
 
     def to_json(self) -> list[list[int]]:
+        """The board as JSON placements ``[[row, col, color, shape], ...]``."""
         return [[r, c, int(t.color), int(t.shape)] for r, c, t in self.placements()]
 
     def bounds(self) -> tuple[int, int, int, int] | None:
@@ -416,6 +422,7 @@ class Board:
         return self._judge(placements, hand)[1]
 
     def is_legal(self, placements: Move | Iterable[Any], hand: Sequence[Tile] | None = None) -> bool:
+        """Whether ``placements`` are a legal move on this board (from ``hand`` when given)."""
         try:
             self._judge(placements, hand)
         except (IllegalMoveError, InvalidMoveError, InvalidTileError, InvalidPositionError):
@@ -473,15 +480,18 @@ class Board:
         return move
 
     def peek(self) -> Move:
+        """The last move pushed (IndexError when there is none)."""
         if not self._stack:
             raise IndexError("no pushed moves")
         return self._stack[-1][0]
 
     @property
     def move_stack(self) -> list[Move]:
+        """The moves pushed so far, oldest first."""
         return [m for m, _ in self._stack]
 
     def copy(self, stack: bool = True) -> Board:
+        """An independent copy of the board; with ``stack=False`` without the undo stack."""
         board = Board.__new__(Board)
         board._st = self._st.copy()
         board._out = None

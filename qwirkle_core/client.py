@@ -48,6 +48,8 @@ class EngineClient:
         return cls(process)
 
     def request(self, cmd: str, **args: Any) -> dict[str, Any]:
+        """Send one request ``{"cmd": cmd, **fields}`` (fields that are None left out) and return the reply
+        without ``id`` and ``ok``; raises EngineError for an error reply."""
         if self._process.stdin is None or self._process.stdout is None:
             raise EngineTerminatedError("the engine has no pipes")
         self._next_id += 1
@@ -72,39 +74,52 @@ class EngineClient:
 
     # The commands.
     def hello(self) -> dict[str, Any]:
+        """The engine's name, version, protocol and commands."""
         return self.request("hello")
 
     def new(self, players: int = 2, seed: int = 0, tie_break: list[int] | None = None) -> dict[str, Any]:
+        """Start a new game from a seed."""
         return self.request("new", players=players, seed=seed, tie_break=tie_break)
 
     def position(self, position: str | None = None, **parts: Any) -> dict[str, Any]:
+        """Set up a position: a position string, or ``board`` and ``hands`` (and ``bag``, ``scores``,
+        ``to_move``)."""
         return self.request("position", position=position, **parts)
 
     def state(self) -> dict[str, Any]:
+        """The current game as the player to move sees it (see the engine protocol)."""
         return self.request("state")
 
     def moves(self, top: int | None = None, min_score: int | None = None) -> dict[str, Any]:
+        """The legal moves of the player to move (the ``top`` best, or those scoring at least ``min_score``)."""
         return self.request("moves", top=top, min_score=min_score)
 
     def count(self) -> int:
+        """How many legal moves the player to move has."""
         return int(self.request("count")["count"])
 
     def best(self) -> dict[str, Any]:
+        """The engine's choice: the highest-scoring move, else an exchange or a pass."""
         return self.request("best")
 
     def play(self, action: str | dict[str, Any]) -> dict[str, Any]:
+        """Play an action (notation text or a JSON object) for the player to move."""
         return self.request("play", action=action)
 
     def undo(self) -> dict[str, Any]:
+        """Take back the last turn."""
         return self.request("undo")
 
     def masks(self) -> dict[str, Any]:
+        """For every empty cell beside the board, the tiles that fit there alone."""
         return self.request("masks")
 
     def analyse(self, top: int | None = None) -> dict[str, Any]:
+        """The best moves with their risk, and the open Qwirkle slots."""
         return self.request("analyse", top=top)
 
     def selfplay(self, games: int, players: int = 2, bots: str = "greedy", seed: int = 0) -> dict[str, Any]:
+        """Play ``games`` games between built-in bots inside the engine; returns the summary."""
         return self.request("selfplay", games=games, players=players, bots=bots, seed=seed)
 
     def quit(self) -> None:
@@ -117,6 +132,7 @@ class EngineClient:
         self.close()
 
     def close(self) -> None:
+        """Close the pipes and wait for the engine process to end (kill it after 10 s)."""
         for pipe in (self._process.stdin, self._process.stdout):
             if pipe is not None:
                 pipe.close()

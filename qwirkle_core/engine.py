@@ -7,6 +7,11 @@ keeps.  Every request is an object ``{"cmd": NAME, ...}`` and may carry an ``"id
 or ``{"id": ..., "error": "..."}`` for a malformed or illegal request, after which the
 engine keeps running with its state unchanged.  End of input ends it cleanly.
 
+Replies show what the player to move may know: their own hand, the scores, the board,
+the size of the bag and of every hand.  The bag's order, the other hands and the
+position string come only with ``"reveal": true`` in the request (a referee's view).
+docs/engine.md gives every request and reply.
+
 The engine's logic lives in :class:`EngineSession` (no I/O), so it can be driven and
 tested in-process; :func:`serve` reads and writes the lines; :class:`EngineClient` in
 ``qwirkle_core.client`` drives a separate engine process from Python.
@@ -23,7 +28,7 @@ import numpy as np
 from . import __version__
 from .board import Board
 from .errors import QwirkleError
-from .game import Action, Game
+from .game import Action, Game, Turn
 from .jsonio import BadInputError, dumps, loads, read_hand, read_placements, read_tile
 from .moves import Move, MoveList
 from .tiles import ALL_TILES, COPIES_PER_KIND, N_KINDS, Tile
@@ -80,6 +85,7 @@ class EngineSession:
             "quit": self._quit,
         }
         self.done = False
+        self.reveal = False  # the current request's "reveal"
 
     # ------------------------------------------------------------ dispatch
     def handle_line(self, line: str | bytes) -> dict[str, Any]:
@@ -96,9 +102,15 @@ class EngineSession:
         try:
             if not isinstance(request, dict):
                 raise BadInputError('a request is an object {"cmd": ...}')
-            cmd = request.get("cmd")
+            if "cmd" not in request:
+                raise BadInputError('missing "cmd" (a request is an object {"cmd": ...}; see hello)')
+            cmd = request["cmd"]
             if not isinstance(cmd, str) or cmd not in self.commands:
                 raise BadInputError(f"unknown command {dumps(cmd)[:40]} (see hello)")
+            reveal = request.get("reveal", False)
+            if type(reveal) is not bool:
+                raise BadInputError('"reveal" must be true or false')
+            self.reveal = reveal
             reply = self.commands[cmd](request)
         except QwirkleError as exc:
             return {"id": rid, "error": str(exc)}
@@ -112,17 +124,38 @@ class EngineSession:
         return self.game
 
     def _summary(self) -> dict[str, Any]:
+        """What the player to move may know: their own hand, the scores, the size of
+        the bag and of every hand.  With ``"reveal": true`` (a referee's view) also
+        every hand, the bag in order (the next draw last) and the position string."""
         game = self._need_game()
-        return {
-            "position": game.to_string(),
+        out = {
             "to_move": game.to_move,
             "hand": _tiles_json(game.hand()),
+            "hand_sizes": [len(h) for h in game.hands],
             "scores": list(game.scores),
             "bag": game.bag_size,
             "over": game.is_over,
             "end": game.end,
             "winners": game.winners() if game.is_over else [],
         }
+        if self.reveal:
+            out["hands"] = [_tiles_json(h) for h in game.hands]
+            out["bag_tiles"] = _tiles_json(game.bag)
+            out["position"] = game.to_string()
+        return out
+
+    def _turn_json(self, turn: Turn) -> dict[str, Any]:
+        """A history entry: the whole record turn when revealing, else without the
+        hidden tiles (the hand before the turn, the tiles drawn, the tiles exchanged),
+        whose numbers it gives instead."""
+        out = turn.to_json()
+        if not self.reveal:
+            out.pop("hand", None)
+            if "drawn" in out:
+                out["drawn"] = len(out["drawn"])
+            if "tiles" in out:
+                out["tiles"] = len(out["tiles"])
+        return out
 
     # ------------------------------------------------------------ commands
     def _hello(self, req: dict[str, Any]) -> dict[str, Any]:
@@ -192,8 +225,7 @@ class EngineSession:
         return {
             **self._summary(),
             "board": game.board.to_json(),
-            "hands": [_tiles_json(h) for h in game.hands],
-            "history": [turn.to_json() for turn in game.history],
+            "history": [self._turn_json(turn) for turn in game.history],
         }
 
     def _legal(self) -> MoveList:
@@ -249,7 +281,8 @@ class EngineSession:
         return {
             "played": played.text(),
             "score": turn.score,
-            "drawn": _tiles_json(turn.drawn),
+            # The player who played is no longer to move: their draw is theirs to see.
+            "drawn": _tiles_json(turn.drawn) if self.reveal else len(turn.drawn),
             **self._summary(),
         }
 
@@ -348,4 +381,5 @@ def serve(stdin: IO[bytes], stdout: IO[str]) -> int:
 
 
 def run_stdio() -> int:
+    """Serve the engine on this process's stdin and stdout; returns the exit status."""
     return serve(sys.stdin.buffer, sys.stdout)

@@ -7,7 +7,7 @@
 >>> Game.from_string(game.to_string()) == game
 True
 
-The rules are RULES.md's.  Conventions this module fixes:
+The rules are those of docs/rules.md.  Conventions this module fixes:
 
 - The bag is a sequence; tiles are drawn from its end.  The deal gives 6 tiles to
   seat 0, then 6 to seat 1, and so on, in draw order; hands keep their draw order.
@@ -99,18 +99,22 @@ class Action:
 
     @classmethod
     def place(cls, move: Move | Iterable[Any]) -> Action:
+        """A place action for ``move`` (a Move, or placements)."""
         return cls(cls.PLACE, move if isinstance(move, Move) else Move(move))
 
     @classmethod
     def exchange(cls, tiles: Iterable[Tile]) -> Action:
+        """An exchange of ``tiles`` (one or more)."""
         return cls(cls.EXCHANGE, tiles=tiles)
 
     @classmethod
     def pass_turn(cls) -> Action:
+        """A pass."""
         return cls(cls.PASS)
 
     @classmethod
     def from_text(cls, text: str) -> Action:
+        """Read the notation: ``"Rc@0,0 Rs@0,1"`` places, ``"x Rc Yd"`` exchanges, ``"pass"`` passes."""
         if not isinstance(text, str):
             raise InvalidMoveError(f"expected action text, got {text!r}")
         words = text.split()
@@ -129,6 +133,7 @@ class Action:
         return self.move.score if self.move is not None else 0
 
     def text(self) -> str:
+        """The action in notation (see :meth:`from_text`)."""
         if self.kind == Action.PLACE:
             assert self.move is not None
             return self.move.text()
@@ -316,6 +321,7 @@ class Game:
     # ------------------------------------------------------------- reading
     @property
     def players(self) -> int:
+        """The number of players (2 to 6)."""
         return int(self._meta[_gameloop.M_PLAYERS])
 
     @property
@@ -336,14 +342,17 @@ class Game:
 
     @property
     def to_move(self) -> int:
+        """The seat whose turn it is."""
         return int(self._meta[_gameloop.M_PLAYER])
 
     @property
     def scores(self) -> list[int]:
+        """The scores, one per seat."""
         return [int(s) for s in self._scores[: self.players]]
 
     @property
     def bag_size(self) -> int:
+        """How many tiles are left in the bag."""
         return int(self._meta[_gameloop.M_BAG])
 
     @property
@@ -358,6 +367,7 @@ class Game:
 
     @property
     def hands(self) -> list[list[Tile]]:
+        """Every seat's hand (a referee's view: all of them)."""
         return [self.hand(p) for p in range(self.players)]
 
     @property
@@ -367,6 +377,7 @@ class Game:
 
     @property
     def is_over(self) -> bool:
+        """Whether the game has ended."""
         return bool(self._meta[_gameloop.M_OVER])
 
     @property
@@ -789,6 +800,31 @@ class Game:
 
     def __repr__(self) -> str:
         return f"Game.from_string({self.to_string()!r})"
+
+    def __str__(self) -> str:
+        """The board drawn as text, then the scores, the bag and the player to move
+        (with their hand); other hands are shown by their size only.
+
+        >>> print(Game(players=2, seed=1))
+        (empty board)
+        scores: 0 0   bag: 96
+        seat 0 to move, opens with 2 tiles; hand: Gc Pb Rb Pl Ys Rx; seat 1: 6 tiles
+        """
+        from .render import board_text
+
+        player = self.to_move
+        if self.is_over:
+            winners = self.winners()
+            status = f"game over ({self.end}), winner{'s' if len(winners) > 1 else ''}: "
+            status += " ".join(f"seat {w}" for w in winners)
+        else:
+            opening = f", opens with {self.opening_size} tiles" if self.opening_size else ""
+            hand = " ".join(t.text() for t in self.hand(player)) or "-"
+            status = f"seat {player} to move{opening}; hand: {hand}"
+            others = [f"seat {p}: {len(h)} tiles" for p, h in enumerate(self.hands) if p != player]
+            status += "; " + ", ".join(others)
+        scores = " ".join(str(s) for s in self.scores)
+        return f"{board_text(self.board)}\nscores: {scores}   bag: {self.bag_size}\n{status}"
 
     # --------------------------------------------------------------- records
     def to_record(self) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""Strict reading of the JSON shapes of RULES.md, with errors that name the place.
+"""Strict reading of the JSON shapes of docs/rules.md, with errors that name the place.
 
 Shared by every JSON front end (the command line, the engine): a boolean is not an
 integer, a float is not an integer, and every value is range-checked before it can
@@ -48,6 +48,7 @@ def _list(value: Any, where: str) -> list[Any]:
 
 
 def read_tile(value: Any, where: str) -> Tile:
+    """A Tile from JSON ``[color, shape]``; ``where`` names the value in errors."""
     item = _list(value, where)
     if len(item) != 2:
         raise BadInputError(f"{where} must be [color, shape]")
@@ -55,6 +56,7 @@ def read_tile(value: Any, where: str) -> Tile:
 
 
 def read_placement(value: Any, where: str) -> tuple[int, int, Tile]:
+    """A placement ``(row, col, Tile)`` from JSON ``[row, col, color, shape]``."""
     item = _list(value, where)
     if len(item) != 4:
         raise BadInputError(f"{where} must be [row, col, color, shape]")
@@ -67,10 +69,12 @@ def read_placement(value: Any, where: str) -> tuple[int, int, Tile]:
 
 
 def read_placements(value: Any, where: str) -> list[tuple[int, int, Tile]]:
+    """A list of placements from a JSON list of ``[row, col, color, shape]``."""
     return [read_placement(v, f"{where}[{i}]") for i, v in enumerate(_list(value, where))]
 
 
 def read_hand(value: Any, where: str = "hand") -> list[Tile]:
+    """A hand (0 to 6 Tiles) from a JSON list of ``[color, shape]``."""
     items = _list(value, where)
     if len(items) > MAX_HAND:
         raise BadInputError(f"{where} holds at most {MAX_HAND} tiles, got {len(items)}")
@@ -91,4 +95,5 @@ def read_position(obj: Any) -> tuple[Board, list[Tile]]:
 
 
 def dumps(value: Any) -> str:
+    """Compact JSON (no spaces), as every JSON front end writes it."""
     return json.dumps(value, separators=(",", ":"))

@@ -20,6 +20,8 @@ _PLACEMENT_TEXT = re.compile(r"^([A-Za-z]{2})@(-?\d+),(-?\d+)$")
 
 
 def check_coord(value: Any, what: str) -> int:
+    """``value`` as a coordinate: an int with absolute value below 2**30, else InvalidMoveError naming
+    ``what``."""
     if type(value) is not int and not isinstance(value, np.integer):
         raise InvalidMoveError(f"{what} must be an integer, got {value!r}")
     v = int(value)
@@ -48,6 +50,7 @@ def _placement(item: Any) -> Placement:
 
 
 def placements_text(placements: Iterable[Placement]) -> str:
+    """The text form of placements: ``"Rc@0,0 Rs@0,1"``."""
     return " ".join(f"{t.text()}@{r},{c}" for r, c, t in placements)
 
 
@@ -120,6 +123,7 @@ class Move:
 
     @classmethod
     def from_text(cls, text: str) -> Move:
+        """The move of a placement text such as ``"Rc@0,0 Rs@0,1"`` (its score unknown: None)."""
         return cls(parse_placements(text))
 
     @classmethod
@@ -133,13 +137,16 @@ class Move:
         return cls(value)
 
     def text(self) -> str:
+        """The move's placement text, in (row, col) order."""
         return placements_text(self.placements)
 
     def to_json(self) -> list[list[int]]:
+        """The move as JSON placements ``[[row, col, color, shape], ...]``."""
         return [[r, c, int(t.color), int(t.shape)] for r, c, t in self.placements]
 
     @property
     def tiles(self) -> tuple[Tile, ...]:
+        """The tiles placed, in (row, col) order."""
         return tuple(t for _, _, t in self.placements)
 
     def __len__(self) -> int:
@@ -200,6 +207,7 @@ class MoveList:
 
     @property
     def scores(self) -> IntArray:
+        """The score of each move (numpy int32)."""
         return self._table[:, COL_SCORE]
 
     @property
@@ -209,20 +217,24 @@ class MoveList:
 
     @property
     def rows(self) -> IntArray:
+        """The rows of each move's placements, one row of 6 per move (unused slots 0)."""
         return self._table[:, COL_ROWS : COL_ROWS + 6]
 
     @property
     def cols(self) -> IntArray:
+        """The columns of each move's placements, one row of 6 per move (unused slots 0)."""
         return self._table[:, COL_COLS : COL_COLS + 6]
 
     @property
     def kinds(self) -> IntArray:
+        """The tile kinds of each move's placements, one row of 6 per move (unused slots -1)."""
         return self._table[:, COL_KINDS : COL_KINDS + 6]
 
     def __len__(self) -> int:
         return int(self._table.shape[0])
 
     def count(self) -> int:
+        """The number of moves (as ``len``)."""
         return len(self)
 
     def __bool__(self) -> bool:
@@ -300,6 +312,7 @@ class MoveList:
         return MoveList(self._table[order])
 
     def to_json(self) -> list[dict[str, Any]]:
+        """The moves as ``[{"placements": [[row, col, color, shape], ...], "score": n}, ...]``."""
         out = []
         for row in self._table.tolist():
             n = row[COL_N]

@@ -14,10 +14,13 @@ what the ``selfplay`` command streams to its record file.
 from __future__ import annotations
 
 import time
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+import numba
 import numpy as np
 import numpy.typing as npt
 
@@ -106,6 +109,12 @@ def records_text(
     return out[:written].tobytes()
 
 
+def default_threads() -> int:
+    """Threads a parallel run uses: numba's thread count (every core, unless
+    ``NUMBA_NUM_THREADS`` or ``numba.set_num_threads`` says fewer)."""
+    return int(numba.get_num_threads())
+
+
 def play_batches(
     games: int,
     players: int,
@@ -114,44 +123,82 @@ def play_batches(
     record: bool = False,
     parallel: bool = True,
     batch: int = BATCH,
+    threads: int | None = None,
 ) -> Iterator[Batch]:
     """Play ``games`` games (game i from seed ``seed + i`` mod 2**64) with the built-in
-    ``bots`` (one name per seat) inside numba, ``batch`` games per kernel call, across
-    all cores unless ``parallel`` is False; yield each batch as it finishes.
+    ``bots`` (one name per seat) inside numba, at most ``batch`` games per kernel call,
+    on ``threads`` threads (default: every core) unless ``parallel`` is False; yield
+    the batches in order as they finish.
+
+    The game loop releases the GIL, so batches on several Python threads run side by
+    side (numba's parallel loop would cost seconds more to compile on first use).  The
+    games do not depend on the number of threads.  A batch's ``seconds`` is the wall
+    time it added to the run, so their sum is the run's time from the first game on
+    (compiling, and the time the caller spends between batches, left out).
 
     Raises :class:`RunawayGameError` for a game that reaches the turn cap."""
     bot_ids = np.zeros(_gameloop.MAX_PLAYERS, np.int64)
     bot_ids[:players] = [BOT_IDS[b] for b in bots]
     tie_rank = np.arange(_gameloop.MAX_PLAYERS, dtype=np.int64)
-    play_games = _gameloop.play_games_parallel if parallel else _gameloop.play_games_serial
+    n_threads = max(1, threads if threads is not None else default_threads()) if parallel else 1
     capacity = LOG_CAPACITY if record else 0
-    # Load (or compile) the kernels outside the timed calls: one game, not counted.
+    # Load (or compile) the kernel outside the timed calls: one game, not counted.
     low, high = seed_words([seed])
-    play_games(players, low, high, tie_rank, bot_ids, _gameloop.empty_logs(1, 0))
-    for start in range(0, games, batch):
-        seeds = [(seed + i) % SEED_LIMIT for i in range(start, min(games, start + batch))]
-        low, high = seed_words(seeds)
+    _gameloop.play_games_serial(players, low, high, tie_rank, bot_ids, _gameloop.empty_logs(1, 0))
+    # Batches small enough that every thread gets several (a steady progress bar).
+    size = max(1, min(batch, -(-games // (4 * n_threads))))
+
+    def play(start: int) -> tuple[Batch, float]:
+        seeds = [(seed + i) % SEED_LIMIT for i in range(start, min(games, start + size))]
+        lo, hi = seed_words(seeds)
         logs = _gameloop.empty_logs(len(seeds), capacity)
-        began = time.perf_counter()
-        scores, turns, ends = play_games(players, low, high, tie_rank, bot_ids, logs)
-        seconds = time.perf_counter() - began
-        runaway = np.flatnonzero(ends == _gameloop.END_RUNAWAY)
-        if runaway.size:
-            raise RunawayGameError(
-                f"the game of seed {seeds[int(runaway[0])]} ran past {_gameloop.MAX_TURNS} turns without ending"
-            )
+        scores, turns, ends = _gameloop.play_games_serial(players, lo, hi, tie_rank, bot_ids, logs)
         text = b""
-        if record:
+        if record and not np.any(ends == _gameloop.END_RUNAWAY):
             long_games = np.flatnonzero(turns > capacity)
             if long_games.size:
                 # Long games (random bots exchange a lot): play them again, all logged.
                 wider = _gameloop.empty_logs(len(seeds), int(turns.max()))
                 wider[:, :capacity] = logs
                 for i in long_games:
-                    _gameloop.play_game(players, low[i], high[i], tie_rank, bot_ids, wider[i])
+                    _gameloop.play_game(players, lo[i], hi[i], tie_rank, bot_ids, wider[i])
                 logs = wider
             text = records_text(players, seeds, scores, turns, ends, logs)
-        yield Batch(start, seeds, scores[:, :players], turns, ends, seconds, text)
+        return Batch(start, seeds, scores[:, :players], turns, ends, 0.0, text), time.perf_counter()
+
+    def checked(part: Batch) -> Batch:
+        runaway = np.flatnonzero(part.ends == _gameloop.END_RUNAWAY)
+        if runaway.size:
+            raise RunawayGameError(
+                f"the game of seed {part.seeds[int(runaway[0])]} ran past {_gameloop.MAX_TURNS} turns without ending"
+            )
+        return part
+
+    starts = list(range(0, games, size))
+    last = time.perf_counter()
+    if n_threads == 1:
+        for start in starts:
+            part, finished = play(start)
+            part.seconds = finished - last
+            yield checked(part)
+            last = time.perf_counter()
+        return
+    with ThreadPoolExecutor(n_threads, thread_name_prefix="selfplay") as pool:
+        window = 2 * n_threads  # batches in flight: bounded memory, threads never idle
+        pending = deque(pool.submit(play, start) for start in starts[:window])
+        queued = len(pending)
+        try:
+            while pending:
+                part, finished = pending.popleft().result()
+                if queued < len(starts):
+                    pending.append(pool.submit(play, starts[queued]))
+                    queued += 1
+                part.seconds = max(0.0, finished - last)
+                last = max(last, finished)
+                yield checked(part)
+        finally:
+            for future in pending:
+                future.cancel()
 
 
 def selfplay(
@@ -162,6 +209,7 @@ def selfplay(
     record: bool = False,
     parallel: bool = True,
     progress: Callable[[int], None] | None = None,
+    threads: int | None = None,
 ) -> SelfPlayResult:
     """Play ``games`` games (game i from seed ``seed + i`` mod 2**64) with the built-in
     ``bots`` (one name per seat) inside numba, across all cores unless ``parallel`` is
@@ -172,7 +220,7 @@ def selfplay(
     all_ends = np.zeros(games, np.int64)
     records: list[dict[str, Any]] = []
     seconds = 0.0
-    for part in play_batches(games, players, bots, seed, record, parallel):
+    for part in play_batches(games, players, bots, seed, record, parallel, threads=threads):
         done = part.start + len(part.seeds)
         all_scores[part.start : done] = part.scores
         all_turns[part.start : done] = part.turns

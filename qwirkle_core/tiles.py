@@ -1,4 +1,4 @@
-"""Colours, shapes and tiles, in the order of RULES.md.
+"""Colours, shapes and tiles, in the order of docs/rules.md.
 
 A tile kind is ``color * 6 + shape`` (0..35).  The kernels only ever see kinds; the
 :class:`Tile` objects exist for people.  There are only 36 of them, so ``Tile(...)``
@@ -98,6 +98,7 @@ class Tile:
         return _TILES[c * N_SHAPES + s]
 
     def text(self) -> str:
+        """The two-letter text form: colour letter, shape letter (``"Rc"``)."""
         return COLOR_LETTERS[self.color] + SHAPE_LETTERS[self.shape]
 
     def __str__(self) -> str:
@@ -129,7 +130,7 @@ class Tile:
         return (Tile.from_kind, (self.kind,))
 
     def as_json(self) -> list[int]:
-        """``[color, shape]``, the JSON form of RULES.md."""
+        """``[color, shape]``, the JSON form of docs/rules.md."""
         return [int(self.color), int(self.shape)]
 
 

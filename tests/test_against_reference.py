@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 
 import numpy as np
@@ -12,66 +11,65 @@ from hypothesis import strategies as st
 from qwirkle_core import ALL_TILES, Board, Tile
 from qwirkle_core._state import S_COL_AT, S_FULL, S_HEIGHT, S_LEFT, S_ONE, S_ROW_AT, S_TOP, S_TWO, S_WIDTH
 
-from .games import as_naive, hand_as_naive, moves_as_naive, random_positions
+from .games import Choices, as_naive, hand_as_naive, moves_as_naive, random_positions
 from .naive import mirror, naive_board_problem, naive_legal_moves, naive_masks, rotate90, translate
 
 SETTINGS = settings(
-    deadline=None, max_examples=12, suppress_health_check=[HealthCheck.too_slow]
+    deadline=None, max_examples=14, suppress_health_check=[HealthCheck.too_slow]
 )
 
 
-def _sampled_positions(seed: int, players: int, every: int):  # type: ignore[no-untyped-def]
-    for i, (board, hand) in enumerate(random_positions(seed, players)):
+def _sampled_positions(choices: Choices, players: int, every: int):  # type: ignore[no-untyped-def]
+    for i, (board, hand) in enumerate(random_positions(choices, players)):
         if i % every == 0:
             yield board, hand
 
 
 @SETTINGS
-@given(seed=st.integers(0, 2**32 - 1), players=st.integers(2, 6))
-def test_moves_equal_reference_through_a_game(seed: int, players: int) -> None:
-    for board, hand in _sampled_positions(seed, players, every=3):
+@given(data=st.data(), players=st.integers(2, 6))
+def test_moves_equal_reference_through_a_game(data: st.DataObject, players: int) -> None:
+    for board, hand in _sampled_positions(Choices(data), players, every=3):
         got = moves_as_naive(board.legal_moves(hand))
         want = naive_legal_moves(as_naive(board), hand_as_naive(hand))
         assert got == want, (repr(board), hand)
 
 
-def _fill_hand(rng: random.Random, board: Board, size: int, one_group: bool) -> list[Tile]:
+def _fill_hand(choices: Choices, board: Board, size: int, one_group: bool) -> list[Tile]:
     """A random hand that, with the board, keeps at most 3 copies of a kind."""
     left = Counter({k: 3 - n for k, n in enumerate(board.tile_counts())})
     if one_group:
-        group = rng.randrange(12)
+        group = choices.randrange(12, "group")
         kinds = [g * 6 + s for g in range(6) for s in range(6)]
         kinds = [k for k in kinds if (k // 6 == group if group < 6 else k % 6 == group - 6)]
     else:
         kinds = list(range(36))
     pool = [k for k in kinds for _ in range(left[k])]
-    rng.shuffle(pool)
-    return [ALL_TILES[k] for k in pool[:size]]
+    return [ALL_TILES[k] for k in choices.sample(pool, min(size, len(pool)), "hand")]
 
 
 @SETTINGS
-@given(seed=st.integers(0, 2**32 - 1), size=st.integers(0, 6), one_group=st.booleans())
-def test_moves_equal_reference_for_any_hand(seed: int, size: int, one_group: bool) -> None:
-    rng = random.Random(seed)
-    for board, _ in _sampled_positions(seed, 2, every=7):
-        hand = _fill_hand(rng, board, size, one_group)
+@given(data=st.data(), size=st.integers(0, 6), one_group=st.booleans())
+def test_moves_equal_reference_for_any_hand(data: st.DataObject, size: int, one_group: bool) -> None:
+    choices = Choices(data)
+    for board, _ in _sampled_positions(choices, 2, every=7):
+        hand = _fill_hand(choices, board, size, one_group)
         got = moves_as_naive(board.legal_moves(hand))
         want = naive_legal_moves(as_naive(board), hand_as_naive(hand))
         assert got == want, (repr(board), hand)
 
 
 @SETTINGS
-@given(seed=st.integers(0, 2**32 - 1))
-def test_every_generated_move_scores_the_same(seed: int) -> None:
-    for board, hand in _sampled_positions(seed, 3, every=2):
+@given(data=st.data())
+def test_every_generated_move_scores_the_same(data: st.DataObject) -> None:
+    for board, hand in _sampled_positions(Choices(data), 3, every=2):
         for move in board.legal_moves(hand):
             assert board.score(move, hand) == move.score, (repr(board), move)
 
 
 @SETTINGS
-@given(seed=st.integers(0, 2**32 - 1))
-def test_masks_equal_reference(seed: int) -> None:
-    for board, _ in _sampled_positions(seed, 4, every=2):
+@given(data=st.data())
+def test_masks_equal_reference(data: st.DataObject) -> None:
+    for board, _ in _sampled_positions(Choices(data), 4, every=2):
         coords, masks = board.legal_tile_masks()
         got = {(int(r), int(c)): int(m) for (r, c), m in zip(coords, masks)}
         assert len(got) == len(masks)
@@ -103,9 +101,9 @@ def _cells(board: Board) -> dict[tuple[int, int], tuple[int, int]]:
 
 
 @SETTINGS
-@given(seed=st.integers(0, 2**32 - 1), trusted=st.booleans())
-def test_push_then_pop_restores_bit_for_bit(seed: int, trusted: bool) -> None:
-    for board, hand in _sampled_positions(seed, 2, every=1):
+@given(data=st.data(), trusted=st.booleans())
+def test_push_then_pop_restores_bit_for_bit(data: st.DataObject, trusted: bool) -> None:
+    for board, hand in _sampled_positions(Choices(data), 2, every=1):
         state, log = _snapshot(board)
         counts = board.tile_counts()
         stack = board.move_stack
@@ -118,11 +116,11 @@ def test_push_then_pop_restores_bit_for_bit(seed: int, trusted: bool) -> None:
 
 
 @SETTINGS
-@given(seed=st.integers(0, 2**32 - 1))
-def test_pushed_state_equals_a_state_built_afresh(seed: int) -> None:
+@given(data=st.data())
+def test_pushed_state_equals_a_state_built_afresh(data: st.DataObject) -> None:
     """The cross-checks that push keeps up to date are those a fresh build computes,
     cell for cell, and so are the header's counts and box."""
-    for board, hand in _sampled_positions(seed, 3, every=2):
+    for board, hand in _sampled_positions(Choices(data), 3, every=2):
         for move in board.legal_moves(hand)[::7][:6]:
             board.push(move, trusted=True)
             fresh = Board.from_placements(board.placements())
@@ -135,12 +133,12 @@ def test_pushed_state_equals_a_state_built_afresh(seed: int) -> None:
 
 @SETTINGS
 @given(
-    seed=st.integers(0, 2**32 - 1),
+    data=st.data(),
     dr=st.integers(-1_000_000, 1_000_000),
     dc=st.integers(-1_000_000, 1_000_000),
 )
-def test_translation_translates_every_move(seed: int, dr: int, dc: int) -> None:
-    for board, hand in _sampled_positions(seed, 2, every=9):
+def test_translation_translates_every_move(data: st.DataObject, dr: int, dc: int) -> None:
+    for board, hand in _sampled_positions(Choices(data), 2, every=9):
         if board.is_empty():
             continue
         moved = Board.from_placements((r + dr, c + dc, t) for r, c, t in board.placements())
@@ -152,9 +150,9 @@ def test_translation_translates_every_move(seed: int, dr: int, dc: int) -> None:
 
 
 @SETTINGS
-@given(seed=st.integers(0, 2**32 - 1))
-def test_rotation_and_mirror_keep_counts_and_scores(seed: int) -> None:
-    for board, hand in _sampled_positions(seed, 2, every=9):
+@given(data=st.data())
+def test_rotation_and_mirror_keep_counts_and_scores(data: st.DataObject) -> None:
+    for board, hand in _sampled_positions(Choices(data), 2, every=9):
         if board.is_empty():
             continue
         base = sorted(board.legal_moves(hand).scores.tolist())
@@ -165,10 +163,10 @@ def test_rotation_and_mirror_keep_counts_and_scores(seed: int) -> None:
 
 
 @SETTINGS
-@given(seed=st.integers(0, 2**32 - 1), data=st.data())
-def test_board_checks_equal_reference(seed: int, data: st.DataObject) -> None:
+@given(data=st.data())
+def test_board_checks_equal_reference(data: st.DataObject) -> None:
     """Random edits of real boards: the library accepts exactly what the reference does."""
-    positions = [b.copy() for b, _ in _sampled_positions(seed, 2, every=10) if len(b) > 2]
+    positions = [b.copy() for b, _ in _sampled_positions(Choices(data), 2, every=10) if len(b) > 2]
     for board in positions:
         nb = as_naive(board)
         cells = sorted(nb)

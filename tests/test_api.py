@@ -178,8 +178,10 @@ def test_bad_hands_are_rejected() -> None:
         board.legal_moves(parse_tiles("Rs Rs Rd Rd Rl Rl Rx"))
     with pytest.raises(InvalidTileError):
         board.legal_moves([(0, 1)])  # type: ignore[list-item]
-    with pytest.raises(InvalidPositionError):
-        board.legal_moves("Rs")  # type: ignore[arg-type]
+    with pytest.raises(InvalidTileError, match=r"parse_tiles\('Rd Bd'\)"):  # text is not a hand
+        board.legal_moves("Rd Bd")  # type: ignore[arg-type]
+    with pytest.raises(InvalidTileError):
+        board.legal_moves(5)  # type: ignore[arg-type]
     with pytest.raises(InvalidPositionError, match="copies"):
         board.legal_moves(parse_tiles("Rc Rc Rc"))
 

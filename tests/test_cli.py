@@ -77,7 +77,7 @@ def test_bad_input_exits_2_with_one_line(name: str) -> None:
     proc = run(["moves"], BAD_INPUTS[name])
     assert proc.returncode == 2, (name, proc.stdout, proc.stderr)
     err = proc.stderr.decode()
-    assert err.count("\n") == 1 and "Traceback" not in err and err.startswith("error:"), err
+    assert err.count("\n") == 1 and "Traceback" not in err and err.startswith("qwirkle-core: error: "), err
     assert proc.stdout == b""
 
 
@@ -117,7 +117,7 @@ def test_in_process_bad_input(
 ) -> None:
     assert _main(monkeypatch, ["moves"], BAD_INPUTS[name]) == 2
     captured = capsys.readouterr()
-    assert captured.out == "" and captured.err.startswith("error:") and captured.err.count("\n") == 1
+    assert captured.out == "" and captured.err.startswith("qwirkle-core: error: ") and captured.err.count("\n") == 1
 
 
 def test_in_process_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
@@ -126,3 +126,29 @@ def test_in_process_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exc:
         cli.main([])
     assert exc.value.code == 2 and capsys.readouterr().err.count("\n") == 1
+
+
+def test_version_and_program_name() -> None:
+    from qwirkle_core import __version__
+    from qwirkle_core.cli import program_name
+
+    proc = subprocess.run([sys.executable, "-m", "qwirkle_core", "--version"], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0 and proc.stdout.strip() == f"python -m qwirkle_core {__version__}"
+    assert program_name("/usr/local/bin/qwirkle-core") == "qwirkle-core"
+    assert program_name("/x/qwirkle_core/__main__.py") == "python -m qwirkle_core"
+
+
+def test_every_command_writes_one_error_prefix() -> None:
+    """moves, selfplay, render and a usage error all start with the same prefix."""
+    runs = [
+        (["moves"], b"[]"),
+        (["selfplay", "--games", "0"], b""),
+        (["render"], b"{"),
+        (["moves", "--no-such-option"], b""),
+    ]
+    for args, stdin in runs:
+        proc = subprocess.run(
+            [sys.executable, "-m", "qwirkle_core", *args], input=stdin, capture_output=True, check=False
+        )
+        err = proc.stderr.decode()
+        assert proc.returncode == 2 and err.startswith("qwirkle-core: error: ") and err.count("\n") == 1, (args, err)

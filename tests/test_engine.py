@@ -27,7 +27,7 @@ def test_hello_lists_the_commands() -> None:
 
 def test_a_whole_dialogue_follows_the_game() -> None:
     session = EngineSession()
-    reply = ask(session, cmd="new", players=3, seed=11)
+    reply = ask(session, cmd="new", players=3, seed=11, reveal=True)
     game = Game(players=3, seed=11)
     assert reply["position"] == game.to_string()
     for _ in range(12):
@@ -36,10 +36,10 @@ def test_a_whole_dialogue_follows_the_game() -> None:
         assert {m["text"] for m in moves["moves"]} == {m.text() for m in game.legal_moves()}
         assert ask(session, cmd="count")["count"] == moves["count"]
         best = ask(session, cmd="best")
-        played = ask(session, cmd="play", action=best["action"])
+        played = ask(session, cmd="play", action=best["action"], reveal=True)
         game.push(best["action"])
         assert played["position"] == game.to_string()
-    undone = ask(session, cmd="undo")
+    undone = ask(session, cmd="undo", reveal=True)
     game.pop()
     assert undone["position"] == game.to_string()
 
@@ -47,7 +47,7 @@ def test_a_whole_dialogue_follows_the_game() -> None:
 def test_errors_leave_the_state_unchanged() -> None:
     session = EngineSession()
     assert "error" in ask(session, cmd="moves", id="x") and ask(session, cmd="moves", id="x")["id"] == "x"
-    before = ask(session, cmd="new", seed=3)["position"]
+    before = ask(session, cmd="new", seed=3, reveal=True)["position"]
     for bad in [
         {"cmd": "play", "action": "Rc@50,50"},
         {"cmd": "play", "action": "pass"},
@@ -64,10 +64,10 @@ def test_errors_leave_the_state_unchanged() -> None:
     ]:
         reply = session.handle(bad)
         assert "error" in reply and "ok" not in reply, bad
-        assert ask(session, cmd="state")["position"] == before
+        assert ask(session, cmd="state", reveal=True)["position"] == before
     assert "error" in session.handle_line(b"{not json")
     assert "error" in session.handle_line(b"[" * 100_000)
-    assert ask(session, cmd="state")["position"] == before
+    assert ask(session, cmd="state", reveal=True)["position"] == before
 
 
 def test_position_from_parts_and_string() -> None:
@@ -79,13 +79,14 @@ def test_position_from_parts_and_string() -> None:
         hands=[[[0, 2], [4, 0]], [[1, 1]]],
         to_move=0,
         seed=4,
+        reveal=True,
     )
     assert reply["bag"] == 108 - 2 - 3
     moves = ask(session, cmd="moves", min_score=3)
     assert {m["text"] for m in moves["moves"]} == {"Rd@0,-1", "Rd@0,2"}
     top = ask(session, cmd="moves", top=1)["moves"]
     assert len(top) == 1 and top[0]["score"] == 3
-    again = ask(EngineSession(), cmd="position", position=reply["position"])
+    again = ask(EngineSession(), cmd="position", position=reply["position"], reveal=True)
     assert again["position"] == reply["position"]
     board = Board.from_json([[0, 0, 0, 0], [0, 1, 0, 1]])
     masks = ask(session, cmd="masks")["cells"]
@@ -138,9 +139,42 @@ def test_client_drives_a_real_engine_process() -> None:
         best = engine.best()
         engine.play(best["action"])
         game.push(best["action"])
-        assert engine.state()["position"] == game.to_string()
+        assert engine.request("state", reveal=True)["position"] == game.to_string()
         with pytest.raises(EngineError):
             engine.play("Rc@99,99")
-        assert engine.state()["position"] == game.to_string()
+        assert engine.request("state", reveal=True)["position"] == game.to_string()
         move = Move.from_text(engine.moves(top=1)["moves"][0]["text"])
         assert move in game.legal_moves()
+
+
+def test_replies_hide_the_bag_and_the_other_hands() -> None:
+    """A player sees their own hand, the scores, the board and the sizes of the bag and
+    the other hands; the bag's order and the other hands only with "reveal"."""
+    session = EngineSession()
+    game = Game(players=3, seed=5)
+    for cmd in ("new", "state"):
+        reply = ask(session, cmd=cmd, players=3, seed=5) if cmd == "new" else ask(session, cmd=cmd)
+        assert "position" not in reply and "hands" not in reply and "bag_tiles" not in reply
+        assert reply["hand"] == [t.as_json() for t in game.hand()]
+        assert reply["hand_sizes"] == [6, 6, 6] and reply["bag"] == 108 - 18
+    best = ask(session, cmd="best")["action"]
+    played = ask(session, cmd="play", action=best)
+    assert isinstance(played["drawn"], int) and "position" not in played
+    state = ask(session, cmd="state")
+    assert state["board"] and set(state["history"][0]) == {"player", "action", "placements", "score", "drawn"}
+    assert state["history"][0]["drawn"] == played["drawn"]
+    text = json.dumps(state)
+    game.push(best)
+    for seat in range(3):
+        if seat != game.to_move:
+            assert json.dumps([t.as_json() for t in game.hand(seat)]) not in text
+    referee = ask(session, cmd="state", reveal=True)
+    assert referee["position"] == game.to_string()
+    assert referee["hands"] == [[t.as_json() for t in h] for h in game.hands]
+    assert referee["bag_tiles"] == [t.as_json() for t in game.bag]
+    assert "error" in ask(session, cmd="state", reveal="yes")
+
+
+def test_a_request_without_cmd_says_so() -> None:
+    reply = EngineSession().handle({"id": 3, "players": 2})
+    assert reply == {"id": 3, "error": 'missing "cmd" (a request is an object {"cmd": ...}; see hello)'}

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # each example is a fresh process
+
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 

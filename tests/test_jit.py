@@ -24,6 +24,7 @@ def _python(code: str, env: dict[str, str] | None = None) -> subprocess.Complete
     )
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="needs the JIT")
 def test_kernels_work_where_no_cache_dir_is_writable() -> None:
     # Make numba find no cache location at all, as on a read-only install: it then
@@ -67,6 +68,7 @@ def test_the_bounds_checked_run_really_checks_bounds() -> None:
         read(np.zeros(3, np.int64), 3)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="needs the JIT")
 def test_editing_a_callee_module_does_not_leave_a_stale_cache(tmp_path: Path) -> None:
     """numba keys a kernel's cache on its own file; our cache directory is named after
@@ -116,3 +118,64 @@ def test_the_cache_digest_covers_subpackages(tmp_path: Path) -> None:
         assert _jit._sources_digest() != before
     finally:
         _jit._PACKAGE = saved
+
+
+def test_the_first_compilation_is_announced_once(caplog: pytest.LogCaptureFixture) -> None:
+    """The compile listener logs one INFO line at the first compilation of one of our
+    kernels in a process (DEBUG after that), and the time each took."""
+    import logging
+    from types import SimpleNamespace
+
+    from qwirkle_core import _jit
+
+    def fake(name: str) -> SimpleNamespace:
+        dispatcher = SimpleNamespace(py_func=SimpleNamespace(__name__=name), _qwirkle_kernel=True)
+        return SimpleNamespace(data={"dispatcher": dispatcher})
+
+    listener = _jit._CompileListener()
+    saved = _jit._announced
+    _jit._announced = False
+    _jit._state.depth = 1
+    try:
+        with caplog.at_level(logging.DEBUG, logger="qwirkle_core"):
+            for name in ("first", "second"):
+                event = fake(name)
+                listener.on_start(event)
+                listener.on_end(event)
+    finally:
+        _jit._state.depth = 0
+        _jit._announced = saved
+    infos = [r.getMessage() for r in caplog.records if r.levelno == logging.INFO]
+    assert len(infos) == 1 and "compiling kernels for first use" in infos[0]
+    debugs = [r.getMessage() for r in caplog.records if r.levelno == logging.DEBUG]
+    assert any("compiled first" in m for m in debugs) and any("compiled second" in m for m in debugs)
+
+
+def test_no_writable_cache_warns_once_and_names_the_fix(caplog: pytest.LogCaptureFixture) -> None:
+    from qwirkle_core import _jit
+
+    saved = _jit.CACHING
+    try:
+        _jit.CACHING = True
+        with caplog.at_level("WARNING", logger="qwirkle_core"):
+            _jit._warn_no_cache("a")
+            _jit._warn_no_cache("b")
+        assert "nowhere" in _jit.cache_location()
+    finally:
+        _jit.CACHING = saved
+    warnings = [r.getMessage() for r in caplog.records]
+    assert len(warnings) == 1 and "NUMBA_CACHE_DIR" in warnings[0]
+
+
+def test_warmup_runs_its_groups_and_reports(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from qwirkle_core import warmup as warmup_module
+    from qwirkle_core.cli import main
+
+    monkeypatch.setattr(warmup_module, "GROUPS", {"ok": "pass", "broken": "raise SystemExit('nope')"})
+    report = warmup_module.warmup(jobs=2)
+    assert set(report.groups) == {"ok"} and set(report.failures) == {"broken"} and not report.ok
+    assert report.lines()[-1].startswith("cache: ")
+    monkeypatch.setattr(warmup_module, "GROUPS", {"ok": "pass"})
+    assert main(["warmup", "--jobs", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "compiled the kernels in" in out and "cache: " in out

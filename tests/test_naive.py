@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import functools
 import itertools
 import os
 import random
@@ -63,7 +65,7 @@ def test_kind_and_transforms():
     assert rotate90(rotate90(rotate90(rotate90(b)))) == b
 
 
-# ------------------------------------------------------------ worked figures (RULES.md)
+# --------------------------------------------------------- worked figures (docs/rules.md)
 
 
 def test_figure_opening_three_yellow():
@@ -574,3 +576,372 @@ def test_moves_invariant_under_symmetry(transform):
     assert {naive.transform_move(m, fn): s for m, s in base.items()} == moved
     masks = naive_masks(board)
     assert {fn(*cell): m for cell, m in masks.items()} == naive_masks(tb(board))
+
+
+# ------------------------------------------------------------ the game referee
+
+from naive import (
+    NaiveGame,
+    NaiveRng,
+    RefereeError,
+    naive_cell_masks,
+    naive_deal,
+    naive_largest_group,
+    naive_selfplay_record,
+    referee_replay,
+    referee_turns,
+)
+
+
+def test_xoshiro128starstar_known_answers():
+    # The reference implementation's outputs from the state {1, 2, 3, 4} (the test
+    # vector of the Rust crate rand_xoshiro, made with Vigna's xoshiro128starstar.c).
+    rng = NaiveRng.from_state([1, 2, 3, 4])
+    assert [rng.next_u32() for _ in range(10)] == [
+        11520, 0, 5927040, 70819200, 2031721883, 1637235492, 1287239034, 3734860849, 3729100597, 4258142804,
+    ]
+
+
+def test_rng_seeding_and_below():
+    a, b = NaiveRng(7), NaiveRng(7)
+    assert a.state == b.state and all(0 <= w < 2**32 for w in a.state)
+    assert NaiveRng(7, 1).state != a.state and NaiveRng(8).state != a.state
+    assert NaiveRng(2**64 - 1).state != NaiveRng(2**32 - 1).state  # the high word counts
+    with pytest.raises(ValueError):
+        NaiveRng(2**64)
+    with pytest.raises(ValueError):
+        NaiveRng(-1)
+    draws = [a.below(6) for _ in range(600)]
+    assert set(draws) == set(range(6)) and a.below(1) == 0
+
+
+def test_deal_conserves_the_tiles():
+    bag, hands, _ = naive_deal(123, 4)
+    assert len(bag) == 108 - 24 and all(len(h) == 6 for h in hands)
+    tiles = bag + [t for h in hands for t in h]
+    assert sorted(tiles) == sorted((co, sh) for co in range(6) for sh in range(6) for _ in range(3))
+    assert naive_deal(123, 4)[:2] == (bag, hands)
+    assert naive_deal(124, 4)[0] != bag
+
+
+def test_largest_group_counts_identical_tiles_once():
+    assert naive_largest_group([]) == 0
+    assert naive_largest_group([(RED, CIRCLE), (RED, CIRCLE), (RED, SQUARE)]) == 2
+    assert naive_largest_group([(RED, STAR4), (BLUE, STAR4), (GREEN, STAR4), (GREEN, STAR8)]) == 3
+    assert naive_largest_group([(c, c) for c in range(6)]) == 1
+
+
+def test_cell_masks_equal_naive_masks():
+    positions = game_positions(7, None)  # the same game as test_random_game_sane, to the end
+    for board, _ in positions[::4] + positions[-3:]:
+        assert naive_cell_masks(board) == naive_masks(board)
+        assert naive.naive_fit_mask(board) == functools.reduce(int.__or__, naive_masks(board).values(), 0)
+
+
+_RECORDS: dict[tuple, dict] = {}
+
+
+def good_record(kind_="finished"):
+    """A few naive games, played once per session (each takes a second or so)."""
+    if kind_ not in _RECORDS:
+        if kind_ == "finished":
+            record = naive_selfplay_record(4, 2)
+        elif kind_ == "exchanges":  # random moves and many exchanges, 3 players
+            record = naive_selfplay_record(5, 3, rng=random.Random(5), exchange_rate=0.4, max_turns=45)
+        else:
+            record = naive_selfplay_record(6, 2, max_turns=12)
+        _RECORDS[kind_] = record
+    return copy.deepcopy(_RECORDS[kind_])
+
+
+def expect(record, rule, turn="any"):
+    with pytest.raises(RefereeError) as info:
+        referee_replay(record)
+    assert info.value.rule == rule, str(info.value)
+    if turn != "any":
+        assert info.value.turn == turn, str(info.value)
+    return info.value
+
+
+def test_a_good_record_passes():
+    record = good_record()
+    res = referee_replay(record)
+    assert res.end == "out" and record["end"] == "out"
+    assert res.scores == record["scores"] and res.turns == len(record["turns"])
+    assert res.went_out == record["turns"][-1]["player"] and not res.bag
+    assert res.actions == {"place": len(record["turns"])}
+    # The +6 is in the final scores, not in the last turn's score.
+    placed = [sum(t["score"] for t in record["turns"] if t["player"] == p) for p in range(2)]
+    assert [s - b for s, b in zip(res.scores, placed)] == [6 if p == res.went_out else 0 for p in range(2)]
+    del record["end"]  # an old record, before the end field: fine
+    assert referee_replay(record).end == "out"
+
+
+def test_a_record_with_exchanges_and_an_unfinished_game_passes():
+    record = good_record("exchanges")
+    res = referee_replay(record)
+    assert res.end is None and record["end"] is None and res.actions["exchange"] >= 5
+    short = good_record("short")
+    assert referee_replay(short).end is None
+    short["turns"] = []
+    short["scores"] = [0, 0]
+    assert referee_replay(short).turns == 0
+
+
+def test_tampered_score_fails():
+    record = good_record()
+    record["turns"][7]["score"] += 1
+    expect(record, "score", 7)
+
+
+def test_tampered_hand_fails():
+    record = good_record()
+    hand = record["turns"][9]["hand"]
+    hand[0], hand[-1] = hand[-1], hand[0]  # the same tiles out of draw order
+    if hand[0] == hand[-1]:
+        hand[0] = [(hand[0][0] + 1) % 6, hand[0][1]]
+    expect(record, "hand", 9)
+
+
+def test_tampered_draw_fails():
+    record = good_record()
+    turn = next(i for i, t in enumerate(record["turns"]) if len(t["drawn"]) >= 2)
+    drawn = record["turns"][turn]["drawn"]
+    drawn[0] = [(drawn[0][0] + 1) % 6, drawn[0][1]]
+    expect(record, "draw", turn)
+
+
+def test_tampered_placement_fails():
+    record = good_record()
+    turn = record["turns"][12]
+    turn["placements"][0][0] += 40  # far from the board
+    expect(record, "placement", 12)
+    record = good_record()
+    record["turns"][12]["placements"] = [record["turns"][12]["placements"][0] * 2]
+    expect(record, "format", 12)
+    record = good_record()
+    first = record["turns"][12]["placements"][0]
+    record["turns"][12]["placements"] = [[500, -500, first[2], first[3]]]  # alone, far away
+    assert "touch" in str(expect(record, "placement", 12))
+    record = good_record()
+    record["turns"][12]["placements"].append(list(record["turns"][3]["placements"][0]))  # a taken cell
+    expect(record, "placement", 12)
+
+
+def test_tampered_exchange_fails():
+    record = good_record("exchanges")
+    i = next(i for i, t in enumerate(record["turns"]) if t["action"] == "exchange")
+    # giving back other tiles than the ones named: the next hand of that seat differs
+    bad = copy.deepcopy(record)
+    tile = bad["turns"][i]["tiles"][0]
+    others = [t for t in bad["turns"][i]["hand"] if t not in bad["turns"][i]["tiles"]]
+    if others:
+        bad["turns"][i]["tiles"][0] = others[0]
+        err = expect(bad, "hand")
+        assert err.turn > i
+    # a tile that is not in the hand
+    bad = copy.deepcopy(record)
+    bad["turns"][i]["tiles"][0] = next([c, s] for c in range(6) for s in range(6) if [c, s] not in bad["turns"][i]["hand"])
+    expect(bad, "exchange", i)
+    # no tile at all
+    bad = copy.deepcopy(record)
+    bad["turns"][i]["tiles"] = []
+    expect(bad, "exchange", i)
+    assert tile
+
+
+@pytest.mark.parametrize("mix", ["descending", "not mixed", "swap below(size)"])
+def test_a_wrong_mix_of_exchanged_tiles_fails(mix, monkeypatch):
+    """Records of games that mix exchanged tiles some other way are caught at a later draw."""
+
+    def wrong(self, tiles):
+        if mix == "descending":
+            order = sorted(tiles, reverse=True)
+        else:
+            order = sorted(tiles)
+        for t in order:
+            if mix == "not mixed":
+                self.bag.insert(0, t)
+                continue
+            self.bag.append(t)
+            j = self.rng.below(len(self.bag) - (1 if mix == "swap below(size)" else 0))
+            self.bag[-1], self.bag[j] = self.bag[j], self.bag[-1]
+
+    with monkeypatch.context() as m:
+        m.setattr(NaiveGame, "mix_in", wrong)
+        record = naive_selfplay_record(5, 3, rng=random.Random(5), exchange_rate=0.4, max_turns=45)
+    err = expect(record, "draw")
+    first = next(i for i, t in enumerate(record["turns"]) if t["action"] == "exchange")
+    assert err.turn > first
+
+
+def test_wrong_player_or_opening_fails():
+    record = good_record()
+    opener = record["turns"][0]["player"]
+    bad = copy.deepcopy(record)
+    bad["turns"][1]["player"] = opener
+    expect(bad, "player to move", 1)
+    # the other seat does not have a group as large, so it cannot open
+    _, hands, _ = naive_deal(record["seed"], 2)
+    if naive_largest_group(hands[1 - opener]) < naive_largest_group(hands[opener]):
+        bad = copy.deepcopy(record)
+        bad["turns"][0]["player"] = 1 - opener
+        expect(bad, "player to move", 0)
+    bad = copy.deepcopy(record)
+    bad["turns"][0]["placements"].pop()
+    expect(bad, "opening", 0)
+    bad = copy.deepcopy(record)
+    bad["turns"][0] = {"player": opener, "hand": record["turns"][0]["hand"], "action": "exchange",
+                       "tiles": record["turns"][0]["hand"][:1], "drawn": []}
+    expect(bad, "opening", 0)
+
+
+def test_early_or_late_end_fails():
+    record = good_record()
+    late = copy.deepcopy(record)
+    late["turns"].append(dict(late["turns"][-2]))
+    expect(late, "game over", len(record["turns"]))
+    early = copy.deepcopy(record)
+    early["turns"].pop()
+    expect(early, "end")  # the record says "out", the game goes on
+    early["end"] = None
+    expect(early, "final scores")
+    wrong = copy.deepcopy(record)
+    wrong["end"] = "blocked"
+    expect(wrong, "end")
+    wrong["end"] = None
+    expect(wrong, "end")
+    wrong["end"] = "over"
+    expect(wrong, "format")
+    unfinished = good_record("short")
+    unfinished["end"] = "out"
+    expect(unfinished, "end")
+
+
+def test_wrong_bonus_fails():
+    record = good_record()
+    out = record["turns"][-1]["player"]
+    no_bonus = copy.deepcopy(record)
+    no_bonus["scores"][out] -= 6
+    expect(no_bonus, "final scores")
+    other = copy.deepcopy(record)
+    other["scores"][out] -= 6
+    other["scores"][1 - out] += 6
+    expect(other, "final scores")
+
+
+def test_bad_records_fail():
+    expect({"format": "qwirkle-record/2"}, "format")
+    record = good_record("short")
+    for key, value in (("players", 7), ("players", True), ("seed", -1), ("seed", 2**64), ("turns", None)):
+        bad = copy.deepcopy(record)
+        bad[key] = value
+        expect(bad, "format")
+    bad = copy.deepcopy(record)
+    bad["turns"][3]["action"] = "resign"
+    expect(bad, "format", 3)
+    bad = copy.deepcopy(record)
+    bad["turns"][3]["hand"][0] = [6, 0]
+    expect(bad, "format", 3)
+
+
+# The dead and blocked ends, on a made-up position: all 18 orange tiles fill a 3 x 6
+# block (rows are Qwirkles, columns three shapes of orange), so once it is complete no
+# tile fits beside it.
+ORANGE_BLOCK = {(r, c): (ORANGE, (c + r) % 6) for r in range(3) for c in range(6)}
+OTHERS = [(co, sh) for co in (RED, YELLOW, GREEN) for sh in range(6)]
+
+
+def block_game(missing_holder, bag, hands_extra):
+    """The block without its corner (0, 0), Oc; ``missing_holder`` holds that tile."""
+    board = dict(ORANGE_BLOCK)
+    del board[(0, 0)]
+    hands = [list(h) for h in hands_extra]
+    hands[missing_holder].append((ORANGE, CIRCLE))
+    return NaiveGame(board, hands, bag, [0] * len(hands), 0, 0, NaiveRng(1))
+
+
+def place_corner(player, hand):
+    return {"player": player, "hand": [list(t) for t in hand], "action": "place",
+            "placements": [[0, 0, ORANGE, CIRCLE]], "score": 12 + 3, "drawn": []}
+
+
+def test_dead_board_ends_at_once():
+    game = block_game(0, OTHERS[:5], [OTHERS[5:10], OTHERS[10:15]])
+    assert game.rules_end() is None  # Oc still fits
+    turns = [place_corner(0, game.hands[0])]
+    turns[0]["drawn"] = [list(OTHERS[4])]  # the bag's last tile
+    referee_turns(game, turns)
+    assert game.end == "dead" and game.end_turn == 0 and game.scores == [15, 0]
+    # nothing may follow, not even the exchange the rules would otherwise force
+    more = {"player": 1, "hand": [list(t) for t in game.hands[1]], "action": "exchange",
+            "tiles": [list(game.hands[1][0])], "drawn": [list(OTHERS[3])]}
+    with pytest.raises(RefereeError) as info:
+        referee_turns(block_game(0, OTHERS[:5], [OTHERS[5:10], OTHERS[10:15]]), [*turns, more])
+    assert info.value.rule == "game over" and info.value.turn == 1
+
+
+def test_pass_and_blocked_end():
+    # Empty bag: seat 0 cannot place and passes; seat 1 places the corner and keeps
+    # tiles, after which nobody can place: blocked, no bonus.
+    game = block_game(1, [], [OTHERS[:6], OTHERS[6:11]])
+    turns = [
+        {"player": 0, "hand": [list(t) for t in game.hands[0]], "action": "pass"},
+        place_corner(1, game.hands[1]),
+    ]
+    referee_turns(game, turns)
+    assert game.end == "blocked" and game.end_turn == 1 and game.scores == [0, 15]
+    assert game.went_out is None
+    # a pass after the end is too late; a pass while holding a tile that fits is illegal
+    with pytest.raises(RefereeError) as info:
+        referee_turns(block_game(1, [], [OTHERS[:6], OTHERS[6:11]]), [*turns, turns[0]])
+    assert (info.value.rule, info.value.turn) == ("game over", 2)
+    game = block_game(0, [], [OTHERS[:5], OTHERS[6:11]])
+    with pytest.raises(RefereeError) as info:
+        referee_turns(game, [{"player": 0, "hand": [list(t) for t in game.hands[0]], "action": "pass"}])
+    assert (info.value.rule, info.value.turn) == ("pass", 0)
+    # a pass with tiles in the bag is illegal even when nothing fits
+    game = block_game(1, OTHERS[11:13], [OTHERS[:6], OTHERS[6:11]])
+    with pytest.raises(RefereeError) as info:
+        referee_turns(game, [{"player": 0, "hand": [list(t) for t in game.hands[0]], "action": "pass"}])
+    assert info.value.rule == "pass"
+    # the passes alone do not end a game that someone can still play
+    game = block_game(1, [], [OTHERS[:6], OTHERS[6:11]])
+    referee_turns(game, turns[:1])
+    assert game.end is None
+
+
+def test_going_out_on_the_last_tile():
+    game = block_game(1, [], [OTHERS[:6], []])
+    referee_turns(game, [
+        {"player": 0, "hand": [list(t) for t in game.hands[0]], "action": "pass"},
+        place_corner(1, game.hands[1]),
+    ])
+    assert game.end == "out" and game.went_out == 1 and game.scores == [0, 15 + 6]
+
+
+def test_exchange_needs_enough_tiles_in_the_bag():
+    game = block_game(1, OTHERS[11:13], [OTHERS[:6], OTHERS[6:11]])
+    hand = [list(t) for t in game.hands[0]]
+    with pytest.raises(RefereeError) as info:
+        referee_turns(game, [{"player": 0, "hand": hand, "action": "exchange", "tiles": hand[:3], "drawn": []}])
+    assert (info.value.rule, info.value.turn) == ("exchange", 0)
+    game = block_game(1, OTHERS[11:13], [OTHERS[:6], OTHERS[6:11]])
+    referee_turns(game, [{"player": 0, "hand": hand, "action": "exchange", "tiles": hand[:2],
+                          "drawn": [list(OTHERS[12]), list(OTHERS[11])]}])
+    assert sorted(game.bag) == sorted(OTHERS[:2]) and game.hands[0] == OTHERS[2:6] + [OTHERS[12], OTHERS[11]]
+
+
+def test_naive_uses_the_standard_library_only():
+    """The reference and the referee share no code with qwirkle_core (or numpy)."""
+    import ast
+
+    with open(naive.__file__) as f:
+        tree = ast.parse(f.read())
+    modules = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            modules.update(a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            modules.add((node.module or "").split(".")[0])
+    assert modules - {"__future__"} <= set(sys.stdlib_module_names), modules

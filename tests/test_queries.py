@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 from collections.abc import Iterator
 
@@ -26,7 +25,7 @@ from qwirkle_core import (
     queries,
 )
 
-from .games import as_naive, hand_as_naive, moves_as_naive, random_positions
+from .games import Choices, as_naive, hand_as_naive, moves_as_naive, random_positions
 from .naive import naive_legal_moves, naive_masks, naive_score
 
 SETTINGS = settings(deadline=None, max_examples=8, suppress_health_check=[HealthCheck.too_slow])
@@ -34,13 +33,13 @@ SETTINGS = settings(deadline=None, max_examples=8, suppress_health_check=[Health
 NaiveBoard = dict[tuple[int, int], tuple[int, int]]
 
 
-def _sampled(seed: int, players: int = 2, every: int = 4) -> Iterator[tuple[Board, list[Tile]]]:
-    for i, (board, hand) in enumerate(random_positions(seed, players, greedy=0.6)):
+def _sampled(choices: Choices, players: int = 2, every: int = 4) -> Iterator[tuple[Board, list[Tile]]]:
+    for i, (board, hand) in enumerate(random_positions(choices, players, greedy=0.6)):
         if i % every == 0:
             yield board, hand
 
 
-def _random_unseen(rng: random.Random, board: Board) -> list[int]:
+def _random_unseen(rng: Choices, board: Board) -> list[int]:
     return [rng.randint(0, 3 - n) for n in board.tile_counts()]
 
 
@@ -91,9 +90,9 @@ def _unseen_slots(nb: NaiveBoard, unseen_mask: int) -> set[tuple[int, int]]:
 
 # ------------------------------------------------------------ best k
 @SETTINGS
-@given(seed=st.integers(0, 2**32 - 1), k=st.integers(0, 40))
-def test_best_moves_are_the_top_k_in_generation_order(seed: int, k: int) -> None:
-    for board, hand in _sampled(seed, every=5):
+@given(data=st.data(), k=st.integers(0, 40))
+def test_best_moves_are_the_top_k_in_generation_order(data: st.DataObject, k: int) -> None:
+    for board, hand in _sampled(Choices(data), every=5):
         all_moves = board.legal_moves(hand)
         scores = all_moves.scores.tolist()
         want = sorted(range(len(scores)), key=lambda i: -scores[i])[:k]  # sorted() is stable
@@ -122,10 +121,10 @@ def test_best_moves_ties_and_edges() -> None:
 
 # ------------------------------------------------------------ restricted moves
 @SETTINGS
-@given(seed=st.integers(0, 2**32 - 1))
-def test_moves_with_tiles_equal_reference(seed: int) -> None:
-    rng = random.Random(seed)
-    for board, hand in _sampled(seed, every=6):
+@given(data=st.data())
+def test_moves_with_tiles_equal_reference(data: st.DataObject) -> None:
+    rng = Choices(data)
+    for board, hand in _sampled(rng, every=6):
         tiles = rng.sample(hand, rng.randint(0, len(hand)))
         only = queries.moves_with_tiles(board, hand, tiles)
         assert moves_as_naive(only) == naive_legal_moves(as_naive(board), hand_as_naive(tiles))
@@ -139,10 +138,10 @@ def test_moves_with_tiles_equal_reference(seed: int) -> None:
 
 
 @SETTINGS
-@given(seed=st.integers(0, 2**32 - 1))
-def test_moves_on_cells_equal_filter(seed: int) -> None:
-    rng = random.Random(seed)
-    for board, hand in _sampled(seed, every=6):
+@given(data=st.data())
+def test_moves_on_cells_equal_filter(data: st.DataObject) -> None:
+    rng = Choices(data)
+    for board, hand in _sampled(rng, every=6):
         everything = list(board.legal_moves(hand))
         if board.is_empty():
             near = [(0, c) for c in range(7)] + [(1, 0), (-1, 3)]
@@ -185,14 +184,14 @@ def test_restricted_moves_reject_bad_input() -> None:
 
 # ------------------------------------------------------------ Qwirkle slots
 @SETTINGS
-@given(seed=st.integers(0, 2**32 - 1), players=st.integers(2, 4))
-def test_qwirkle_slots_equal_naive(seed: int, players: int) -> None:
-    rng = random.Random(seed)
-    for board, _ in _sampled(seed, players, every=3):
+@given(data=st.data(), players=st.integers(2, 4))
+def test_qwirkle_slots_equal_naive(data: st.DataObject, players: int) -> None:
+    rng = Choices(data)
+    for board, _ in _sampled(rng, players, every=3):
         _check_slots(board, rng)
 
 
-def _check_slots(board: Board, rng: random.Random) -> int:
+def _check_slots(board: Board, rng: Choices) -> int:
     nb = as_naive(board)
     want = naive_slots(nb)
     counts = _random_unseen(rng, board)
@@ -267,14 +266,14 @@ def test_unseen_is_checked() -> None:
 
 # ------------------------------------------------------------ risk
 @SETTINGS
-@given(seed=st.integers(0, 2**32 - 1), explicit=st.booleans())
-def test_move_risk_equal_naive(seed: int, explicit: bool) -> None:
-    rng = random.Random(seed)
-    for board, hand in _sampled(seed, every=5):
+@given(data=st.data(), explicit=st.booleans())
+def test_move_risk_equal_naive(data: st.DataObject, explicit: bool) -> None:
+    rng = Choices(data)
+    for board, hand in _sampled(rng, every=5):
         _check_risk(board, hand, rng, explicit)
 
 
-def _check_risk(board: Board, hand: list[Tile], rng: random.Random, explicit: bool) -> tuple[int, int, int]:
+def _check_risk(board: Board, hand: list[Tile], rng: Choices, explicit: bool) -> tuple[int, int, int]:
     if explicit:
         counts = _random_unseen(rng, board)
         risk = queries.move_risk(board, hand, counts)
@@ -333,10 +332,10 @@ def test_move_risk_examples() -> None:
 def test_slots_and_risk_meet_real_cases() -> None:
     """The property tests above are only as good as their positions: random games do
     produce slots, risky moves and moves that open a Qwirkle (and moves that do not)."""
-    rng = random.Random(7)
+    rng = Choices(7)
     slots = moves = risky = opens = 0
     for seed in range(3):
-        for board, hand in _sampled(seed, every=3):
+        for board, hand in _sampled(Choices(seed), every=3):
             slots += _check_slots(board, rng)
             n, r, o = _check_risk(board, hand, rng, explicit=False)
             moves += n
@@ -346,10 +345,9 @@ def test_slots_and_risk_meet_real_cases() -> None:
 
 
 # ------------------------------------------------------------ batch
-def _positions(seed: int) -> list[tuple[Board, list[Tile]]]:
-    rng = random.Random(seed)
+def _positions(rng: Choices) -> list[tuple[Board, list[Tile]]]:
     out = [(Board(), parse_tiles("Rc Rs Bc")), (Board(), [])]
-    for board, hand in _sampled(seed, rng.randint(2, 4), every=4):
+    for board, hand in _sampled(rng, rng.randint(2, 4), every=4):
         out.append((board.copy(stack=False), hand))
         if rng.random() < 0.2:
             out.append((board.copy(stack=False), hand[:1]))
@@ -358,9 +356,9 @@ def _positions(seed: int) -> list[tuple[Board, list[Tile]]]:
 
 
 @SETTINGS
-@given(seed=st.integers(0, 2**32 - 1), threads=st.sampled_from([None, 1, numba.config.NUMBA_NUM_THREADS]))
-def test_batch_equals_one_by_one(seed: int, threads: int | None) -> None:
-    items = _positions(seed)
+@given(data=st.data(), threads=st.sampled_from([None, 1, numba.config.NUMBA_NUM_THREADS]))
+def test_batch_equals_one_by_one(data: st.DataObject, threads: int | None) -> None:
+    items = _positions(Choices(data))
     before = numba.get_num_threads()
     assert queries.batch_counts(items, threads).tolist() == [b.count_moves(h) for b, h in items]
     assert queries.batch_best_scores(items, threads).tolist() == [
@@ -416,13 +414,13 @@ def _naive_planes(board: Board, top: int, left: int, height: int, width: int) ->
 
 @SETTINGS
 @given(
-    seed=st.integers(0, 2**32 - 1),
+    data=st.data(),
     height=st.integers(1, 40),
     width=st.integers(1, 40),
     shift=st.tuples(st.integers(-30, 30), st.integers(-30, 30)),
 )
-def test_planes_equal_naive(seed: int, height: int, width: int, shift: tuple[int, int]) -> None:
-    for board, _ in _sampled(seed, every=9):
+def test_planes_equal_naive(data: st.DataObject, height: int, width: int, shift: tuple[int, int]) -> None:
+    for board, _ in _sampled(Choices(data), every=9):
         planes, (top, left) = queries.position_planes(board, (height, width), dtype=np.uint8)
         bounds = board.bounds()
         if bounds is None:

@@ -86,7 +86,7 @@ def test_an_existing_record_file_is_never_destroyed(tmp_path: Path) -> None:
 
 def test_an_unwritable_record_path_exits_2(tmp_path: Path) -> None:
     done = _selfplay(["--games", "2", "--record", str(tmp_path / "no" / "such" / "dir.jsonl")])
-    assert done.returncode == 2 and done.stderr.startswith("selfplay: cannot write")
+    assert done.returncode == 2 and done.stderr.startswith("qwirkle-core: error: cannot write")
 
 
 @pytest.mark.skipif(JIT_OFF, reason="needs games fast enough to interrupt mid-run")

@@ -449,7 +449,7 @@ def test_bad_input_exits_2_with_one_line(
     assert status == 2
     assert out == ""
     assert err.count("\n") == 1 and err.endswith("\n") and "Traceback" not in err
-    assert err.startswith("render: error: ")
+    assert err.startswith("qwirkle-core: error: ")
 
 
 def test_python_dash_m_render(tmp_path: Path, record: dict[str, Any]) -> None:

@@ -1,4 +1,4 @@
-"""One test per rule of RULES.md, through the public API, with its worked figures."""
+"""One test per rule of docs/rules.md, through the public API, with its worked figures."""
 
 from __future__ import annotations
 

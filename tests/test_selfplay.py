@@ -162,7 +162,7 @@ def test_command_summary_and_records(tmp_path, capsys) -> None:  # type: ignore[
     out = capsys.readouterr()
     assert status == 0
     assert "games per second" in out.out and "mean score" in out.out
-    assert f"] {n}/{n} games" in out.err  # the progress bar, finished
+    assert f"{n}/{n}" in out.err  # the progress bar, finished
     for seat, bot in enumerate(["greedy", "random", "heuristic"]):
         assert any(line.split()[:2] == [str(seat), bot] for line in out.out.splitlines())
     lines = path.read_text().splitlines()
@@ -208,6 +208,7 @@ def test_command_unwritable_record(tmp_path, capsys) -> None:  # type: ignore[no
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(JIT_OFF, reason="compares the JIT with JIT off: needs the JIT")
 def test_engine_gives_the_same_game_without_jit() -> None:
     """The kernels' integer arithmetic is exact both ways (no reliance on overflow)."""
@@ -271,3 +272,19 @@ def test_engine_enumerates_actions_in_the_order_of_legal_actions(seed: int, play
         assert choice.kind == "place" and choice.score == int(table[:, 1].max())
     else:
         assert choice.kind in ("exchange", "pass") and choice in actions
+
+
+def test_progress_bar_fits_a_narrow_terminal(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import io
+
+    from qwirkle_core.cli.selfplay import ProgressBar
+
+    monkeypatch.setenv("COLUMNS", "50")
+    monkeypatch.setenv("LINES", "20")
+    stream = io.StringIO()
+    bar = ProgressBar(1000, stream)
+    for done in (0, 10, 500, 1000):
+        bar(done)
+    lines = [line for chunk in stream.getvalue().split("\n") for line in chunk.split("\r") if line.strip()]
+    assert lines and all(len(line) <= 50 for line in lines), lines
+    assert "1000/1000" in lines[-1]

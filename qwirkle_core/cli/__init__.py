@@ -1,65 +1,122 @@
-"""The command line: ``python -m qwirkle_core COMMAND``.
+"""The command line: ``qwirkle-core COMMAND`` or ``python -m qwirkle_core COMMAND``.
 
-Contract: results on stdout as JSON; any bad input exits with status 2 and one line
-on stderr naming the problem, never a traceback.
+Contract: results on stdout (JSON where a program reads them); any bad input exits
+with status 2 and one line on stderr, ``qwirkle-core: error: ...``, naming the
+problem, never a traceback.  Messages about compiling (the first run in a new
+environment) and warnings go to stderr, one line each.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import logging
+import os
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
+from .. import __version__
 from ..errors import QwirkleError
 from ..jsonio import BadInputError
 
 # One module per command, each with register(subparsers); listed in --help order.
-_COMMAND_MODULES = ("moves", "selfplay", "render", "engine")
+_COMMAND_MODULES = ("moves", "selfplay", "render", "engine", "warmup")
+
+NAME = "qwirkle-core"  # the program's name in every error line
+ERROR_PREFIX = f"{NAME}: error: "
+
+
+def error_line(message: str) -> str:
+    """The one line every command writes on stderr for an error (newline included)."""
+    return ERROR_PREFIX + " ".join(str(message).split()) + "\n"
+
+
+def fail(message: str, status: int = 2) -> int:
+    """Write :func:`error_line` to stderr and return ``status`` (for ``return fail(...)``)."""
+    sys.stderr.write(error_line(message))
+    return status
+
+
+def program_name(argv0: str | None = None) -> str:
+    """How the user started the program, for usage lines: ``qwirkle-core`` for the
+    installed script, ``python -m qwirkle_core`` for the module."""
+    base = os.path.basename(argv0 if argv0 is not None else sys.argv[0])
+    if base in ("__main__.py", "-m", "-c", "") or base.startswith("python"):
+        return "python -m qwirkle_core"
+    return NAME
 
 
 class _Parser(argparse.ArgumentParser):
     """argparse that reports a usage error in one line, with status 2."""
 
     def error(self, message: str) -> NoReturn:
-        sys.stderr.write(f"{self.prog}: error: {message} (see --help)\n")
+        sys.stderr.write(error_line(f"{message} (see {self.prog} --help)"))
         raise SystemExit(2)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser of every command."""
     parser = _Parser(
-        prog="python -m qwirkle_core",
-        description="Every legal Qwirkle placement and its score.",
+        prog=prog or program_name(),
+        description="Every legal Qwirkle placement and its score. "
+        "Run 'warmup' once in a new environment to compile the kernels.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in _COMMAND_MODULES:
         importlib.import_module(f"{__package__}.{name}").register(sub)
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+class _StderrLines(logging.Handler):
+    """The library's INFO messages (compiling) and warnings, one line each on stderr."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            message = " ".join(self.format(record).split())
+            if record.levelno >= logging.WARNING and not message.startswith(NAME):
+                message = f"{NAME}: warning: {message.removeprefix('qwirkle_core: ')}"
+            elif record.levelno < logging.WARNING:
+                message = f"{NAME}: {message}"
+            sys.stderr.write(message + "\n")
+            sys.stderr.flush()
+        except Exception:  # noqa: BLE001 - logging must never break a command
+            self.handleError(record)
+
+
+def _show_library_messages() -> None:
+    logger = logging.getLogger("qwirkle_core")
+    if not any(isinstance(h, _StderrLines) for h in logger.handlers):
+        logger.addHandler(_StderrLines())
+    if logger.level == logging.NOTSET or logger.level > logging.INFO:
+        logger.setLevel(logging.INFO)
+    logger.propagate = False
+
+
+def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
+    """Run one command; returns the exit status."""
+    parser = build_parser(prog)
     args = parser.parse_args(argv)
     if getattr(args, "handler", None) is None:
         parser.error("no command given")
+    _show_library_messages()
     try:
         return int(args.handler(args))
     except (QwirkleError, BadInputError) as exc:
-        sys.stderr.write(f"error: {exc}\n")
-        return 2
+        return fail(str(exc))
     except BrokenPipeError:
         return 1
     except KeyboardInterrupt:
         return 130
 
 
-def entry() -> None:
+def entry(prog: str | None = None) -> None:
+    """The ``qwirkle-core`` script (and ``python -m qwirkle_core``)."""
     try:
-        code = main()
+        code = main(prog=prog)
     except SystemExit:
         raise
     except Exception as exc:  # noqa: BLE001 - the contract: never a traceback
-        sys.stderr.write(f"internal error: {type(exc).__name__}: {exc}\n")
-        code = 1
+        code = fail(f"internal error: {type(exc).__name__}: {exc}", 1)
     sys.exit(code)

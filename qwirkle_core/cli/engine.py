@@ -7,6 +7,7 @@ from typing import Any
 
 
 def register(subparsers: Any) -> None:
+    """Add the ``engine`` command to an argparse sub-parsers object."""
     parser = subparsers.add_parser(
         "engine",
         help="a long-running engine: one JSON request per line on stdin, one reply per line",
@@ -17,6 +18,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """The ``engine`` command: serve requests on stdin and stdout until end of input."""
     from ..engine import run_stdio
 
     return run_stdio()

@@ -33,11 +33,13 @@ def register(subparsers: Any) -> None:
 
 
 def moves_answer(obj: Any) -> dict[str, Any]:
+    """The ``moves`` command's answer to one position object."""
     board, hand = read_position(obj)
     return {"moves": board.legal_moves(hand).to_json()}
 
 
 def run(args: argparse.Namespace) -> int:
+    """The ``moves`` command; returns the exit status."""
     data = sys.stdin.buffer.read()
     if not args.jsonl:
         answer = moves_answer(loads(data))

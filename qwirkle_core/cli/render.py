@@ -106,8 +106,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _fail(message: str) -> int:
-    print("render: error: " + " ".join(message.split()), file=sys.stderr)
-    return EXIT_BAD_INPUT
+    from . import fail
+
+    return fail(message, EXIT_BAD_INPUT)
 
 
 def _write_stdout(text: str) -> None:

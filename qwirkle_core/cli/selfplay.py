@@ -13,9 +13,9 @@ import argparse
 import contextlib
 import json
 import os
+import shutil
 import signal
 import sys
-import time
 from types import FrameType, TracebackType
 from typing import IO, Any
 
@@ -27,6 +27,7 @@ from ..bots import BOT_IDS
 from ..errors import QwirkleError
 from ..game import END_NAMES, MAX_PLAYERS, MIN_PLAYERS
 from ..selfplay import BATCH, SelfPlayArgumentError, SelfPlayResult, parse_bots, play_batches
+from . import fail
 
 EXIT_BAD_ARGS = 2
 EXIT_IO = 1
@@ -120,22 +121,37 @@ def _int_option(text: Any, option: str, low: int, high: int) -> int:
 
 
 class ProgressBar:
-    """A one-line bar on a terminal, redrawn in place."""
+    """The progress bar of a run on stderr (tqdm: fits the terminal's width, redrawn
+    in place).  It appears with the first finished batch, so its rate counts games,
+    not the compilation before them."""
 
-    def __init__(self, total: int, stream: IO[str], width: int = 30) -> None:
+    def __init__(self, total: int, stream: IO[str]) -> None:
         self.total = total
         self.stream = stream
-        self.width = width
-        self.began = time.perf_counter()
+        self.bar: Any = None
+        self.done = 0
 
     def __call__(self, done: int) -> None:
-        filled = self.width * done // self.total
-        rate = done / max(time.perf_counter() - self.began, 1e-9)
-        bar = "#" * filled + "." * (self.width - filled)
-        self.stream.write(f"\rselfplay [{bar}] {done}/{self.total} games, {rate:,.0f}/s")
+        if self.bar is None:
+            from tqdm import tqdm
+
+            tty = hasattr(self.stream, "isatty") and self.stream.isatty()
+            self.bar = tqdm(
+                total=self.total, file=self.stream, unit=" games", desc="selfplay", smoothing=0.1,
+                mininterval=0.2, dynamic_ncols=tty,
+                # Off a terminal (or where tqdm cannot ask it): $COLUMNS, else 80.
+                ncols=None if tty else shutil.get_terminal_size().columns - 1,
+            )
+        self.bar.update(done - self.done)
+        self.done = done
         if done >= self.total:
-            self.stream.write("\n")
-        self.stream.flush()
+            self.close()
+
+    def close(self) -> None:
+        """Close the bar (ends its line on the terminal); safe to call twice."""
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
 
 
 def register(subparsers: Any) -> None:
@@ -190,16 +206,14 @@ def run(args: argparse.Namespace) -> int:
         if args.threads is not None:
             threads = _int_option(args.threads, "--threads", 1, MAX_THREADS)
     except SelfPlayArgumentError as exc:
-        print(f"selfplay: {exc}", file=sys.stderr)
-        return EXIT_BAD_ARGS
+        return fail(str(exc), EXIT_BAD_ARGS)
     out = None
     if args.record:
         # Opened before the games, so that a bad path fails at once.
         try:
             out = open_record_file(args.record, args.append)
         except RecordFileError as exc:
-            print(f"selfplay: {exc}", file=sys.stderr)
-            return EXIT_BAD_ARGS
+            return fail(str(exc), EXIT_BAD_ARGS)
     if threads is not None:
         numba.set_num_threads(threads)
     show = args.progress == "always" or (args.progress == "auto" and games > BATCH and sys.stderr.isatty())
@@ -212,7 +226,9 @@ def run(args: argparse.Namespace) -> int:
     with contextlib.ExitStack() as stack, _StopOnSignal() as stop:
         if out is not None:
             stack.callback(out.close)
-        for batch in play_batches(games, players, bots, seed, record=out is not None):
+        if bar is not None:
+            stack.callback(bar.close)
+        for batch in play_batches(games, players, bots, seed, record=out is not None, threads=threads):
             done = batch.start + len(batch.seeds)
             scores[batch.start : done] = batch.scores
             turns[batch.start : done] = batch.turns
@@ -222,13 +238,12 @@ def run(args: argparse.Namespace) -> int:
                 try:
                     write_whole(out, batch.records_text)
                 except OSError as exc:
-                    print(f"selfplay: cannot write {args.record}: {exc.strerror}", file=sys.stderr)
-                    return EXIT_BAD_ARGS
+                    return fail(f"cannot write {args.record}: {exc.strerror}", EXIT_BAD_ARGS)
             if bar is not None:
                 bar(done)
             if stop.signal is not None:
                 print(
-                    f"selfplay: stopped by signal after {done} of {games} games"
+                    f"qwirkle-core: selfplay stopped by signal after {done} of {games} games"
                     + (f"; their records are in {args.record}" if args.record else ""),
                     file=sys.stderr,
                 )

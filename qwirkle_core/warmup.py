@@ -1,0 +1,111 @@
+"""Compile every kernel ahead of use: ``qwirkle-core warmup`` (or :func:`warmup`).
+
+numba compiles a kernel the first time it runs and keeps the result in an on-disk
+cache; a new environment (a fresh virtual environment, a cluster worker, a CI job)
+pays the compilation once.  :func:`warmup` pays it up front, for every kernel, in a
+few processes side by side (compiling is single-threaded, so one process per core
+helps), and says where the cache lives and how long it took.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from . import _jit
+
+# Each group runs in its own process and compiles a share of the kernels through the
+# public API (so the cached entry points are the ones real calls use).  The groups are
+# sized so that two processes finish at about the same time.
+GROUPS: dict[str, str] = {
+    "moves": """
+from qwirkle_core import Board, Move, parse_tiles
+b = Board("Rc@0,0 Rs@0,1 Bs@1,1")
+h = parse_tiles("Rd Bd Gs Yc Rs Pl")
+b.legal_moves(h); b.count_moves(h); b.has_move(h); b.best_moves(h); b.legal_tile_masks()
+b.score(Move.from_text("Rd@0,2")); b.push(Move.from_text("Rd@0,2")); b.pop()
+e = Board(); e.legal_moves(h); e.count_moves(h); e.has_move(h); e.best_moves(h)
+""",
+    "queries": """
+from qwirkle_core import Board, parse_tiles, queries
+b = Board("Rc@0,0 Rs@0,1 Bs@1,1")
+h = parse_tiles("Rd Bd Gs Yc Rs Pl")
+queries.top_moves(b, h, 3); queries.moves_with_tiles(b, h, parse_tiles("Rd"))
+queries.moves_on_cells(b, h, [(0, 2)]); queries.qwirkle_slots(b); queries.move_risk(b, h)
+queries.position_planes(b, 16)
+queries.batch_counts([(b, h)]); queries.batch_best_scores([(b, h)]); queries.batch_moves([(b, h)])
+""",
+    "games": """
+from qwirkle_core.game import Game
+from qwirkle_core.bots import make_bot
+from qwirkle_core.selfplay import selfplay
+selfplay(1, 2, ["greedy", "greedy"], parallel=False)
+g = Game(players=2, seed=1)
+g.legal_actions()
+for name in ("random", "greedy", "heuristic"):
+    make_bot(name).choose(g)
+g.push(make_bot("greedy").choose(g)); g.legal_actions(); g.determinize(0, seed=1)
+""",
+    "rollouts": """
+from qwirkle_core.game import Game
+from qwirkle_core.bots import rollouts
+rollouts(Game(players=2, seed=1), ["greedy", "greedy"], 2, viewer=0)
+""",
+}
+
+
+@dataclass
+class WarmupReport:
+    """What :func:`warmup` did: seconds per group, failures, the cache's place."""
+
+    cache: str
+    jobs: int = 1
+    seconds: float = 0.0
+    groups: dict[str, float] = field(default_factory=dict)
+    failures: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        """Whether every group compiled."""
+        return not self.failures
+
+    def lines(self) -> list[str]:
+        """The report in a few lines of text."""
+        groups = len(self.groups) + len(self.failures)
+        out = [f"compiled the kernels in {self.seconds:.1f} s ({groups} groups, {self.jobs} processes at a time)"]
+        out += [f"  {name}: {seconds:.1f} s" for name, seconds in self.groups.items()]
+        out += [f"  {name}: FAILED: {message}" for name, message in self.failures.items()]
+        out.append(f"cache: {self.cache}")
+        return out
+
+
+def _run_group(name: str) -> tuple[str, float, str | None]:
+    began = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, "-c", GROUPS[name]], capture_output=True, text=True, check=False, env=dict(os.environ)
+    )
+    error = None
+    if proc.returncode != 0:
+        lines = proc.stderr.strip().splitlines()
+        error = lines[-1] if lines else f"exit status {proc.returncode}"
+    return name, time.perf_counter() - began, error
+
+
+def warmup(jobs: int | None = None) -> WarmupReport:
+    """Compile every kernel into the on-disk cache, ``jobs`` processes at a time
+    (default: one per core, at most one per group).  Returns a :class:`WarmupReport`."""
+    jobs = max(1, min(jobs or os.cpu_count() or 1, len(GROUPS)))
+    report = WarmupReport(cache=_jit.cache_location(), jobs=jobs)
+    began = time.perf_counter()
+    with ThreadPoolExecutor(jobs) as pool:
+        for name, seconds, error in pool.map(_run_group, GROUPS):
+            if error is None:
+                report.groups[name] = seconds
+            else:
+                report.failures[name] = error
+    report.seconds = time.perf_counter() - began
+    return report
