@@ -23,6 +23,7 @@ import numpy.typing as npt
 
 from . import _gameloop, _prng
 from ._gameloop import MAX_TURNS
+from ._jit import interruptible
 from .errors import QwirkleError, RunawayGameError, show
 from .game import Action, Game, _check_seed
 from .moves import Move
@@ -154,7 +155,7 @@ def rollouts(
     seeds = [(int(seed) + i) % _prng.SEED_LIMIT for i in range(count)]
     low, high = _prng.seed_words(seeds)
     st, meta, hands, hand_sizes, bag, scores, _ = game.engine_state(copy_state=False)
-    out, ends = _gameloop.rollouts_parallel(
+    out, ends = interruptible(_gameloop.rollouts_parallel)(
         st, meta, hands, hand_sizes, bag, scores, ids, low, high, -1 if viewer is None else viewer
     )
     runaway = np.flatnonzero(ends == _gameloop.END_RUNAWAY)

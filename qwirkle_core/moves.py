@@ -20,7 +20,6 @@ Placement = tuple[int, int, Tile]
 # look up to MARGIN (7) cells beyond the tiles and compute in int32, so every cell they
 # touch stays far below 2**31; moves that would leave the area are not legal (the area
 # has an edge, like a table), so whatever the library outputs it also accepts.
-COORD_LIMIT = COORD_MAX + 1  # the old exclusive bound, kept for callers: |row| < COORD_LIMIT
 _COORD_DIGITS = len(str(COORD_MAX))
 _PLACEMENT_TEXT = re.compile(r"^([A-Za-z]{2})@(-?[0-9]+),(-?[0-9]+)$", re.ASCII)
 

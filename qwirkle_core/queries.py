@@ -33,6 +33,7 @@ import numpy.typing as npt
 
 from . import _queries
 from ._geometry import COORD_MAX
+from ._jit import interruptible
 from ._movegen import COL_COLS, COL_ROWS, COL_SCORE, MODE_ALL, MODE_BEST, MODE_COUNT
 from ._queries import N_PLANES, PLANE_COLORS, PLANE_LEGAL, PLANE_OCCUPIED, PLANE_SHAPES
 from .board import Board, table_for_mode, tile_kinds
@@ -395,7 +396,7 @@ def _batch_generate(positions: Iterable[Position], mode: int, threads: int | Non
     before = numba.get_num_threads()
     numba.set_num_threads(n_threads)
     try:
-        return _queries.batch_generate(*packed, mode)
+        return interruptible(_queries.batch_generate)(*packed, mode)
     finally:
         numba.set_num_threads(before)
 
@@ -433,7 +434,7 @@ def batch_moves(positions: Iterable[Position], threads: int | None = None) -> li
         before = numba.get_num_threads()
         numba.set_num_threads(n_threads)
         try:
-            table, starts = _queries.batch_moves(*packed)
+            table, starts = interruptible(_queries.batch_moves)(*packed)
         finally:
             numba.set_num_threads(before)
     bounds = starts.tolist()
