@@ -617,6 +617,8 @@ def run_stdio(limits: Limits | None = None) -> int:
     on SIGINT, 143 on SIGTERM, 1 when stdout goes away; never a traceback."""
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _on_sigterm)
+    if sys.stdin is None:  # a closed stdin is an empty one: nothing to answer
+        return 0
     try:
         return serve(sys.stdin.buffer, sys.stdout, limits)
     except KeyboardInterrupt:
