@@ -165,18 +165,20 @@ class EngineSession:
         self.reveal = False  # the current request's "reveal"
 
     # ------------------------------------------------------------ dispatch
-    def handle_line(self, line: str | bytes) -> dict[str, Any]:
+    def handle_line(self, line: str | bytes, seq: int | None = None) -> dict[str, Any]:
         """Answer one request line (never raises)."""
         try:
             request = loads(line)
         except QwirkleError as exc:
             return {"id": None, "error": str(exc)}
-        return self.handle(request)
+        return self.handle(request, seq)
 
-    def handle(self, request: Any) -> dict[str, Any]:
+    def handle(self, request: Any, seq: int | None = None) -> dict[str, Any]:
         """Answer one request object.  Never raises (but KeyboardInterrupt and
         SystemExit pass through): any failure is an error reply, and the state is the
-        one before the request."""
+        one before the request.  ``seq`` numbers the request (the engine process
+        numbers them as it reads them); by default the next number."""
+        self.current = self.current + 1 if seq is None else seq
         rid = request.get("id") if isinstance(request, dict) else None
         saved = self.game
         backup = None
@@ -595,8 +597,8 @@ def serve(stdin: IO[bytes], stdout: IO[str], limits: Limits | None = None) -> in
         if isinstance(item, ValueError):
             reply: dict[str, Any] = {"id": None, "error": str(item)}
         else:
-            session.current, line = item
-            reply = session.handle_line(line)
+            seq, line = item
+            reply = session.handle_line(line, seq)
         stdout.write(reply_line(reply) + "\n")
         stdout.flush()
         if session.done:

@@ -3,10 +3,18 @@ test reproduces one finding of the fuzzing pass (it failed before the fix)."""
 
 from __future__ import annotations
 
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
 import numpy as np
 import pytest
 
 from qwirkle_core import (
+    ALL_TILES,
     Board,
     IllegalMoveError,
     InvalidMoveError,
@@ -17,6 +25,7 @@ from qwirkle_core import (
     queries,
 )
 from qwirkle_core.bots import make_bot, rollouts
+from qwirkle_core.engine import EngineSession, Limits, reply_line
 from qwirkle_core.errors import show
 from qwirkle_core.game import MAX_SCORE, Action, Game
 from qwirkle_core.moves import COORD_MAX
@@ -239,3 +248,276 @@ def test_scores_are_bounded_and_round_trip():
     scores = rollouts(Game.from_string("|".join(fields[:3] + [f"{MAX_SCORE - 100},0"] + fields[4:])),
                       ["greedy", "greedy"], 4)
     assert (scores >= 0).all()  # no wrap-around in the numba engine
+
+
+# ------------------------------------------------------------------- the engine
+
+POSITION = {"cmd": "new", "players": 2, "seed": 3}
+
+
+def _session(**limits: object) -> EngineSession:
+    session = EngineSession(Limits(**limits))  # type: ignore[arg-type]
+    assert "error" not in session.handle(POSITION)
+    return session
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        {"cmd": "play", "action": "Rc@" + "9" * 5000 + ",0"},  # killed the engine
+        {"cmd": "play", "action": "Rc@٣,0"},
+        {"cmd": "position", "position": "-|RcRs/Bc|-|0,0|³|p|00000000000000000000000000000001"},  # killed it
+        {"cmd": "position", "position": "-|RcRs/Bc|-|0,0|0|o³|00000000000000000000000000000001"},
+        {"cmd": "play", "action": {"action": "place", "placements": [[2**31, 0, 0, 0]]}},
+        {"cmd": "new", "tie_break": [1.0, 0]},
+        {"cmd": "position", "board": [], "hands": [[], []], "scores": [2**63 - 1, 0]},
+        {"cmd": "analyse", "top": 10**30},
+        {"cmd": "selfplay", "games": 10**30},
+        {"cmd": "moves", "timeout": float("inf")},
+        {"cmd": "moves", "timeout": 0},
+        {"cmd": "undo"},
+    ],
+)
+def test_bad_requests_get_an_error_and_change_nothing(request_):
+    session = _session()
+    before = session.handle({"cmd": "state"})
+    reply = session.handle({**request_, "id": 5})
+    assert reply["id"] == 5 and isinstance(reply["error"], str) and "ok" not in reply
+    assert session.handle({"cmd": "state"}) == before
+
+
+def test_an_internal_failure_restores_the_state(monkeypatch):
+    session = _session()
+    before = session.handle({"cmd": "state"})
+    best = session.handle({"cmd": "best"})["action"]
+
+    def broken(self, hand):  # type: ignore[no-untyped-def]
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(Game, "_draw", broken)  # fails half-way through a play
+    reply = session.handle({"cmd": "play", "action": best})
+    assert "internal error" in reply["error"] and "boom" in reply["error"]
+    monkeypatch.undo()
+    assert session.handle({"cmd": "state"}) == before
+    assert "error" not in session.handle({"cmd": "play", "action": best})
+
+
+@pytest.mark.parametrize("rid", ["NaN", "1e400", "-Infinity", "[" * 900 + "]" * 900])
+def test_replies_are_always_json(rid):
+    session = _session()
+    reply = reply_line(session.handle_line('{"cmd": "count", "id": ' + rid + "}"))
+    def refuse(name: str) -> None:
+        raise AssertionError(f"{name} is not JSON")
+
+    assert isinstance(json.loads(reply, parse_constant=refuse), dict)  # strict JSON: no NaN, no Infinity
+
+
+def test_limits_bound_every_request():
+    session = _session(max_moves=3, max_games=5)
+    assert "--max-moves" in session.handle({"cmd": "moves", "top": 4})["error"]
+    assert "--max-moves" in session.handle({"cmd": "analyse", "top": 4})["error"]
+    assert len(session.handle({"cmd": "moves", "top": 3})["moves"]) == 3
+    count = session.handle({"cmd": "count"})["count"]
+    assert count > 3 and "--max-moves" in session.handle({"cmd": "moves"})["error"]
+    assert "--max-games" in session.handle({"cmd": "selfplay", "games": 6})["error"]
+    assert session.handle({"cmd": "hello"})["limits"]["max_games"] == 5
+    with pytest.raises(QwirkleError):
+        Limits(max_moves=0)
+
+
+def test_timeout_and_stop_end_a_request_not_the_engine():
+    session = _session()
+    reply = session.handle({"cmd": "selfplay", "games": 1000, "timeout": 1e-9})
+    assert "timed out" in reply["error"]
+    session.stop()  # as a stop read while this request runs
+    session.current -= 1  # (the next request is the one that was running)
+    reply = session.handle({"cmd": "selfplay", "games": 1000}, seq=session.current)
+    assert "stopped" in reply["error"]
+    assert session.handle({"cmd": "stop"})["stopped"] is True
+    assert session.handle({"cmd": "stop"})["stopped"] is False
+    assert session.handle({"cmd": "selfplay", "games": 2})["games"] == 2
+
+
+def _worst_session() -> tuple[EngineSession, Board, list[Tile]]:
+    """A position whose hand has tens of thousands of moves (one colour of six)."""
+    game = Game(2, 11)
+    while len(game.board) < 40:
+        game.push(game.legal_moves().best() or game.legal_actions()[0])
+    board = game.board
+    counts = board.tile_counts()
+    hands = []
+    for colour in range(6):
+        kinds = [colour * 6 + s for s in range(6)]
+        if all(counts[k] < 3 for k in kinds):
+            hand = [ALL_TILES[k] for k in kinds]
+            hands.append((board.count_moves(hand), hand))
+    _, hand = max(hands, key=lambda x: x[0])
+    used = list(counts)
+    for t in hand:
+        used[t.kind] += 1
+    rest = [ALL_TILES[k] for k in range(36) for _ in range(3 - used[k])]
+    session = EngineSession()
+    reply = session.handle(
+        {
+            "cmd": "position",
+            "board": board.to_json(),
+            "hands": [[t.as_json() for t in hand], [t.as_json() for t in rest[:6]]],
+            "bag": [t.as_json() for t in rest[6:]],
+        }
+    )
+    assert "error" not in reply, reply
+    return session, board, hand
+
+
+def test_analyse_of_every_move_matches_the_risk_of_each():
+    """analyse with top = every move took a minute (one MoveList.index scan per move);
+    it now matches the moves by one sort, with the same answers."""
+    session, board, hand = _worst_session()
+    reply = session.handle({"cmd": "analyse", "top": 100_000})
+    assert reply["count"] > 1000 and len(reply["moves"]) == reply["count"]
+    game = session.game
+    assert game is not None
+    risk = queries.move_risk(board, hand, game.unseen_tiles(game.to_move))
+    for entry in reply["moves"][:: max(1, len(reply["moves"]) // 300)]:
+        j = risk.moves.index(Move.from_text(entry["text"]))
+        assert entry["leaves_qwirkle"] == bool(risk.risky[j])
+        assert entry["opens_slots"] == int(risk.opened[j])
+
+
+# ----------------------------------------------------------- processes and the CLI
+
+
+def _engine(*args: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "qwirkle_core", "engine", *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+
+def _ask(proc: subprocess.Popen[bytes], line: str | bytes) -> dict:  # type: ignore[type-arg]
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write((line.encode() if isinstance(line, str) else line) + b"\n")
+    proc.stdin.flush()
+    return json.loads(proc.stdout.readline())  # type: ignore[no-any-return]
+
+
+def test_engine_process_survives_the_killers_and_ends_cleanly():
+    proc = _engine("--max-line-bytes", "20000")
+    try:
+        assert "error" not in _ask(proc, json.dumps(POSITION))
+        for line in (
+            '{"cmd":"play","action":"Rc@' + "9" * 5000 + ',0"}',
+            '{"cmd":"position","position":"-|RcRs/Bc|-|0,0|\u00b3|p|00000000000000000000000000000001"}',
+            '{"cmd":"count","id":NaN}',
+            "x" * 50_000,  # over the line limit
+            b"\xff\xfe",
+        ):
+            assert "error" in _ask(proc, line)
+        assert _ask(proc, '{"cmd":"hello","id":"still here"}')["id"] == "still here"
+        _, err = proc.communicate(b"", timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0 and err == b""
+
+
+def test_stop_ends_the_running_request_not_the_engine():
+    proc = _engine()
+    try:
+        assert proc.stdin is not None
+        # Sent together: the stop is read while the selfplay runs (or before it starts).
+        proc.stdin.write(b'{"cmd":"selfplay","games":100000,"id":1}\n{"cmd":"stop","id":2}\n')
+        proc.stdin.flush()
+        assert proc.stdout is not None
+        first = json.loads(proc.stdout.readline())
+        second = json.loads(proc.stdout.readline())
+        assert first["id"] == 1 and "stopped" in first["error"]
+        assert second == {"id": 2, "ok": True, "stopped": True}
+        assert _ask(proc, '{"cmd":"hello","id":3}')["id"] == 3
+    finally:
+        proc.kill()
+        proc.communicate()
+
+
+@pytest.mark.parametrize(("sig", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_signals_end_the_engine_with_their_status(sig, status):
+    proc = _engine()
+    try:
+        assert _ask(proc, '{"cmd":"hello"}')["ok"]
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == status and err == b""
+
+
+def test_sigint_during_parallel_selfplay_exits_130():
+    """Used to end in SystemError: ... returned a result with an exception set."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "qwirkle_core", "selfplay", "--games", "100000000", "--progress", "never"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        time.sleep(3)  # not a timed assertion: the signal lands during the games, or during start-up
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130
+    assert b"SystemError" not in err and b"Traceback" not in err
+
+
+def _cli(args: list[str], stdin: bytes | None = b"", **kwargs: object) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(  # type: ignore[call-overload, no-any-return]
+        [sys.executable, "-m", "qwirkle_core", *args], check=False, input=stdin, capture_output=True, timeout=120,
+        **kwargs,
+    )
+
+
+POSITION_JSON = b'{"board": [[0, 0, 0, 0]], "hand": [[0, 1]]}'
+
+
+def test_moves_jsonl_answers_every_line_after_a_deep_one():
+    deep = b"[" * 984 + b"]" * 984
+    lines = [b'{"board": ' + deep + b', "hand": []}', POSITION_JSON, b'{"board": [], "hand": ' + deep + b"}", POSITION_JSON]
+    result = _cli(["moves", "--jsonl"], b"\n".join(lines) + b"\n")
+    answers = [json.loads(x) for x in result.stdout.splitlines()]
+    assert len(answers) == 4 and "error" in answers[0] and "moves" in answers[1] and "moves" in answers[3]
+    assert result.returncode == 2 and result.stderr == b""
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("command", [["moves"], ["render"], ["render", "--format", "text"]])
+def test_a_full_disk_is_a_one_line_error(command):
+    with open("/dev/full", "wb") as full:
+        result = subprocess.run(
+            [sys.executable, "-m", "qwirkle_core", *command], check=False, input=POSITION_JSON,
+            stdout=full, stderr=subprocess.PIPE, timeout=120,
+        )
+    assert result.returncode == 2
+    assert result.stderr.count(b"\n") == 1 and b"internal error" not in result.stderr
+
+
+@pytest.mark.parametrize("command", [["moves"], ["moves", "--jsonl"], ["render"], ["engine"]])
+def test_a_closed_stdin_is_handled(command):
+    """A closed stdin (``<&-``) ended in "internal error"."""
+    closed = subprocess.run(
+        [sys.executable, "-m", "qwirkle_core", *command],
+        check=False, capture_output=True, timeout=120,
+        preexec_fn=lambda: os.close(0),
+    )
+    assert closed.returncode == (0 if command == ["engine"] else 2), closed.stderr
+    assert b"internal error" not in closed.stderr and b"Traceback" not in closed.stderr
+
+
+def test_render_refuses_what_it_cannot_draw_or_write(tmp_path):
+    for args in (["--highlight", "Rs@30000,30000"], ["--highlight", "Rs@1000000000,0"], ["--cell-size", "1e308"],
+                 ["--cell-size", "nan"], ["-o", str(tmp_path / "no" / "such" / "dir.svg")], ["-o", str(tmp_path)]):
+        result = _cli(["render", *args], POSITION_JSON)
+        assert result.returncode == 2, (args, result.stderr)
+        assert result.stderr.count(b"\n") == 1 and b"internal error" not in result.stderr
+    target = tmp_path / "board.svg"
+    assert _cli(["render", "-o", str(target)], POSITION_JSON).returncode == 0
+    assert target.read_text().endswith("</svg>\n") and [p.name for p in tmp_path.iterdir()] == ["board.svg"]

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
+import sys
 from typing import Any
 
 from ..engine import Limits
@@ -43,4 +46,11 @@ def run(args: argparse.Namespace) -> int:
     from ..engine import run_stdio
 
     limits = Limits(args.max_line_bytes, args.max_moves, args.max_games, args.timeout)
-    return run_stdio(limits)
+    status = run_stdio(limits)
+    # End here, without the interpreter's shutdown: the thread that reads requests may
+    # be blocked reading stdin, holding its lock, and the shutdown would wait on it
+    # (Python aborts with "could not acquire lock for <stdin>").
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            stream.flush()
+    os._exit(status)
