@@ -109,7 +109,15 @@ class Board:
 
     ``Board()`` is empty; ``Board("Rc@0,0 Rs@0,1")`` parses the text form that
     ``repr`` writes; :meth:`from_placements` takes ``(row, col, Tile)`` items.
-    Rows grow south, columns east; any integer offset is fine.
+    Rows grow south, columns east; tiles lie anywhere in the playing area, |row| and
+    |col| at most ``COORD_MAX`` (10**9), whose edge no move may cross.
+
+    Threads: reading one Board from several threads at once is safe (``legal_moves``,
+    ``count_moves``, ``score``, ``is_legal``, the queries, ``copy``, the pictures): the
+    kernels only read the grid.  Changing it (``push``, ``pop``) while any other
+    thread uses it is not: a reader may see half a move and get wrong moves or a
+    spurious error.  Give each thread its own ``copy()``, or guard the Board with a
+    lock.
 
     >>> board = Board("Rc@0,0 Rs@0,1")
     >>> moves = board.legal_moves([Tile.from_text("Rd"), Tile.from_text("Bc")])

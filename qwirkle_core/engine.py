@@ -58,7 +58,7 @@ class Limits:
 
     max_line_bytes: int = 1 << 20
     max_moves: int = 100_000
-    max_games: int = 100_000
+    max_games: int = 10_000
     timeout: float | None = None
 
     def __post_init__(self) -> None:

@@ -308,14 +308,18 @@ class Game:
     take turns back with :meth:`pop`.  An illegal action raises
     :class:`IllegalMoveError` naming the rule and leaves the game as it was.
 
+    Threads: like :class:`~qwirkle_core.Board`, a Game may be read from several
+    threads at once (``legal_moves``, ``legal_actions``, ``to_string``, ``copy``,
+    ``determinize``, ...), but not changed (``push``, ``pop``) while another thread
+    uses it; give each thread its own ``copy()`` or use a lock.  Scores are at
+    most ``MAX_SCORE``: a position string with more is refused, and so is a turn
+    that would pass it.
+
     The state is the numba game loop's arrays (``engine_state``): every turn goes
     through the same kernels as self-play (``settle_turn`` for hands, draws, scores
     and the bag; ``ending`` for the blocked and dead ends), so a Game and the numba
     loop agree by construction; this class checks actions and explains errors.
     A Game pickles, and ``copy.deepcopy`` is :meth:`copy`.
-
-    Threads: reading a Game from several threads is safe; pushing or popping while
-    another thread reads or writes the same Game is not (copy it per thread).
     """
 
     def __init__(self, players: int = 2, seed: int = 0, tie_break: Sequence[int] | None = None) -> None:
