@@ -200,8 +200,6 @@ class EngineSession:
             reply = self.commands[cmd](request)
         except QwirkleError as exc:
             self._restore(saved, backup)
-            if isinstance(exc, RequestStopped):
-                self._stopped_some = True
             return {"id": rid, "error": str(exc)}
         except RecursionError:
             self._restore(saved, backup)
@@ -235,6 +233,7 @@ class EngineSession:
         """Raise RequestStopped when the running request is past its deadline or was
         asked to stop.  Long commands call it between steps."""
         if self.current < self.stop_before:
+            self._stopped_some = True
             raise RequestStopped("stopped by a stop request")
         if self._deadline is not None and time.monotonic() > self._deadline:
             raise RequestStopped(f"timed out after {self._timeout:g} s")
