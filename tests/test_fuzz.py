@@ -262,7 +262,7 @@ requests = st.builds(lambda cmd, fields: {**fields, "cmd": cmd}, st.sampled_from
 @FUZZ
 @given(st.lists(requests, max_size=6))
 def test_engine_session_answers_everything(stream: list[dict[str, Any]]) -> None:
-    session = EngineSession(Limits(max_games=20, max_moves=2000))
+    session = EngineSession(Limits(max_games=2, max_moves=2000))
     session.handle({"cmd": "new", "seed": 1})
     for request in stream:
         before = session.handle({"cmd": "state"})
@@ -281,7 +281,7 @@ def _not_json(name: str) -> None:
 @pytest.fixture(scope="module")
 def engine() -> Iterator[subprocess.Popen[bytes]]:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "qwirkle_core", "engine", "--max-games", "20", "--max-line-bytes", "4096",
+        [sys.executable, "-m", "qwirkle_core", "engine", "--max-games", "2", "--max-line-bytes", "4096",
          "--timeout", "30"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
