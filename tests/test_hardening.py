@@ -558,3 +558,19 @@ def test_serve_skips_long_lines_and_answers_the_rest():
     assert [r["id"] for r in replies] == [1, None, 2, 3]
     assert "longer than 100 bytes" in replies[1]["error"] and replies[2]["stopped"] is False
     assert "no game" in replies[3]["error"]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("10", 2, ["greedy"] * 2), (-1, 2, ["greedy"] * 2), (10**12, 2, ["greedy"] * 2), (1, 7, ["greedy"] * 7),
+     (1, 2, "greedy"), (1, 2, [[], []]), (1, 2, ["greedy", "nobody"])],
+)
+def test_selfplay_arguments_are_checked(args):
+    from qwirkle_core.selfplay import play_batches, selfplay
+
+    with pytest.raises(QwirkleError):
+        selfplay(*args)
+    with pytest.raises(QwirkleError):
+        next(play_batches(*args))
+    with pytest.raises(QwirkleError):
+        selfplay(1, 2, ["greedy"] * 2, seed=-1)
