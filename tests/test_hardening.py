@@ -574,3 +574,10 @@ def test_selfplay_arguments_are_checked(args):
         next(play_batches(*args))
     with pytest.raises(QwirkleError):
         selfplay(1, 2, ["greedy"] * 2, seed=-1)
+
+
+def test_tile_at_does_not_wrap_numpy_integers():
+    board = Board("Rc@0,0")
+    for far in (np.int64(2**63 - 1), np.int64(-(2**63)), np.uint64(2**64 - 1)):
+        assert board.tile_at(far, 0) is None and board.tile_at(0, far) is None
+    assert board.tile_at(np.int64(0), np.int8(0)) == Tile(0, 0)
