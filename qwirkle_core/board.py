@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import operator
+import threading
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
@@ -58,6 +59,18 @@ EDGE_REACH = 7
 # A connected group of n tiles spans at most n cells each way; a game has 108 tiles.
 MAX_SPAN = N_KINDS * COPIES_PER_KIND
 _LOG_ROOM = 2 * _state.LOG_PER_PUSH  # int64 words of the undo log one push may use
+
+
+class _Tables(threading.local):
+    """The move table the generator writes into, one per thread (reused from query to
+    query, so a query allocates only its result): boards are read from several threads
+    at once, and a table shared between them would mix their moves."""
+
+    def __init__(self) -> None:
+        self.out = np.empty((INITIAL_CAPACITY, OUT_COLS), np.int32)
+
+
+_TABLES = _Tables()
 
 
 class CellMasks(NamedTuple):
@@ -125,14 +138,13 @@ class Board:
     (8, <Move Rd@0,-1 score=3>)
     """
 
-    __slots__ = ("_log", "_n_tiles", "_out", "_st", "_stack")
+    __slots__ = ("_log", "_n_tiles", "_st", "_stack")
 
     def __init__(self, text: str | None = None) -> None:
         if text is not None and not isinstance(text, str):
             raise InvalidPositionError(f"a board's text is a string like 'Rc@0,0 Rs@0,1', got {show(text)}")
         self._st = _EMPTY_STATE.copy()
         self._log = _NO_LOG
-        self._out: npt.NDArray[np.int32] | None = None  # the move table queries write into
         self._n_tiles = 0
         # One entry per push: the move, and the state before it when the push had to
         # grow the window (a new array; None when it wrote to the same one).
@@ -145,7 +157,6 @@ class Board:
         board = cls.__new__(cls)
         board._st = st
         board._log = _NO_LOG
-        board._out = None
         board._n_tiles = n_tiles
         board._stack = []
         return board
@@ -365,9 +376,7 @@ class Board:
         """One call of the generator into this board's move table; returns what
         ``generate`` returns."""
         mask = self._hand_bits(hand)
-        out = self._out
-        if out is None:
-            out = self._out = np.empty((INITIAL_CAPACITY, OUT_COLS), np.int32)
+        out = _TABLES.out
         n: int = generate(self._st, out, mask, mode)
         if n > out.shape[0] or n < 0:
             n, _ = self._generate_again(hand, mask, mode, n)
@@ -381,7 +390,7 @@ class Board:
         Returns the count and the (new) table."""
         if n == HAND_CONFLICT:
             self._check_copies(list(hand), mask)
-        out = self._out = np.empty((max(n, 4 * INITIAL_CAPACITY), OUT_COLS), np.int32)
+        out = _TABLES.out = np.empty((max(n, 4 * INITIAL_CAPACITY), OUT_COLS), np.int32)
         return int(generate(self._st, out, mask, mode)), out
 
     def near_edge(self) -> bool:
@@ -410,9 +419,7 @@ class Board:
         allowed), each once, with its score.  On the empty board the openings are
         given in the canonical frame: the line starts at (0, 0) and runs east."""
         mask = self._hand_bits(hand)
-        out = self._out
-        if out is None:
-            out = self._out = np.empty((INITIAL_CAPACITY, OUT_COLS), np.int32)
+        out = _TABLES.out
         n: int = generate(self._st, out, mask, MODE_ALL)
         if n > out.shape[0] or n < 0:
             n, out = self._generate_again(hand, mask, MODE_ALL, n)
@@ -437,7 +444,7 @@ class Board:
         if self.near_edge():
             return MoveList._trusted(self._edge_table(hand, MODE_BEST)[0])
         n = self._generate(hand, MODE_BEST)
-        return MoveList._trusted(self._out[:n].copy())  # type: ignore[index]
+        return MoveList._trusted(_TABLES.out[:n].copy())
 
     def legal_tile_masks(self) -> CellMasks:
         """For every empty cell beside the tiles, the kinds that fit there alone.
@@ -551,7 +558,6 @@ class Board:
         """An independent copy of the board; with ``stack=False`` without the undo stack."""
         board = Board.__new__(Board)
         board._st = self._st.copy()
-        board._out = None
         board._n_tiles = self._n_tiles
         if stack:
             board._log = self._log.copy()
