@@ -17,6 +17,11 @@ KArray = npt.NDArray[Any]
 
 EMPTY = -1  # an empty cell in a kernel's scratch region of kinds
 
+# The playing area: tiles and moves lie at |row|, |col| <= COORD_MAX (see
+# qwirkle_core.moves); every cell a kernel touches is within MARGIN of a tile, far
+# below 2**31.
+COORD_MAX = 1_000_000_000
+
 N_KINDS = 36
 ALL_KINDS = (1 << N_KINDS) - 1  # the 36-bit mask of every kind
 
