@@ -53,7 +53,7 @@ def connect(workers: int | None, scheduler: str | None, client: Any = None) -> I
             else:
                 cluster = stack.enter_context(
                     LocalCluster(
-                        n_workers=workers or 1, threads_per_worker=1, processes=True, dashboard_address=None
+                        n_workers=workers or 1, threads_per_worker=1, processes=True, dashboard_address=":0"
                     )
                 )
                 client = stack.enter_context(Client(cluster))
