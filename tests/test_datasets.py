@@ -300,6 +300,21 @@ def client() -> Any:
 
 
 @pytest.mark.cluster
+@pytest.mark.skipif(distributed is None, reason="clusters need dask.distributed: the scale extra")
+def test_a_cluster_of_threads_in_this_process(tmp_path: Path) -> None:
+    """The cluster path end to end without worker processes (so it runs with the JIT off too)."""
+    n = 3 if JIT_OFF else 30
+    with distributed.Client(
+        processes=False, n_workers=1, threads_per_worker=1, dashboard_address=":0"
+    ) as in_process:
+        spread = write_dataset(tmp_path / "spread", n, 2, ["greedy"], seed=6, chunk_size=2, client=in_process)
+        assert spread.where.startswith("dask") and spread.written == n
+        assert check_dataset(tmp_path / "spread", client=in_process).ok
+    write_dataset(tmp_path / "alone", n, 2, ["greedy"], seed=6, chunk_size=2)
+    assert files(tmp_path / "alone") == files(tmp_path / "spread")
+
+
+@pytest.mark.cluster
 @cluster_test
 def test_one_process_and_a_cluster_write_the_same_bytes(client: Any, tmp_path: Path) -> None:
     args = (600, 2, ["greedy", "heuristic"], 21)
