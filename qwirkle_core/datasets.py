@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
@@ -403,6 +404,16 @@ def write_chunk(out: str, spec_json: dict[str, Any], chunk: int) -> ChunkStats:
     began = time.perf_counter()
     spec = DatasetSpec.from_json(spec_json)
     root = Path(out)
+    try:
+        there = _read_manifest(root)
+    except DatasetError:
+        there = None
+    if there != spec:
+        # A worker on another machine that does not share the client's file system.
+        raise DatasetError(
+            f"{socket.gethostname()} sees no dataset manifest at {root} (or another one): the output "
+            "directory must be on a file system every worker shares, at the same path"
+        )
     scores, turns, ends, rows = play_chunk(spec, chunk)
     games, turns_table = chunk_tables(spec, chunk, scores, turns, ends, rows)
     _write_table(root / TURNS_DIR / chunk_name(chunk), turns_table)

@@ -146,6 +146,25 @@ def test_a_failed_write_leaves_no_file(tmp_path: Path, monkeypatch: pytest.Monke
     assert not list(root.rglob("*.tmp"))
 
 
+def test_a_worker_that_cannot_see_the_dataset_refuses(tmp_path: Path) -> None:
+    spec = datasets.DatasetSpec(2, 2, ("greedy", "greedy"), 0, 2)
+    with pytest.raises(DatasetError, match="file system every worker shares"):
+        datasets.write_chunk(str(tmp_path / "elsewhere"), spec.to_json(), 0)
+
+
+def test_the_command_reports_a_failed_write_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def full(table: Any, where: Any, **kwargs: Any) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(pq, "write_table", full)
+    assert main(["selfplay", "--games", "1", "--out", str(tmp_path / "ds")]) == 1
+    err = capsys.readouterr().err
+    assert "No space left on device" in err and len(err.strip().splitlines()) == 1
+    assert main(["selfplay", "--games", "1", "--out", str(tmp_path / "ds" / "manifest.json" / "x")]) == 2
+
+
 # ---------------------------------------------------------------- checking
 def tamper(path: Path, column: str, change: Any) -> None:
     """Rewrite one column of a Parquet file through ``change(numpy values) -> values``;

@@ -10,6 +10,7 @@ import sys
 from typing import IO, Any
 
 EXIT_BAD_ARGS = 2
+EXIT_IO = 1
 
 
 class ChunkProgress:
@@ -75,6 +76,9 @@ def run_selfplay_dataset(
     except DatasetError as exc:
         print(f"selfplay: {exc}", file=sys.stderr)
         return EXIT_BAD_ARGS
+    except OSError as exc:
+        print(f"selfplay: cannot write {exc.filename or args.out}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_IO
     finally:
         bar.close()
     report = summary.to_json()
