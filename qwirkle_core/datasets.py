@@ -526,8 +526,8 @@ def write_dataset(
     """Play ``games`` self-play games (game i from seed ``seed + i``) and write them as a
     Parquet dataset in ``out``; returns the summary over the whole dataset.
 
-    With no cluster the chunks are played one after the other, each on all local cores.
-    ``workers=K`` starts a local Dask cluster of K one-thread worker processes;
+    With no cluster, the chunks are played on one thread per core of this process (as
+    many as ``numba.get_num_threads()``; the kernels release the GIL).  ``workers=K`` starts a local Dask cluster of K one-thread worker processes;
     ``scheduler=ADDRESS`` uses an existing cluster; ``client`` a connected
     ``distributed.Client``.  ``bots`` names one bot for every seat, or one per seat.
     ``progress(done, total)`` is called after each chunk (resumed chunks count as done).
