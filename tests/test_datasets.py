@@ -66,7 +66,7 @@ def test_tables_hold_each_game_once_with_the_documented_columns(small: Path) -> 
     assert games.column("game_id").to_pylist() == list(range(n))
     assert games.column("seed").to_pylist() == [11 + i for i in range(n)]
     assert games.column("bots").to_pylist() == [MIXED] * n
-    assert set(games.column("end").to_pylist()) <= {"out", "blocked"}
+    assert set(games.column("end").to_pylist()) <= {"out", "blocked", "dead"}
     assert games.column_names == ["game_id", "seed", "players", "bots", "scores", "end", "turns"]
     assert turns.column_names == [
         "game_id", "turn", "player", "action", "placements", "score", "exchanged", "drawn", "hand"
@@ -249,6 +249,18 @@ def test_check_catches_a_lost_chunk_a_stray_file_and_a_wrong_final_score(copy_of
     assert "final scores" in problems
 
 
+def test_check_catches_a_wrong_end(copy_of_small: Path) -> None:
+    path = copy_of_small / "games" / datasets.chunk_name(0)
+    table = pq.read_table(path)
+    ends = table.column("end").cast(pa.string()).to_pylist()
+    ends[0] = "dead" if ends[0] != "dead" else "out"
+    column = pa.array(ends).dictionary_encode()
+    pq.write_table(table.set_column(table.column_names.index("end"), "end", column), path)
+    status, report = run_check(copy_of_small)
+    assert status == 1 and len(report["problems"]) == 1
+    assert report["problems"][0].startswith(f"game 0: the record says the game ended {ends[0]!r}, the replay")
+
+
 def test_check_command_text_and_bad_arguments(small: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", str(small)]) == 0
     assert "every game replays" in capsys.readouterr().out
@@ -283,6 +295,7 @@ def test_selfplay_out_summary_json_and_progress(tmp_path: Path, capsys: pytest.C
         ["--out", "DIR", "--workers", "0"],
         ["--out", "DIR", "--workers", "2", "--scheduler", "tcp://127.0.0.1:1"],
         ["--out", "DIR", "--record", "x.jsonl"],
+        ["--out", "DIR", "--append"],
         ["--out", "DIR", "--workers", "2", "--threads", "1"],
         ["--out", "DIR", "--chunk-size", "0"],
         ["--out", "DIR", "--games", "3", "--seed", "1"],  # DIR holds other parameters

@@ -54,8 +54,8 @@ def dataset_options(args: argparse.Namespace) -> str | None:
         return "--workers and --scheduler write a dataset: give --out DIR too"
     if args.workers is not None and args.scheduler is not None:
         return "--workers starts a local cluster, --scheduler uses one: give one of them"
-    if args.record is not None:
-        return "--record writes JSON lines, --out a Parquet dataset: give one of them"
+    if args.record is not None or getattr(args, "append", False):
+        return "--record and --append write JSON lines, --out a Parquet dataset: give one of them"
     if args.threads is not None and (args.workers is not None or args.scheduler is not None):
         return "--threads is for a run without a cluster (each Dask worker runs one thread)"
     return None
