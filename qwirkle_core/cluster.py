@@ -35,6 +35,7 @@ class Warmup(WorkerPlugin):  # type: ignore[misc]  # distributed is not type-che
     """Warms each worker's kernels once, when it joins (a restarted worker too)."""
 
     def setup(self, worker: Any) -> None:
+        """Load the kernels on ``worker`` (Dask calls this when the worker joins)."""
         from .datasets import warm_kernels  # datasets imports this module lazily
 
         warm_kernels()

@@ -132,6 +132,7 @@ class DatasetSpec:
 
     @property
     def chunks(self) -> int:
+        """How many chunks the games fill (the last one may hold fewer)."""
         return -(-self.games // self.chunk_size)
 
     def chunk_range(self, chunk: int) -> tuple[int, int]:
@@ -140,6 +141,7 @@ class DatasetSpec:
         return start, min(self.games, start + self.chunk_size)
 
     def to_json(self) -> dict[str, Any]:
+        """The manifest object."""
         return {
             "format": DATASET_FORMAT,
             "games": self.games,
@@ -151,6 +153,7 @@ class DatasetSpec:
 
     @classmethod
     def from_json(cls, value: Any) -> DatasetSpec:
+        """The spec of a manifest object; DatasetError if it is not one."""
         if not isinstance(value, dict) or value.get("format") != DATASET_FORMAT:
             raise DatasetError(f"not a {DATASET_FORMAT} manifest")
         try:
@@ -162,6 +165,7 @@ class DatasetSpec:
 
 
 def chunk_name(chunk: int) -> str:
+    """The file name of ``chunk`` in the games and the turns directory."""
     return f"chunk-{chunk:06d}.parquet"
 
 
@@ -454,6 +458,7 @@ class DatasetSummary:
 
     @property
     def games_per_second(self) -> float:
+        """Games written per second of the run (0 when nothing was left to write)."""
         return self.written / max(self.seconds, 1e-9)
 
     def wins(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
@@ -463,6 +468,7 @@ class DatasetSummary:
         return (at_top & alone).sum(axis=0), (at_top & ~alone).sum(axis=0)
 
     def to_json(self) -> dict[str, Any]:
+        """The summary as the ``--json`` object of ``selfplay --out``."""
         wins, ties = self.wins()
         return {
             "out": self.path,
@@ -702,9 +708,11 @@ class CheckReport:
 
     @property
     def ok(self) -> bool:
+        """Every game there, once, and replaying to what the dataset says."""
         return not self.problems and self.checked == self.games
 
     def to_json(self) -> dict[str, Any]:
+        """The report as the ``--json`` object of ``check``."""
         return {"path": self.path, "games": self.games, "checked": self.checked, "ok": self.ok,
                 "problems": self.problems}
 
