@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import tempfile
 import time
@@ -49,11 +50,22 @@ def no_output(games: int, parallel: bool) -> float:
     return games / (time.perf_counter() - began)
 
 
-def measure(label: str, func: Any) -> dict[str, Any]:
+def cpu_seconds() -> float:
+    """CPU time of this process and of its children that ended (a local cluster's workers)."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
+def measure(label: str, games: int, func: Any) -> dict[str, Any]:
+    """Run ``func``; its figures with the wall time, the CPU time spent (this process and
+    the cluster's workers) and the load average before and after."""
     before = load()
     began = time.perf_counter()
+    cpu = cpu_seconds()
     value = func()
-    row = {"figure": label, "load_before": before, "load_after": load(), "wall_s": round(time.perf_counter() - began, 1)}
+    cpu = cpu_seconds() - cpu
+    row = {"figure": label, "load_before": before, "load_after": load(), "wall_s": round(time.perf_counter() - began, 1),
+           "games_per_cpu_second": round(games / cpu)}
     row.update(value if isinstance(value, dict) else {"games_per_second": round(value)})
     print(json.dumps(row), flush=True)
     return row
@@ -78,13 +90,13 @@ def main() -> None:
                     "startup_s": round(summary.startup_seconds, 2), "where": summary.where}
 
         numba.set_num_threads(1)
-        rows.append(measure("no output, one core", lambda: no_output(n, parallel=False)))
-        rows.append(measure("Parquet, one core (selfplay --out --threads 1)", lambda: dataset("one")))
+        rows.append(measure("no output, one core", n, lambda: no_output(n, parallel=False)))
+        rows.append(measure("Parquet, one core (selfplay --out --threads 1)", n, lambda: dataset("one")))
         numba.set_num_threads(cores)
-        rows.append(measure(f"no output, {cores} cores", lambda: no_output(n, parallel=True)))
-        rows.append(measure(f"Parquet, {cores} cores without Dask (selfplay --out)", lambda: dataset("all")))
+        rows.append(measure(f"no output, {cores} cores", n, lambda: no_output(n, parallel=True)))
+        rows.append(measure(f"Parquet, {cores} cores without Dask (selfplay --out)", n, lambda: dataset("all")))
         rows.append(measure(f"Parquet, {args.workers}-worker local Dask cluster (selfplay --out --workers "
-                            f"{args.workers})", lambda: dataset("dask", workers=args.workers)))
+                            f"{args.workers})", n, lambda: dataset("dask", workers=args.workers)))
         sample = min(n, DEFAULT_CHUNK_SIZE)
         json_bytes = 0
         for i, record in enumerate(read_records(tmp / "one")):
