@@ -20,7 +20,7 @@ from qwirkle_core import _gameloop
 
 pytest.importorskip("pyarrow", reason="datasets need the scale extra")
 
-from qwirkle_core.datasets import DatasetSpec, warm_kernels, write_chunk
+from qwirkle_core.datasets import DatasetSpec, _prepare, warm_kernels, write_chunk
 
 GAMES = 1000
 TIE_RANK = np.arange(_gameloop.MAX_PLAYERS, dtype=np.int64)
@@ -49,9 +49,8 @@ def test_greedy_games_no_output_one_core(benchmark) -> None:  # type: ignore[no-
 
 def test_greedy_games_written_as_a_parquet_chunk_one_core(benchmark) -> None:  # type: ignore[no-untyped-def]
     warm_kernels(replay=False)
-    spec = DatasetSpec(GAMES, 2, ("greedy", "greedy"), 0, GAMES).to_json()
+    spec = DatasetSpec(GAMES, 2, ("greedy", "greedy"), 0, GAMES)
     with tempfile.TemporaryDirectory() as tmp:
-        for sub in ("games", "turns"):
-            (Path(tmp) / sub).mkdir()
-        benchmark.pedantic(write_chunk, args=(tmp, spec, 0), rounds=5, iterations=1)
+        _prepare(Path(tmp) / "ds", spec)  # the directories and the manifest a chunk task expects
+        benchmark.pedantic(write_chunk, args=(str(Path(tmp) / "ds"), spec.to_json(), 0), rounds=5, iterations=1)
     _report(benchmark, "greedy games written as a Parquet chunk, one core")
