@@ -41,7 +41,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from . import _gameloop, _jit
+from . import _gameloop
 from ._gameloop import (
     EXCHANGE,
     L_COLS,
@@ -57,8 +57,8 @@ from ._gameloop import (
     L_TYPE,
     PLACE,
 )
-from ._geometry import KArray, KInt
-from ._jit import F
+from ._geometry import KArray
+from ._jit import kernel
 from ._prng import SEED_LIMIT, seed_words
 from .bots import BOT_IDS
 from .errors import InvalidRecordError, QwirkleError, RunawayGameError
@@ -244,19 +244,7 @@ class ChunkStats:
     seconds: float = 0.0  # time spent playing and writing
 
 
-def _nogil_kernel(func: F) -> F:
-    """A cached kernel that releases the GIL, so that threads play chunks side by side."""
-    return _jit._compile(func, nogil=True)
-
-
-@_nogil_kernel
-def _play_serial(
-    n_players: KInt, seeds_low: KArray, seeds_high: KArray, tie_rank: KArray, bots: KArray, logs: KArray,
-) -> tuple[KArray, KArray, KArray]:
-    return _gameloop.play_games_serial(n_players, seeds_low, seeds_high, tie_rank, bots, logs)
-
-
-@_nogil_kernel
+@kernel
 def _turn_columns(rows: KArray) -> tuple[KArray, KArray, KArray, KArray, KArray, KArray, KArray, KArray, KArray, KArray, KArray]:
     """The turn log rows of a chunk as flat columns: per turn the sizes of the hand, the
     placement, the exchange and the draw; then the values of those lists one after the
@@ -312,7 +300,8 @@ def play_chunk(
         hi = min(stop, lo + BATCH)
         low, high = seed_words([(spec.seed + i) % SEED_LIMIT for i in range(lo, hi)])
         batch_logs = logs[: hi - lo]
-        scores, turns, ends = _play_serial(spec.players, low, high, tie_rank, bot_ids, batch_logs)
+        # Kernels release the GIL: threads of one process play chunks side by side.
+        scores, turns, ends = _gameloop.play_games_serial(spec.players, low, high, tie_rank, bot_ids, batch_logs)
         runaway = np.flatnonzero(ends == _gameloop.END_RUNAWAY)
         if runaway.size:
             raise RunawayGameError(

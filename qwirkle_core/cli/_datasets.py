@@ -9,6 +9,8 @@ import json
 import sys
 from typing import IO, Any
 
+from . import fail
+
 EXIT_BAD_ARGS = 2
 EXIT_IO = 1
 
@@ -27,11 +29,8 @@ class ChunkProgress:
         if not self.enabled:
             return
         if self.bar is None:
-            try:
-                from tqdm import tqdm
-            except ImportError:  # pragma: no cover - the scale extra brings tqdm
-                self.enabled = False
-                return
+            from tqdm import tqdm
+
             self.bar = tqdm(
                 total=total, initial=done, desc=self.label, unit=" games", file=self.stream,
                 dynamic_ncols=True, mininterval=0.5, smoothing=0.05,
@@ -74,11 +73,9 @@ def run_selfplay_dataset(
             scheduler=args.scheduler, progress=bar,
         )
     except DatasetError as exc:
-        print(f"selfplay: {exc}", file=sys.stderr)
-        return EXIT_BAD_ARGS
+        return fail(str(exc), EXIT_BAD_ARGS)
     except OSError as exc:
-        print(f"selfplay: cannot write {exc.filename or args.out}: {exc.strerror or exc}", file=sys.stderr)
-        return EXIT_IO
+        return fail(f"cannot write {exc.filename or args.out}: {exc.strerror or exc}", EXIT_IO)
     finally:
         bar.close()
     report = summary.to_json()

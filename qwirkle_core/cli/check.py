@@ -14,6 +14,7 @@ import json
 import sys
 from typing import Any
 
+from . import fail
 from ._datasets import ChunkProgress, show_progress
 
 EXIT_MISMATCH = 1
@@ -49,19 +50,16 @@ def run(args: argparse.Namespace) -> int:
         except ValueError:
             workers = 0
         if not 1 <= workers <= 1024:
-            print(f"check: --workers must be an integer in 1..1024, got {args.workers!r}", file=sys.stderr)
-            return EXIT_BAD_ARGS
+            return fail(f"--workers must be an integer in 1..1024, got {args.workers!r}", EXIT_BAD_ARGS)
     if workers is not None and args.scheduler is not None:
-        print("check: --workers starts a local cluster, --scheduler uses one: give one of them", file=sys.stderr)
-        return EXIT_BAD_ARGS
+        return fail("--workers starts a local cluster, --scheduler uses one: give one of them", EXIT_BAD_ARGS)
     from ..datasets import DatasetError, check_dataset
 
     bar = ChunkProgress("check", show_progress(args.progress, 2, sys.stderr))
     try:
         report = check_dataset(args.dataset, workers=workers, scheduler=args.scheduler, progress=bar)
     except DatasetError as exc:
-        print(f"check: {exc}", file=sys.stderr)
-        return EXIT_BAD_ARGS
+        return fail(str(exc), EXIT_BAD_ARGS)
     finally:
         bar.close()
     if args.json:

@@ -309,8 +309,7 @@ def _run_dataset(
             chunk_size = _int_option(args.chunk_size, "--chunk-size", 1, 10**7)
         workers = None if args.workers is None else _int_option(args.workers, "--workers", 1, 1024)
     except SelfPlayArgumentError as exc:
-        print(f"selfplay: {exc}", file=sys.stderr)
-        return EXIT_BAD_ARGS
+        return fail(str(exc), EXIT_BAD_ARGS)
     if threads is not None:
         numba.set_num_threads(threads)
     return run_selfplay_dataset(args, games, players, bots, seed, chunk_size, workers)
