@@ -11,5 +11,6 @@
 from __future__ import annotations
 
 from .encoding import DEFAULT_WINDOW, action_count, legal_substeps
+from .vector import VectorQwirkle
 
-__all__ = ["DEFAULT_WINDOW", "action_count", "legal_substeps"]
+__all__ = ["DEFAULT_WINDOW", "VectorQwirkle", "action_count", "legal_substeps"]

@@ -204,7 +204,8 @@ E_SEED = 10  # seed of the game being played
 E_NEXT_SEED = 11  # seed of the next game
 E_DONE = 12  # 1: the game ended and waits for reset (no autoreset)
 E_GAMES = 13  # games finished
-N_ENV = 14
+E_SKIPPED = 14  # games truncated before the caller's first turn (never observed)
+N_ENV = 15
 
 # Columns of the scalar observation ``info`` (seats rotated: 0 = the player to move).
 O_SCORES = 0  # 6 scores
@@ -382,8 +383,10 @@ def start_game(
             )
             if status == 0:
                 return
-        # A game over before the caller's first turn (bots only would do it): the next one.
+        # A game over or truncated before the caller's first turn (a first turn whose
+        # every move leaves the window): counted, and the next one is dealt.
         env[i, E_GAMES] += 1
+        env[i, E_SKIPPED] += 1
 
 
 @kernel
@@ -447,11 +450,9 @@ def step_envs(
         else:
             gl.set_exchange(action, partial[i, 6:], e[E_MARKED])
         gl.apply_action(grids[i], meta, hands[i], hand_sizes[i], bags[i], scores[i], rngs[i], action, row)
-        if meta[gl.M_OVER] == 0:
-            end = gl.ending(grids[i], meta, hands[i], hand_sizes[i], bags[i])
-            if end != gl.END_NONE:
-                meta[gl.M_OVER] = 1
-                meta[gl.M_END] = end
+        # The blocked and dead ends are looked for, as play_out does, when the next
+        # player has no placement (play_bots, begin_turn): a blocked or dead game leaves
+        # none, so the game ends in this step, in the state Game ends it in.
         play_bots(grids[i], meta, hands[i], hand_sizes[i], bags[i], scores[i], rngs[i], bot_rngs[i], bots, action, row)
         status = 1
         if meta[gl.M_OVER] == 0:
