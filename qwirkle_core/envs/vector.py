@@ -18,8 +18,10 @@ import numpy.typing as npt
 from .. import _gameloop as gl
 from .._geometry import EMPTY, GRID_SIZE
 from .._prng import new_state
+from ..board import Board
 from ..errors import IllegalMoveError, QwirkleError
 from ..game import Game
+from ..tiles import ALL_TILES
 from . import _kernels as k
 from .encoding import DEFAULT_WINDOW, action_count, describe
 
@@ -250,20 +252,26 @@ class VectorQwirkle:
     def game_seed(self, i: int) -> int:
         return int(self._env[i, k.E_SEED])
 
-    def to_game(self, i: int) -> Game:
-        """Env i's position as a Game (no history: ``Game.from_position``)."""
-        from ..board import Board
-        from ..tiles import ALL_TILES
+    def board(self, i: int) -> Board:
+        """Env i's board (a copy, as a Board)."""
+        meta = self._metas[i]
+        if not meta[gl.M_BOARD_TILES]:
+            return Board()
+        r0, r1, c0, c1 = (int(meta[m]) for m in (gl.M_R0, gl.M_R1, gl.M_C0, gl.M_C1))
+        box = self._grids[i, r0:r1, c0:c1]
+        top = r0 + int(meta[gl.M_ROW_ORIGIN]) - GRID_SIZE // 2
+        left = c0 + int(meta[gl.M_COL_ORIGIN]) - GRID_SIZE // 2
+        rows, cols = np.nonzero(box >= 0)
+        return Board.from_placements(
+            (top + int(r), left + int(c), ALL_TILES[int(box[r, c])]) for r, c in zip(rows, cols)
+        )
 
-        grid, meta, hands, hand_sizes, bag, scores, _ = self.engine_state(i)
-        placements = []
-        dr = int(meta[gl.M_ROW_ORIGIN]) - GRID_SIZE // 2
-        dc = int(meta[gl.M_COL_ORIGIN]) - GRID_SIZE // 2
-        for r, c in zip(*np.nonzero(grid >= 0)):
-            placements.append((int(r) + dr, int(c) + dc, ALL_TILES[int(grid[r, c])]))
-        board = Board.from_placements(placements) if placements else Board()
+    def to_game(self, i: int) -> Game:
+        """Env i's position as a Game (no history: ``Game.from_position``; a game in
+        play)."""
+        _, meta, hands, hand_sizes, bag, scores, _ = self.engine_state(i)
         return Game.from_position(
-            board,
+            self.board(i),
             [[ALL_TILES[int(t)] for t in hands[p, : hand_sizes[p]]] for p in range(self.players)],
             [ALL_TILES[int(t)] for t in bag[: meta[gl.M_BAG]]],
             [int(s) for s in scores[: self.players]],
