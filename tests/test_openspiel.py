@@ -87,7 +87,12 @@ def test_chance_tiles_and_hidden_information() -> None:
     assert (resampled.hand_sizes == state.hand_sizes).all()
     assert resampled.observation_string(player) == state.observation_string(player)
     assert len(state.observation_tensor(player)) == qos.OBS_SIZE
-    assert len(state.information_state_tensor(player)) == qos.INFO_SIZE
+    info_tensor = np.array(state.information_state_tensor(player))
+    assert len(info_tensor) == qos.INFO_SIZE
+    # the copies the player has not seen: the bag and the other hands
+    assert info_tensor[qos.OBS_SIZE :].sum() == state.meta[gl.M_BAG] + sum(
+        int(state.hand_sizes[p]) for p in range(3) if p != player
+    )
     other = (player + 1) % 3
     assert state.information_state_string(player) != state.information_state_string(other)
     clone.apply_action(clone.legal_actions()[0])

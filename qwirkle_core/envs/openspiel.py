@@ -322,8 +322,8 @@ class QwirkleObserver:
         t = self.tensor
         t.fill(0)
         if state.dealt < 6 * state.players:
-            hand = state.hands[player, : state.hand_sizes[player]]
-            np.add.at(t[PLANES * WIDTH * WIDTH : PLANES * WIDTH * WIDTH + 36], hand, 1)
+            held = state.hands[player, : state.hand_sizes[player]]
+            np.add.at(t[PLANES * WIDTH * WIDTH : PLANES * WIDTH * WIDTH + 36], held, 1)
             return
         top, left = k.window_of(state.meta, WIDTH)
         k.write_board(state.grid, state.meta, top, left, WIDTH, self._board)
@@ -354,8 +354,7 @@ class QwirkleObserver:
         t[at + 1] = state.meta[gl.M_OPENING]
         t[at + 2] = float(player == mover)
         if self.perfect_recall:
-            unseen = np.full(36, 3.0, np.float32)
-            np.subtract.at(unseen, kinds, 1)  # the window's tiles
+            unseen = 3.0 - gl.board_counts(state.grid, state.meta).astype(np.float32)  # the whole board
             np.subtract.at(unseen, state.hands[player, : state.hand_sizes[player]], 1)
             t[OBS_SIZE:] = unseen
 
