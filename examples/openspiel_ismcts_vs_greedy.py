@@ -46,7 +46,7 @@ class GreedyRollouts(mcts.Evaluator):  # type: ignore[misc]
             return np.array(state.returns())
         seeds = self.rng.integers(0, 2**31, self.n)
         scores, _ = gl.rollouts_parallel(
-            state.grid, state.meta, state.hands, state.hand_sizes, state.bag, state.scores, GREEDY,
+            state.st, state.meta, state.hands, state.hand_sizes, state.bag, state.scores, GREEDY,
             seeds, np.zeros(self.n, np.int64), state.current_player(),
         )
         players = state.num_players()
@@ -64,13 +64,13 @@ def greedy_turn(state: Any, rng: np.ndarray) -> list[int]:
     """The greedy bot's choice for the player to move, as sub-steps."""
     seat = state.current_player()
     action = np.zeros(gl.ACTION_COLS, np.int64)
-    gl.choose_greedy(state.grid, state.meta, state.hands[seat], state.hand_sizes[seat], rng, action)
+    gl.choose_greedy(state.st, state.meta, state.hands[seat], state.hand_sizes[seat], rng, action, gl.new_table())
     n = int(action[gl.A_N])
     if action[gl.A_TYPE] == gl.PASS:
         return [pass_id()]
     if action[gl.A_TYPE] == gl.EXCHANGE:
         return [mark_id(int(kind)) for kind in sorted(action[gl.A_KINDS : gl.A_KINDS + n])] + [end_id()]
-    top, left = _kernels.window_of(state.meta, qos.WIDTH)
+    top, left = _kernels.window_of(state.st, state.meta, qos.WIDTH)
     cells = sorted(
         (int(action[gl.A_ROWS + s]), int(action[gl.A_COLS + s]), int(action[gl.A_KINDS + s])) for s in range(n)
     )

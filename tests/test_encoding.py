@@ -48,7 +48,7 @@ def positions(players: int, seed: int) -> Iterator[Game]:
 def complete_turns(game: Game, width: int) -> tuple[list[list[int]], int]:
     """Every complete sub-step sequence (a depth-first walk over legal_substeps'
     kernel), and the number of legal moves outside the window."""
-    grid, meta, hands, hand_sizes, *_ = game.engine_state(copy_grid=False)
+    st, meta, hands, hand_sizes, *_ = game.engine_state(copy_state=False)
     seat = game.to_move
     mask = np.zeros(action_count(width), np.bool_)
     found: list[list[int]] = []
@@ -56,7 +56,7 @@ def complete_turns(game: Game, width: int) -> tuple[list[list[int]], int]:
 
     def walk(prefix: list[int], partial: np.ndarray, placed: int, marked: int) -> None:
         nonlocal outside
-        _, out, _ = _kernels.turn_mask(grid, meta, hands[seat], hand_sizes[seat], width, partial, placed, marked, mask)
+        _, out, _ = _kernels.turn_mask(st, meta, hands[seat], hand_sizes[seat], width, partial, placed, marked, mask)
         outside = out if outside < 0 else outside
         for a in np.flatnonzero(mask).tolist():
             what, kind, _, _ = describe(a, width)
@@ -103,7 +103,7 @@ def test_sub_step_sequences_are_the_legal_actions_each_once(players: int) -> Non
             assert sorted(turn_substeps(game, a) for a in legal) == sorted(turns)
             total += 1
             outside += out
-    assert total >= (12 if NO_JIT else 300)
+    assert total >= (12 if NO_JIT else 200)
     assert outside == 0  # none seen with W = 32 (the prototype: none in 32,618 positions)
 
 

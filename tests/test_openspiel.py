@@ -14,6 +14,7 @@ pyspiel = pytest.importorskip("pyspiel", reason="the rl extra (pip install qwirk
 from open_spiel.python.algorithms import ismcts, mcts
 
 from qwirkle_core import _gameloop as gl
+from qwirkle_core._state import tiles_of
 from qwirkle_core.envs import openspiel as qos
 
 NO_JIT = os.environ.get("NUMBA_DISABLE_JIT") == "1"
@@ -47,7 +48,7 @@ def tiles_conserved(state: Any) -> bool:
     counts: Counter[int] = Counter(int(k) for k in state.bag[: state.meta[gl.M_BAG]])
     for p in range(state.players):
         counts.update(int(k) for k in state.hands[p, : state.hand_sizes[p]])
-    counts.update(int(k) for k in state.grid[state.grid >= 0])
+    counts.update(int(kind) for _, _, kind in tiles_of(state.st).tolist())
     if state.pending and state.turn_action[gl.A_TYPE] == gl.EXCHANGE:  # set aside until the draws are done
         counts.update(int(k) for k in state.turn_action[gl.A_KINDS : gl.A_KINDS + state.turn_action[gl.A_N]])
     return all(counts[k] == 3 for k in range(36))

@@ -8,13 +8,16 @@ sub-steps (see :mod:`qwirkle_core.envs.encoding`) and keeps N games in arrays.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .. import _gameloop as gl
-from .._geometry import CENTER, EMPTY, KArray, KInt
+from .._geometry import EMPTY, KArray, KInt
 from .._jit import kernel
 from .._movegen import COL_COLS, COL_KINDS, COL_N, COL_ROWS, COL_SCORE, MODE_ALL
 from .._prng import below, seed_state
+from .._state import S_C0, S_C1, S_LEFT, S_R0, S_R1, S_ROW_AT, S_TOP, S_WIDTH, new_empty_state
 
 N_KINDS = 36
 MOVE_COLS = 7  # an encoded move: its size, then its PLACE ids in (row, col) order
@@ -22,16 +25,14 @@ MOVE_COLS = 7  # an encoded move: its size, then its PLACE ids in (row, col) ord
 
 # ----------------------------------------------------------------- the encoding
 @kernel
-def window_of(meta: KArray, width: KInt) -> tuple[KInt, KInt]:
+def window_of(st: KArray, meta: KArray, width: KInt) -> tuple[KInt, KInt]:
     """Caller coordinates of the window's top-left cell: the window is centred as
     ``queries.position_planes`` centres it (the middle cell of the tiles' bounding box,
     rounded down, at (width // 2, width // 2); cell (0, 0) on the empty board)."""
     if meta[gl.M_BOARD_TILES] == 0:
         return -(width // 2), -(width // 2)
-    dr = meta[gl.M_ROW_ORIGIN] - CENTER
-    dc = meta[gl.M_COL_ORIGIN] - CENTER
-    centre_r = (meta[gl.M_R0] + dr + meta[gl.M_R1] - 1 + dr) // 2
-    centre_c = (meta[gl.M_C0] + dc + meta[gl.M_C1] - 1 + dc) // 2
+    centre_r = (2 * st[S_TOP] + st[S_R0] + st[S_R1] - 1) // 2
+    centre_c = (2 * st[S_LEFT] + st[S_C0] + st[S_C1] - 1) // 2
     return centre_r - width // 2, centre_c - width // 2
 
 
@@ -151,11 +152,11 @@ def fill_mask(
 
 
 @kernel
-def turn_tables(grid: KArray, meta: KArray, hand: KArray, hand_size: KInt) -> tuple[KArray, KArray, KInt]:
+def turn_tables(st: KArray, meta: KArray, hand: KArray, hand_size: KInt, out: KArray) -> tuple[KArray, KArray, KInt]:
     """The legal placements (game loop's table), the legal exchanges (its
     exchange_table; none before the opening or with an empty bag) and whether pass is
     legal (no placement and an empty bag), for the player to move."""
-    table = gl.legal_placements(grid, meta, gl.hand_mask(hand, hand_size), MODE_ALL)
+    table = gl.legal_placements(st, meta, gl.hand_mask(hand, hand_size), MODE_ALL, out)
     if meta[gl.M_OPENING] == 0 and meta[gl.M_BAG] > 0:
         ex = gl.exchange_table(hand, hand_size, meta[gl.M_BAG])
     else:
@@ -166,7 +167,7 @@ def turn_tables(grid: KArray, meta: KArray, hand: KArray, hand_size: KInt) -> tu
 
 @kernel
 def turn_mask(
-    grid: KArray, meta: KArray, hand: KArray, hand_size: KInt, width: KInt,
+    st: KArray, meta: KArray, hand: KArray, hand_size: KInt, width: KInt,
     partial: KArray, n_placed: KInt, n_marked: KInt, mask: KArray,
 ) -> tuple[KInt, KInt, KInt]:
     """The one call behind ``encoding.legal_substeps``: the legal next sub-steps of the
@@ -176,8 +177,8 @@ def turn_mask(
     mask[:] = False
     if meta[gl.M_OVER]:
         return 0, 0, -1
-    table, ex, pass_ok = turn_tables(grid, meta, hand, hand_size)
-    top, left = window_of(meta, width)
+    table, ex, pass_ok = turn_tables(st, meta, hand, hand_size, gl.new_table())
+    top, left = window_of(st, meta, width)
     ids = np.empty((table.shape[0], MOVE_COLS), np.int64)
     scores = np.empty(table.shape[0], np.int64)
     kept, dropped = encode_moves(table, top, left, width, ids, scores)
@@ -220,16 +221,21 @@ N_SCALARS = 18
 
 
 @kernel
-def write_board(grid: KArray, meta: KArray, top: KInt, left: KInt, width: KInt, out: KArray) -> None:
+def write_board(st: KArray, meta: KArray, top: KInt, left: KInt, width: KInt, out: KArray) -> None:
     """The kinds (-1 empty) of the window into ``out`` (int8[width, width])."""
     out[:] = EMPTY
     if meta[gl.M_BOARD_TILES] == 0:
         return
-    gtop = top - meta[gl.M_ROW_ORIGIN] + CENTER
-    gleft = left - meta[gl.M_COL_ORIGIN] + CENTER
-    for gr in range(max(meta[gl.M_R0], gtop), min(meta[gl.M_R1], gtop + width)):
-        for gc in range(max(meta[gl.M_C0], gleft), min(meta[gl.M_C1], gleft + width)):
-            out[gr - gtop, gc - gleft] = grid[gr, gc]
+    # the window's rows and columns in the board state's own window, clipped to the tiles' box
+    i0 = top - st[S_TOP]
+    j0 = left - st[S_LEFT]
+    row_at = st[S_ROW_AT]
+    st_width = st[S_WIDTH]
+    for i in range(max(st[S_R0], i0), min(st[S_R1], i0 + width)):
+        for j in range(max(st[S_C0], j0), min(st[S_C1], j0 + width)):
+            word = st[row_at + i * st_width + j]
+            if word < 0:
+                out[i - i0, j - j0] = ~word
 
 
 @kernel
@@ -251,27 +257,29 @@ def write_scalars(meta: KArray, hand_sizes: KArray, scores: KArray, env: KArray,
 
 @kernel
 def play_bots(
-    grid: KArray, meta: KArray, hands: KArray, hand_sizes: KArray, bag: KArray, scores: KArray,
-    rng: KArray, bot_rngs: KArray, bots: KArray, action: KArray, row: KArray,
-) -> None:
-    """Let the built-in bots play while one of them is to move (as play_out plays)."""
+    st: KArray, meta: KArray, hands: KArray, hand_sizes: KArray, bag: KArray, scores: KArray,
+    rng: KArray, bot_rngs: KArray, bots: KArray, action: KArray, row: KArray, out: KArray,
+) -> KArray:
+    """Let the built-in bots play while one of them is to move (as play_out plays);
+    returns the board state (a new array when it grew)."""
     while meta[gl.M_OVER] == 0 and bots[meta[gl.M_PLAYER]] >= 0:
         if meta[gl.M_TURNS] >= gl.MAX_TURNS:
-            return
+            return st
         player = meta[gl.M_PLAYER]
-        gl.choose_action(bots[player], grid, meta, hands[player], hand_sizes[player], bot_rngs[player], action)
+        gl.choose_action(bots[player], st, meta, hands[player], hand_sizes[player], bot_rngs[player], action, out)
         if action[gl.A_TYPE] != gl.PLACE:
-            end = gl.ending(grid, meta, hands, hand_sizes, bag)
+            end = gl.ending(st, meta, hands, hand_sizes, bag)
             if end != gl.END_NONE:
                 meta[gl.M_OVER] = 1
                 meta[gl.M_END] = end
-                return
-        gl.apply_action(grid, meta, hands, hand_sizes, bag, scores, rng, action, row)
+                return st
+        st = gl.apply_action(st, meta, hands, hand_sizes, bag, scores, rng, action, row)
+    return st
 
 
 @kernel
 def refill_mask(
-    i: KInt, width: KInt, grids: KArray, metas: KArray, hands: KArray, hand_sizes: KArray, env: KArray, partial: KArray,
+    i: KInt, width: KInt, sts: Any, metas: KArray, hands: KArray, hand_sizes: KArray, env: KArray, partial: KArray,
     cache_ids: KArray, cache_scores: KArray, ex: KArray, masks: KArray, set_lists: KArray,
 ) -> None:
     """Clear env i's mask and set the sub-steps that continue its partial turn."""
@@ -284,7 +292,8 @@ def refill_mask(
         scores = cache_scores[i]
         n_moves = e[E_MOVES]
     else:  # too many moves for the cache: encode them again (rare: one-colour hands)
-        table = gl.legal_placements(grids[i], meta, gl.hand_mask(hands[i, player], hand_sizes[i, player]), MODE_ALL)
+        mask = gl.hand_mask(hands[i, player], hand_sizes[i, player])
+        table = gl.legal_placements(sts[i], meta, mask, MODE_ALL, gl.new_table())
         ids = np.empty((table.shape[0], MOVE_COLS), np.int32)
         scores = np.empty(table.shape[0], np.int32)
         n_moves, _ = encode_moves(table, e[E_TOP], e[E_LEFT], width, ids, scores)
@@ -296,9 +305,9 @@ def refill_mask(
 
 @kernel
 def begin_turn(
-    i: KInt, grids: KArray, metas: KArray, hands: KArray, hand_sizes: KArray, bags: KArray, scores: KArray,
+    i: KInt, sts: Any, metas: KArray, hands: KArray, hand_sizes: KArray, bags: KArray, scores: KArray,
     env: KArray, partial: KArray, cache_ids: KArray, cache_scores: KArray, ex: KArray, masks: KArray,
-    set_lists: KArray, ob_board: KArray, ob_hand: KArray, ob_scalars: KArray,
+    set_lists: KArray, ob_board: KArray, ob_hand: KArray, ob_scalars: KArray, out: KArray,
 ) -> KInt:
     """Start the turn of the player to move: fix the window, encode the legal moves,
     write the mask and the observation.  Returns 0, 1 when the game turns out blocked
@@ -310,14 +319,15 @@ def begin_turn(
     player = meta[gl.M_PLAYER]
     hand = hands[i, player]
     hand_size = hand_sizes[i, player]
-    table, exchanges, pass_ok = turn_tables(grids[i], meta, hand, hand_size)
+    st = sts[i]
+    table, exchanges, pass_ok = turn_tables(st, meta, hand, hand_size, out)
     if table.shape[0] == 0:
-        end = gl.ending(grids[i], meta, hands[i], hand_sizes[i], bags[i])
+        end = gl.ending(st, meta, hands[i], hand_sizes[i], bags[i])
         if end != gl.END_NONE:
             meta[gl.M_OVER] = 1
             meta[gl.M_END] = end
             return 1
-    top, left = window_of(meta, width)
+    top, left = window_of(st, meta, width)
     e[E_TOP] = top
     e[E_LEFT] = left
     e[E_PLACED] = 0
@@ -329,8 +339,8 @@ def begin_turn(
     ex[i, :n_ex] = exchanges
     e[E_EX] = n_ex
     e[E_PASS] = pass_ok
-    refill_mask(i, width, grids, metas, hands, hand_sizes, env, partial, cache_ids, cache_scores, ex, masks, set_lists)
-    write_board(grids[i], meta, top, left, width, ob_board[i, 0])
+    refill_mask(i, width, sts, metas, hands, hand_sizes, env, partial, cache_ids, cache_scores, ex, masks, set_lists)
+    write_board(st, meta, top, left, width, ob_board[i, 0])
     ob_board[i, 1] = EMPTY
     ob_hand[i] = 0
     for s in range(hand_size):
@@ -343,13 +353,12 @@ def begin_turn(
 
 @kernel
 def new_game(
-    i: KInt, grids: KArray, metas: KArray, hands: KArray, hand_sizes: KArray, bags: KArray, scores: KArray,
+    i: KInt, sts: Any, metas: KArray, hands: KArray, hand_sizes: KArray, bags: KArray, scores: KArray,
     rngs: KArray, bot_rngs: KArray, env: KArray, players: KInt,
 ) -> None:
     """Deal env i's next game (seed env[i, E_NEXT_SEED]), as Game(players, seed) deals."""
     meta = metas[i]
-    if meta[gl.M_BOARD_TILES] > 0:
-        grids[i, meta[gl.M_R0] : meta[gl.M_R1], meta[gl.M_C0] : meta[gl.M_C1]] = EMPTY
+    sts[i] = new_empty_state()
     seed = env[i, E_NEXT_SEED]
     low = seed & 0xFFFFFFFF
     high = (seed >> 32) & 0xFFFFFFFF
@@ -364,7 +373,7 @@ def new_game(
 
 @kernel
 def start_game(
-    i: KInt, grids: KArray, metas: KArray, hands: KArray, hand_sizes: KArray, bags: KArray, scores: KArray,
+    i: KInt, sts: Any, metas: KArray, hands: KArray, hand_sizes: KArray, bags: KArray, scores: KArray,
     rngs: KArray, bot_rngs: KArray, bots: KArray, env: KArray, partial: KArray, cache_ids: KArray,
     cache_scores: KArray, ex: KArray, masks: KArray, set_lists: KArray, ob_board: KArray, ob_hand: KArray,
     ob_scalars: KArray, players: KInt, stride: KInt,
@@ -372,14 +381,17 @@ def start_game(
     """Deal env i's next game, let the bots play until the caller's turn, begin it."""
     action = np.zeros(gl.ACTION_COLS, np.int64)
     row = np.zeros(gl.LOG_COLS, np.int32)
+    out = gl.new_table()
     while True:
-        new_game(i, grids, metas, hands, hand_sizes, bags, scores, rngs, bot_rngs, env, players)
+        new_game(i, sts, metas, hands, hand_sizes, bags, scores, rngs, bot_rngs, env, players)
         env[i, E_NEXT_SEED] += stride
-        play_bots(grids[i], metas[i], hands[i], hand_sizes[i], bags[i], scores[i], rngs[i], bot_rngs[i], bots, action, row)
+        sts[i] = play_bots(
+            sts[i], metas[i], hands[i], hand_sizes[i], bags[i], scores[i], rngs[i], bot_rngs[i], bots, action, row, out
+        )
         if metas[i, gl.M_OVER] == 0 and metas[i, gl.M_TURNS] < gl.MAX_TURNS:
             status = begin_turn(
-                i, grids, metas, hands, hand_sizes, bags, scores, env, partial, cache_ids, cache_scores, ex,
-                masks, set_lists, ob_board, ob_hand, ob_scalars,
+                i, sts, metas, hands, hand_sizes, bags, scores, env, partial, cache_ids, cache_scores, ex,
+                masks, set_lists, ob_board, ob_hand, ob_scalars, out,
             )
             if status == 0:
                 return
@@ -391,7 +403,7 @@ def start_game(
 
 @kernel
 def step_envs(
-    actions: KArray, grids: KArray, metas: KArray, hands: KArray, hand_sizes: KArray, bags: KArray,
+    actions: KArray, sts: Any, metas: KArray, hands: KArray, hand_sizes: KArray, bags: KArray,
     scores: KArray, rngs: KArray, bot_rngs: KArray, bots: KArray, env: KArray, partial: KArray,
     cache_ids: KArray, cache_scores: KArray, ex: KArray, masks: KArray, set_lists: KArray,
     ob_board: KArray, ob_hand: KArray, ob_scalars: KArray, rewards: KArray, terminated: KArray,
@@ -406,6 +418,7 @@ def step_envs(
     action = np.zeros(gl.ACTION_COLS, np.int64)
     row = np.zeros(gl.LOG_COLS, np.int32)
     before = np.zeros(gl.MAX_PLAYERS, np.int64)
+    out = gl.new_table()
     for i in range(n_envs):
         a = actions[i]
         if env[i, E_DONE] or a < 0 or a >= masks.shape[1] or not masks[i, a]:
@@ -432,7 +445,9 @@ def step_envs(
             ob_hand[i, 0, kind] -= 1
             ob_scalars[i, O_PLACED] = e[E_PLACED]
             ob_scalars[i, O_MARKED] = e[E_MARKED]
-            refill_mask(i, width, grids, metas, hands, hand_sizes, env, partial, cache_ids, cache_scores, ex, masks, set_lists)
+            refill_mask(
+                i, width, sts, metas, hands, hand_sizes, env, partial, cache_ids, cache_scores, ex, masks, set_lists
+            )
             continue
         # END or PASS: play the turn through the game loop's kernels.
         if a == base + N_KINDS + 1:
@@ -449,19 +464,19 @@ def step_envs(
                 action[gl.A_COLS + s] = code % width + e[E_LEFT]
         else:
             gl.set_exchange(action, partial[i, 6:], e[E_MARKED])
-        gl.apply_action(grids[i], meta, hands[i], hand_sizes[i], bags[i], scores[i], rngs[i], action, row)
+        st = gl.apply_action(sts[i], meta, hands[i], hand_sizes[i], bags[i], scores[i], rngs[i], action, row)
         # The blocked and dead ends are looked for, as play_out does, when the next
         # player has no placement (play_bots, begin_turn): a blocked or dead game leaves
         # none, so the game ends in this step, in the state Game ends it in.
-        play_bots(grids[i], meta, hands[i], hand_sizes[i], bags[i], scores[i], rngs[i], bot_rngs[i], bots, action, row)
+        sts[i] = play_bots(st, meta, hands[i], hand_sizes[i], bags[i], scores[i], rngs[i], bot_rngs[i], bots, action, row, out)
         status = 1
         if meta[gl.M_OVER] == 0:
             if meta[gl.M_TURNS] >= gl.MAX_TURNS:
                 status = 2
             else:
                 status = begin_turn(
-                    i, grids, metas, hands, hand_sizes, bags, scores, env, partial, cache_ids, cache_scores, ex,
-                    masks, set_lists, ob_board, ob_hand, ob_scalars,
+                    i, sts, metas, hands, hand_sizes, bags, scores, env, partial, cache_ids, cache_scores, ex,
+                    masks, set_lists, ob_board, ob_hand, ob_scalars, out,
                 )
         # The reward: the acting seat's points; against bots, the learner's points less
         # the mean of the bots' points over the step.
@@ -482,7 +497,7 @@ def step_envs(
         e[E_GAMES] += 1
         if autoreset:
             start_game(
-                i, grids, metas, hands, hand_sizes, bags, scores, rngs, bot_rngs, bots, env, partial, cache_ids,
+                i, sts, metas, hands, hand_sizes, bags, scores, rngs, bot_rngs, bots, env, partial, cache_ids,
                 cache_scores, ex, masks, set_lists, ob_board, ob_hand, ob_scalars, players, n_envs,
             )
         else:
@@ -491,8 +506,8 @@ def step_envs(
             e[E_SET] = 0
             e[E_PLACED] = 0
             e[E_MARKED] = 0
-            top, left = window_of(meta, width)
-            write_board(grids[i], meta, top, left, width, ob_board[i, 0])
+            top, left = window_of(sts[i], meta, width)
+            write_board(sts[i], meta, top, left, width, ob_board[i, 0])
             ob_board[i, 1] = EMPTY
             write_scalars(meta, hand_sizes[i], scores[i], e, ob_scalars[i])
     return -1

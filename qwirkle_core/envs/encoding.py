@@ -118,8 +118,8 @@ def describe(action: int, width: int = DEFAULT_WINDOW) -> tuple[str, int, int, i
 
 def window(game: Game, width: int = DEFAULT_WINDOW) -> tuple[int, int]:
     """Board coordinates (top, left) of window cell (0, 0) for the turn to play."""
-    _, meta, *_ = game.engine_state(copy_grid=False)
-    top, left = _kernels.window_of(meta, _width(width))
+    st, meta, *_ = game.engine_state(copy_state=False)
+    top, left = _kernels.window_of(st, meta, _width(width))
     return int(top), int(left)
 
 
@@ -158,12 +158,12 @@ def legal_substeps(game: Game, partial: Sequence[int] = (), width: int = DEFAULT
     of the turn (PLACE ids, or MARK ids; empty at the start of a turn).  One kernel
     call.  A partial turn that no legal turn continues gives an empty mask."""
     width = _width(width)
-    grid, meta, hands, hand_sizes, *_ = game.engine_state(copy_grid=False)
+    st, meta, hands, hand_sizes, *_ = game.engine_state(copy_state=False)
     part, placed, marked = _partial(partial, width)
     mask = np.zeros(action_count(width), np.bool_)
     seat = game.to_move
     _, outside, end_score = _kernels.turn_mask(
-        grid, meta, hands[seat], hand_sizes[seat], width, part, placed, marked, mask
+        st, meta, hands[seat], hand_sizes[seat], width, part, placed, marked, mask
     )
     return SubstepMask(mask, int(outside), int(end_score))
 

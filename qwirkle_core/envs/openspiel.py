@@ -27,7 +27,7 @@
   observation tensor with, per kind, the copies the player has not seen.
 - ``resample_from_infostate`` deals what the player cannot see anew with the kernel
   behind ``Game.determinize`` (``redeal_unseen``).  Serialization is OpenSpiel's (the
-  action history, replayed).  ``clone`` copies the arrays (as ``Game.copy`` does).
+  action history, replayed).  ``clone`` copies the arrays (OpenSpiel deep-copies a Python state's attributes).
 """
 
 from __future__ import annotations
@@ -39,8 +39,8 @@ import numpy.typing as npt
 import pyspiel
 
 from .. import _gameloop as gl
-from .._geometry import EMPTY, GRID_SIZE
 from .._prng import GAME_STREAM, new_state
+from .._state import empty_state, tiles_of
 from ..tiles import ALL_TILES
 from . import _kernels as k
 from .encoding import DEFAULT_WINDOW, action_count, describe, end_id, pass_id
@@ -107,7 +107,7 @@ class QwirkleState(pyspiel.State):  # type: ignore[misc]
     def __init__(self, game: QwirkleGame) -> None:
         super().__init__(game)
         self.players = game.players
-        self.grid = np.full((GRID_SIZE, GRID_SIZE), EMPTY, np.int8)
+        self.st = empty_state()  # the board state (qwirkle_core._state)
         self.meta = np.zeros(gl.N_META, np.int64)
         self.meta[gl.M_PLAYERS] = self.players
         self.meta[gl.M_BAG] = gl.N_TILES
@@ -146,7 +146,7 @@ class QwirkleState(pyspiel.State):  # type: ignore[misc]
         mask = np.zeros(N_ACTIONS, np.bool_)
         seat = self._mover()
         _, _, end_score = k.turn_mask(
-            self.grid, self.meta, self.hands[seat], self.hand_sizes[seat], WIDTH,
+            self.st, self.meta, self.hands[seat], self.hand_sizes[seat], WIDTH,
             self.partial, self.placed, self.marked, mask,
         )
         return mask, int(end_score)
@@ -190,7 +190,7 @@ class QwirkleState(pyspiel.State):  # type: ignore[misc]
             gl.set_pass(act)
         elif self.placed:
             _, end_score = self._mask()
-            top, left = k.window_of(self.meta, WIDTH)
+            top, left = k.window_of(self.st, self.meta, WIDTH)
             act[gl.A_TYPE] = gl.PLACE
             act[gl.A_N] = self.placed
             act[gl.A_SCORE] = end_score
@@ -199,7 +199,7 @@ class QwirkleState(pyspiel.State):  # type: ignore[misc]
                 act[gl.A_KINDS + s] = code // (WIDTH * WIDTH)
                 act[gl.A_ROWS + s] = (code % (WIDTH * WIDTH)) // WIDTH + top
                 act[gl.A_COLS + s] = code % WIDTH + left
-            gl.place_tiles(self.grid, self.meta, act)
+            self.st = gl.place_tiles(self.st, self.meta, act)
         else:
             gl.set_exchange(act, self.partial[6:], self.marked)
         size = gl.take_tiles(self.meta, self.hands, self.hand_sizes, self.scores, act, self.turn_row)
@@ -248,7 +248,7 @@ class QwirkleState(pyspiel.State):  # type: ignore[misc]
         gl.close_turn(self.meta, self.hand_sizes, self.scores, act, self.turn_row, self.n_drawn)
         if self.meta[gl.M_OVER]:
             return
-        end = gl.ending(self.grid, self.meta, self.hands, self.hand_sizes, self.bag)
+        end = gl.ending(self.st, self.meta, self.hands, self.hand_sizes, self.bag)
         if end != gl.END_NONE:
             self.meta[gl.M_OVER] = 1
             self.meta[gl.M_END] = end
@@ -287,17 +287,8 @@ class QwirkleState(pyspiel.State):  # type: ignore[misc]
 
 
 def _board_text(state: QwirkleState) -> str:
-    meta = state.meta
-    if not meta[gl.M_BOARD_TILES]:
-        return "-"
-    r0, r1, c0, c1 = (int(meta[m]) for m in (gl.M_R0, gl.M_R1, gl.M_C0, gl.M_C1))
-    dr = int(meta[gl.M_ROW_ORIGIN]) - GRID_SIZE // 2
-    dc = int(meta[gl.M_COL_ORIGIN]) - GRID_SIZE // 2
-    box = state.grid[r0:r1, c0:c1]
-    rows, cols = np.nonzero(box >= 0)
-    return " ".join(
-        f"{ALL_TILES[int(box[r, c])].text()}@{r0 + int(r) + dr},{c0 + int(c) + dc}" for r, c in zip(rows, cols)
-    )
+    tiles = tiles_of(state.st).tolist()
+    return " ".join(f"{ALL_TILES[kind].text()}@{r},{c}" for r, c, kind in tiles) or "-"
 
 
 # The observation tensor: 6 colour and 6 shape planes of the window, the tiles placed
@@ -325,8 +316,8 @@ class QwirkleObserver:
             held = state.hands[player, : state.hand_sizes[player]]
             np.add.at(t[PLANES * WIDTH * WIDTH : PLANES * WIDTH * WIDTH + 36], held, 1)
             return
-        top, left = k.window_of(state.meta, WIDTH)
-        k.write_board(state.grid, state.meta, top, left, WIDTH, self._board)
+        top, left = k.window_of(state.st, state.meta, WIDTH)
+        k.write_board(state.st, state.meta, top, left, WIDTH, self._board)
         planes = t[: PLANES * WIDTH * WIDTH].reshape(PLANES, WIDTH, WIDTH)
         rows, cols = np.nonzero(self._board >= 0)
         kinds = self._board[rows, cols].astype(np.int64)
@@ -354,7 +345,7 @@ class QwirkleObserver:
         t[at + 1] = state.meta[gl.M_OPENING]
         t[at + 2] = float(player == mover)
         if self.perfect_recall:
-            unseen = 3.0 - gl.board_counts(state.grid, state.meta).astype(np.float32)  # the whole board
+            unseen = 3.0 - gl.board_counts(state.st).astype(np.float32)  # the whole board
             np.subtract.at(unseen, state.hands[player, : state.hand_sizes[player]], 1)
             t[OBS_SIZE:] = unseen
 

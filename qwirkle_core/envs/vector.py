@@ -14,10 +14,12 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from numba.typed import List
 
 from .. import _gameloop as gl
-from .._geometry import EMPTY, GRID_SIZE
+from .._geometry import EMPTY
 from .._prng import new_state
+from .._state import empty_state, tiles_of
 from ..board import Board
 from ..errors import IllegalMoveError, QwirkleError
 from ..game import Game
@@ -117,7 +119,9 @@ class VectorQwirkle:
                     raise QwirkleError(f"opponents are {sorted(BOT_IDS)}, got {name!r}")
                 self.bots[p] = BOT_IDS[str(name)]
         self._seed = self._check_seed(seed)
-        self._grids = np.full((n, GRID_SIZE, GRID_SIZE), EMPTY, np.int8)
+        # One board state per env (layout in qwirkle_core._state): a typed list, since a
+        # state is replaced by a larger array when its board grows.
+        self._sts = List([empty_state() for _ in range(n)])
         self._metas = np.zeros((n, gl.N_META), np.int64)
         self._hands = np.zeros((n, gl.MAX_PLAYERS, gl.HAND_SIZE), np.int64)
         self._hand_sizes = np.zeros((n, gl.MAX_PLAYERS), np.int64)
@@ -167,7 +171,7 @@ class VectorQwirkle:
         self._final_scores[:] = 0
         for i in range(self.n):
             k.start_game(
-                i, self._grids, self._metas, self._hands, self._hand_sizes, self._bags, self._scores, self._rngs,
+                i, self._sts, self._metas, self._hands, self._hand_sizes, self._bags, self._scores, self._rngs,
                 self._bot_rngs, self.bots, self._env, self._partial, self._cache_ids, self._cache_scores, self._ex,
                 self.masks, self._set_lists, self.obs["board"], self.obs["hand"], self.obs["scalars"],
                 self.players, self.n,
@@ -193,7 +197,7 @@ class VectorQwirkle:
             raise QwirkleError(f"actions are {self.n} integers, got {acts.dtype} of shape {acts.shape}")
         acts = acts.astype(np.int64, copy=False)
         bad = k.step_envs(
-            acts, self._grids, self._metas, self._hands, self._hand_sizes, self._bags, self._scores, self._rngs,
+            acts, self._sts, self._metas, self._hands, self._hand_sizes, self._bags, self._scores, self._rngs,
             self._bot_rngs, self.bots, self._env, self._partial, self._cache_ids, self._cache_scores, self._ex,
             self.masks, self._set_lists, self.obs["board"], self.obs["hand"], self.obs["scalars"], self.rewards,
             self.terminated, self.truncated, self._final_scores, self.players, int(self.autoreset),
@@ -229,12 +233,10 @@ class VectorQwirkle:
         return [int(s) for s in self._scores[i, : self.players]]
 
     def engine_state(self, i: int) -> tuple[npt.NDArray[Any], ...]:
-        """Env i's game as the game loop's arrays (grid, meta, hands, hand_sizes, bag,
-        scores, game_rng): copies."""
-        return tuple(
-            a[i].copy()
-            for a in (self._grids, self._metas, self._hands, self._hand_sizes, self._bags, self._scores, self._rngs)
-        )
+        """Env i's game as the game loop's arrays (board state, meta, hands, hand_sizes,
+        bag, scores, game_rng): copies."""
+        arrays = (self._metas, self._hands, self._hand_sizes, self._bags, self._scores, self._rngs)
+        return (np.array(self._sts[i]),) + tuple(a[i].copy() for a in arrays)
 
     def partial_turn(self, i: int) -> list[int]:
         """The sub-steps env i's player to move has played this turn."""
@@ -254,17 +256,8 @@ class VectorQwirkle:
 
     def board(self, i: int) -> Board:
         """Env i's board (a copy, as a Board)."""
-        meta = self._metas[i]
-        if not meta[gl.M_BOARD_TILES]:
-            return Board()
-        r0, r1, c0, c1 = (int(meta[m]) for m in (gl.M_R0, gl.M_R1, gl.M_C0, gl.M_C1))
-        box = self._grids[i, r0:r1, c0:c1]
-        top = r0 + int(meta[gl.M_ROW_ORIGIN]) - GRID_SIZE // 2
-        left = c0 + int(meta[gl.M_COL_ORIGIN]) - GRID_SIZE // 2
-        rows, cols = np.nonzero(box >= 0)
-        return Board.from_placements(
-            (top + int(r), left + int(c), ALL_TILES[int(box[r, c])]) for r, c in zip(rows, cols)
-        )
+        tiles = tiles_of(self._sts[i]).tolist()
+        return Board.from_placements((r, c, ALL_TILES[kind]) for r, c, kind in tiles) if tiles else Board()
 
     def to_game(self, i: int) -> Game:
         """Env i's position as a Game (no history: ``Game.from_position``; a game in
