@@ -9,6 +9,11 @@ valued by greedy-vs-greedy rollouts played inside numba (``_gameloop.rollouts_pa
 The greedy bot decides with the game loop's kernel (``choose_greedy``) and plays its
 turn as sub-steps.  Seats alternate between games; the chance draws come from a seeded
 generator.  Nothing is written to disk.
+
+Measured (the defaults, 4 games, 30 simulations per sub-step): ISMCTS lost all four,
+about 100 points to greedy's 240.  A turn is several sub-steps over a tree hundreds of
+actions wide, and 30 simulations with a uniform prior barely look past the first; the
+example shows the plumbing (resampling, chance nodes, numba rollouts), not a strong bot.
 """
 
 from __future__ import annotations
