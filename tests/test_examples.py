@@ -26,7 +26,7 @@ def test_every_example_is_tested() -> None:
     scripts = {p.name for p in EXAMPLES.glob("*.py")}
     assert scripts == {
         "demo.py", "analyse_position.py", "engine_client.py", "tournament.py", "monte_carlo_bot.py",
-        "dataset_stats.py",
+        "dataset_stats.py", "train_vector_policy.py", "openspiel_ismcts_vs_greedy.py",
     }
 
 
@@ -71,3 +71,16 @@ def test_dataset_stats(tmp_path: Path) -> None:
     assert len([e for e in root.iter() if e.tag.endswith("polyline")]) == 4  # 2 seats, the opener, lengths
     out = run("dataset_stats.py", "--games", "3")  # writes its own, into a temporary directory
     assert "wrote 3 greedy games" in out and str(Path.cwd()) not in out.split("picture: ")[1]
+
+
+@pytest.mark.skipif("NUMBA_DISABLE_JIT" in __import__("os").environ, reason="training steps many games: too slow without the JIT")
+def test_train_vector_policy() -> None:
+    out = run("train_vector_policy.py", "--updates", "2", "--envs", "16", "--steps", "50", "--games", "8")
+    assert "untrained policy vs random bot" in out and "trained policy vs random bot" in out
+
+
+@pytest.mark.skipif("NUMBA_DISABLE_JIT" in __import__("os").environ, reason="searches play whole games: too slow without the JIT")
+def test_openspiel_ismcts_vs_greedy() -> None:
+    pytest.importorskip("pyspiel", reason="the rl extra (pip install qwirkle-core[rl]) is not installed")
+    out = run("openspiel_ismcts_vs_greedy.py", "--games", "1", "--simulations", "2", "--rollouts", "2")
+    assert "ISMCTS won" in out
