@@ -91,7 +91,14 @@ def _resolve_named_tuple_annotations() -> None:
     import typing
 
     for name in public_modules():
-        for value in vars(importlib.import_module(name)).values():
+        try:
+            module = importlib.import_module(name)
+        except Exception as exc:  # noqa: BLE001 - one clear line instead of a traceback
+            raise SystemExit(
+                f"docs/build.py: cannot import {name} ({exc}); the API reference needs every "
+                "optional extra: pip install -e '.[docs,scale,rl]'"
+            ) from None
+        for value in vars(module).values():
             if isinstance(value, type) and issubclass(value, tuple) and hasattr(value, "_fields"):
                 value.__new__.__annotations__.update(typing.get_type_hints(value))
 

@@ -91,14 +91,17 @@ def place_id(kind: int, i: int, j: int, width: int = DEFAULT_WINDOW) -> int:
 
 
 def mark_id(kind: int, width: int = DEFAULT_WINDOW) -> int:
+    """The id of MARK(kind): put a tile of that kind aside for an exchange."""
     return N_KINDS * width * width + kind
 
 
 def end_id(width: int = DEFAULT_WINDOW) -> int:
+    """The id of END: commit the placements, or the exchange of the marked tiles."""
     return N_KINDS * width * width + N_KINDS
 
 
 def pass_id(width: int = DEFAULT_WINDOW) -> int:
+    """The id of PASS (legal only when the rules allow a pass)."""
     return N_KINDS * width * width + N_KINDS + 1
 
 
@@ -134,6 +137,7 @@ class SubstepMask:
     end_score: int
 
     def actions(self) -> list[int]:
+        """The legal next sub-steps, as action ids in increasing order."""
         return [int(a) for a in np.flatnonzero(self.mask)]
 
 

@@ -211,6 +211,8 @@ class VectorQwirkle:
         return self.obs, self.masks, self.rewards, self.terminated, self.truncated, self.info()
 
     def info(self) -> dict[str, Any]:
+        """Per env (numpy arrays): the seat to move, the game's seed, the games played and
+        skipped, the moves outside the window, and the final scores of the last game."""
         return {
             "to_move": self._metas[:, gl.M_PLAYER],
             "seed": self._env[:, k.E_SEED],
@@ -252,6 +254,7 @@ class VectorQwirkle:
         return int(self._env[i, k.E_TOP]), int(self._env[i, k.E_LEFT])
 
     def game_seed(self, i: int) -> int:
+        """The seed of env i's current game."""
         return int(self._env[i, k.E_SEED])
 
     def board(self, i: int) -> Board:
