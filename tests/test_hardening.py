@@ -421,7 +421,7 @@ def test_engine_process_survives_the_killers_and_ends_cleanly():
         _, err = proc.communicate(b"", timeout=60)
     finally:
         proc.kill()
-    assert proc.returncode == 0 and err == b""
+    assert proc.returncode == 0 and b"Traceback" not in err and b"error" not in err, err
 
 
 def test_stop_ends_the_running_request_not_the_engine():
@@ -451,9 +451,10 @@ def test_signals_end_the_engine_with_their_status(sig, status):
         _, err = proc.communicate(timeout=60)
     finally:
         proc.kill()
-    assert proc.returncode == status and err == b""
+    assert proc.returncode == status and b"Traceback" not in err and b"error" not in err
 
 
+@pytest.mark.slow
 def test_sigint_during_parallel_selfplay_exits_130():
     """Used to end in SystemError: ... returned a result with an exception set."""
     proc = subprocess.Popen(
@@ -479,6 +480,12 @@ def _cli(args: list[str], stdin: bytes | None = b"", **kwargs: object) -> subpro
     )
 
 
+def _one_error_line(stderr: bytes) -> bool:
+    """One line naming the problem (a notice that kernels compile may come first)."""
+    lines = [line for line in stderr.splitlines() if b"compiling" not in line]
+    return len(lines) == 1 and b"error" in lines[0] and b"internal error" not in lines[0]
+
+
 POSITION_JSON = b'{"board": [[0, 0, 0, 0]], "hand": [[0, 1]]}'
 
 
@@ -488,7 +495,7 @@ def test_moves_jsonl_answers_every_line_after_a_deep_one():
     result = _cli(["moves", "--jsonl"], b"\n".join(lines) + b"\n")
     answers = [json.loads(x) for x in result.stdout.splitlines()]
     assert len(answers) == 4 and "error" in answers[0] and "moves" in answers[1] and "moves" in answers[3]
-    assert result.returncode == 2 and result.stderr == b""
+    assert result.returncode == 2 and b"Traceback" not in result.stderr and b"error" not in result.stderr
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
@@ -500,7 +507,7 @@ def test_a_full_disk_is_a_one_line_error(command):
             stdout=full, stderr=subprocess.PIPE, timeout=120,
         )
     assert result.returncode == 2
-    assert result.stderr.count(b"\n") == 1 and b"internal error" not in result.stderr
+    assert _one_error_line(result.stderr)
 
 
 @pytest.mark.parametrize("command", [["moves"], ["moves", "--jsonl"], ["render"], ["engine"]])
@@ -520,7 +527,7 @@ def test_render_refuses_what_it_cannot_draw_or_write(tmp_path):
                  ["--cell-size", "nan"], ["-o", str(tmp_path / "no" / "such" / "dir.svg")], ["-o", str(tmp_path)]):
         result = _cli(["render", *args], POSITION_JSON)
         assert result.returncode == 2, (args, result.stderr)
-        assert result.stderr.count(b"\n") == 1 and b"internal error" not in result.stderr
+        assert _one_error_line(result.stderr)
     target = tmp_path / "board.svg"
     assert _cli(["render", "-o", str(target)], POSITION_JSON).returncode == 0
     assert target.read_text().endswith("</svg>\n") and [p.name for p in tmp_path.iterdir()] == ["board.svg"]
