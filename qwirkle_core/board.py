@@ -123,7 +123,7 @@ class Board:
     ``Board()`` is empty; ``Board("Rc@0,0 Rs@0,1")`` parses the text form that
     ``repr`` writes; :meth:`from_placements` takes ``(row, col, Tile)`` items.
     Rows grow south, columns east; tiles lie anywhere in the playing area, |row| and
-    |col| at most ``COORD_MAX`` (10**9), whose edge no move may cross.
+    |col| at most ``COORD_MAX`` (2**30 - 8), whose edge no move may cross.
 
     Threads: reading one Board from several threads at once is safe (``legal_moves``,
     ``count_moves``, ``score``, ``is_legal``, the queries, ``copy``, the pictures): the
