@@ -124,8 +124,8 @@ def _check_run(games: Any, players: Any, bots: Any, seed: Any, batch: Any = BATC
         raise SelfPlayArgumentError(f"games is an integer 0..{MAX_GAMES:,}, got {show(games)}")
     if type(players) is not int or not 2 <= players <= _gameloop.MAX_PLAYERS:
         raise SelfPlayArgumentError(f"players is an integer 2..{_gameloop.MAX_PLAYERS}, got {show(players)}")
-    if isinstance(bots, (str, bytes)) or not isinstance(bots, Sequence) or len(bots) != players:
-        raise SelfPlayArgumentError(f"bots names one bot per seat ({players}), got {show(bots)}")
+    if isinstance(bots, (str, bytes)) or not isinstance(bots, Sequence) or len(bots) not in (1, players):
+        raise SelfPlayArgumentError(f"bots names one bot for every seat, or one per seat ({players}), got {show(bots)}")
     for name in bots:
         if not isinstance(name, str) or name not in BOT_IDS:
             raise SelfPlayArgumentError(f"unknown bot {show(name)} (choose from {', '.join(BOT_IDS)})")
