@@ -28,6 +28,7 @@ GUIDES = [
     (DOCS / "api.md", "api.html", "API tour"),
     (DOCS / "cli.md", "cli.html", "Command line"),
     (DOCS / "engine.md", "engine.html", "Engine protocol"),
+    (DOCS / "envs.md", "envs.html", "Environments for learning agents"),
     (DOCS / "performance.md", "performance.html", "Performance"),
     (DOCS / "internals.md", "internals.html", "How it works"),
     (ROOT / "CHANGELOG.md", "CHANGELOG.html", "Changes"),

@@ -91,14 +91,17 @@ def place_id(kind: int, i: int, j: int, width: int = DEFAULT_WINDOW) -> int:
 
 
 def mark_id(kind: int, width: int = DEFAULT_WINDOW) -> int:
+    """The id of MARK(kind)."""
     return N_KINDS * width * width + kind
 
 
 def end_id(width: int = DEFAULT_WINDOW) -> int:
+    """The id of END."""
     return N_KINDS * width * width + N_KINDS
 
 
 def pass_id(width: int = DEFAULT_WINDOW) -> int:
+    """The id of PASS."""
     return N_KINDS * width * width + N_KINDS + 1
 
 
@@ -134,6 +137,7 @@ class SubstepMask:
     end_score: int
 
     def actions(self) -> list[int]:
+        """The legal sub-steps' ids, ascending."""
         return [int(a) for a in np.flatnonzero(self.mask)]
 
 

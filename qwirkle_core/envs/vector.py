@@ -211,6 +211,7 @@ class VectorQwirkle:
         return self.obs, self.masks, self.rewards, self.terminated, self.truncated, self.info()
 
     def info(self) -> dict[str, Any]:
+        """The info dict of the last step (arrays, one entry per env; see the class)."""
         return {
             "to_move": self._metas[:, gl.M_PLAYER],
             "seed": self._env[:, k.E_SEED],
@@ -252,6 +253,7 @@ class VectorQwirkle:
         return int(self._env[i, k.E_TOP]), int(self._env[i, k.E_LEFT])
 
     def game_seed(self, i: int) -> int:
+        """The seed of the game env i is playing (``Game(players, seed)`` deals it)."""
         return int(self._env[i, k.E_SEED])
 
     def board(self, i: int) -> Board:
