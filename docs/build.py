@@ -29,6 +29,7 @@ GUIDES = [
     (DOCS / "cli.md", "cli.html", "Command line"),
     (DOCS / "engine.md", "engine.html", "Engine protocol"),
     (DOCS / "datasets.md", "datasets.html", "Self-play datasets"),
+    (DOCS / "envs.md", "envs.html", "Environments for learning agents"),
     (DOCS / "performance.md", "performance.html", "Performance"),
     (DOCS / "internals.md", "internals.html", "How it works"),
     (ROOT / "CHANGELOG.md", "CHANGELOG.html", "Changes"),

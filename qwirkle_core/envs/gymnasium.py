@@ -78,6 +78,7 @@ class QwirkleVsBot(gym.Env):  # type: ignore[misc, unused-ignore]
         return self._obs(), {"seed": self._vec.game_seed(0)}
 
     def action_masks(self) -> npt.NDArray[np.bool_]:
+        """bool[36·W² + 38]: the legal sub-steps now (what MaskablePPO asks for)."""
         mask: npt.NDArray[np.bool_] = self._vec.masks[0].copy()
         return mask
 

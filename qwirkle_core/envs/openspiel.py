@@ -78,6 +78,8 @@ class _Log(list[tuple[int, str]]):
 
 
 class QwirkleGame(pyspiel.Game):  # type: ignore[misc]
+    """The game ``python_qwirkle`` (parameter ``players``, 2 to 6)."""
+
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         params = dict(params or {})
         players = int(params.get("players", 2))
@@ -99,11 +101,16 @@ class QwirkleGame(pyspiel.Game):  # type: ignore[misc]
         return QwirkleState(self)
 
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> QwirkleObserver:
+        """The observer of observation (or, with perfect recall, information-state)
+        strings and tensors."""
         perfect_recall = bool(iig_obs_type is not None and iig_obs_type.perfect_recall)
         return QwirkleObserver(perfect_recall)
 
 
 class QwirkleState(pyspiel.State):  # type: ignore[misc]
+    """A position of python_qwirkle: the game loop's arrays (board state, meta, hands,
+    bag as a multiset, scores) and the turn in progress (sub-steps, draws pending)."""
+
     def __init__(self, game: QwirkleGame) -> None:
         super().__init__(game)
         self.players = game.players

@@ -35,6 +35,8 @@ __all__ = ["QwirkleAEC", "env", "raw_env"]
 
 
 class QwirkleAEC(AECEnv):  # type: ignore[misc, unused-ignore]
+    """The AEC environment (see the module docstring)."""
+
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "rgb_array"], "name": "qwirkle_v0", "is_parallelizable": False}
 
     def __init__(self, players: int = 2, window: int = DEFAULT_WINDOW, render_mode: str | None = None) -> None:
@@ -121,6 +123,7 @@ class QwirkleAEC(AECEnv):  # type: ignore[misc, unused-ignore]
 
 
 def raw_env(players: int = 2, window: int = DEFAULT_WINDOW, render_mode: str | None = None) -> QwirkleAEC:
+    """The AEC env itself (the same as :func:`env`)."""
     return QwirkleAEC(players=players, window=window, render_mode=render_mode)
 
 
