@@ -18,7 +18,7 @@ from qwirkle_core._state import tiles_of
 from qwirkle_core.envs import openspiel as qos
 
 NO_JIT = os.environ.get("NUMBA_DISABLE_JIT") == "1"
-pytestmark = pytest.mark.skipif(NO_JIT, reason="whole OpenSpiel games: minutes with every kernel in plain Python")
+SLOW = pytest.mark.skipif(NO_JIT, reason="whole OpenSpiel games: minutes with every kernel in plain Python")
 
 
 class FlatEvaluator(mcts.Evaluator):  # type: ignore[misc]
@@ -54,6 +54,7 @@ def tiles_conserved(state: Any) -> bool:
     return all(counts[k] == 3 for k in range(36))
 
 
+@SLOW
 @pytest.mark.parametrize("players", [2, 4])
 def test_random_sim_test_with_serialization(players: int) -> None:
     game = pyspiel.load_game("python_qwirkle", {"players": players})
@@ -67,7 +68,7 @@ def test_chance_tiles_and_hidden_information() -> None:
     outcomes = state.chance_outcomes()
     assert len(outcomes) == 36 and all(abs(p - 3 / 108) < 1e-12 for _, p in outcomes)
     rng = np.random.default_rng(2)
-    for _ in range(250):
+    for _ in range(40 if NO_JIT else 250):
         if state.is_terminal():
             break
         if state.is_chance_node():
@@ -98,8 +99,13 @@ def test_chance_tiles_and_hidden_information() -> None:
     assert state.information_state_string(player) != state.information_state_string(other)
     clone.apply_action(clone.legal_actions()[0])
     assert clone.history() != state.history()
+    again = pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, state))[1]
+    assert str(again) == str(state)
+    assert [state.action_to_string(a) for a in state.legal_actions()[:3]]
+    assert state.returns() == [0.0, 0.0, 0.0]
 
 
+@SLOW
 def test_mcts_and_ismcts_play_whole_games() -> None:
     game = pyspiel.load_game("python_qwirkle", {"players": 2})
     rng = np.random.default_rng(3)
