@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The everyday check (under 2 minutes once the kernels are compiled): ruff, mypy
+# The everyday check (about 2 minutes of CPU once the kernels are compiled): ruff, mypy
 # --strict, and the suite with the JIT on, stopping at the first failure, leaving out
 # the tests marked slow (fresh processes that compile the kernels from nothing, the
 # examples, the JIT-off replay), the bounds-checked and JIT-off runs, coverage, the

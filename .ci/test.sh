@@ -10,10 +10,10 @@ PYTHON=${PYTHON:-python3}
 began=$SECONDS
 say() { printf '== %s (%ds)\n' "$*" "$((SECONDS - began))"; }
 
-say "setting up .venv (editable install with the test and docs extras)"
+say "setting up .venv (editable install with the test, docs, scale and rl extras)"
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install --quiet --disable-pip-version-check \
-    --config-settings editable_mode=compat -e '.[test,docs]'
+    --config-settings editable_mode=compat -e '.[test,docs,scale,rl]'
 bin=.venv/bin
 export PYTHONHASHSEED=0
 export PYTHONUNBUFFERED=1  # live output through the pipes below

@@ -28,6 +28,8 @@ GUIDES = [
     (DOCS / "api.md", "api.html", "API tour"),
     (DOCS / "cli.md", "cli.html", "Command line"),
     (DOCS / "engine.md", "engine.html", "Engine protocol"),
+    (DOCS / "datasets.md", "datasets.html", "Self-play datasets"),
+    (DOCS / "envs.md", "envs.html", "Environments for learning agents"),
     (DOCS / "performance.md", "performance.html", "Performance"),
     (DOCS / "internals.md", "internals.html", "How it works"),
     (ROOT / "CHANGELOG.md", "CHANGELOG.html", "Changes"),
@@ -91,7 +93,14 @@ def _resolve_named_tuple_annotations() -> None:
     import typing
 
     for name in public_modules():
-        for value in vars(importlib.import_module(name)).values():
+        try:
+            module = importlib.import_module(name)
+        except Exception as exc:  # noqa: BLE001 - one clear line instead of a traceback
+            raise SystemExit(
+                f"docs/build.py: cannot import {name} ({exc}); the API reference needs every "
+                "optional extra: pip install -e '.[docs,scale,rl]'"
+            ) from None
+        for value in vars(module).values():
             if isinstance(value, type) and issubclass(value, tuple) and hasattr(value, "_fields"):
                 value.__new__.__annotations__.update(typing.get_type_hints(value))
 

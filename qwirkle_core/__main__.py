@@ -1,3 +1,5 @@
 from .cli import entry
 
-entry(prog="python -m qwirkle_core")
+# Guarded: Dask's worker processes start by importing the parent's main module.
+if __name__ == "__main__":
+    entry(prog="python -m qwirkle_core")

@@ -597,9 +597,16 @@ def deal(
             hands[p, s] = bag[size]
         hand_sizes[p] = HAND_SIZE
         scores[p] = 0
+    start_play(meta, hands, hand_sizes, size, n_players, tie_rank)
+
+
+@kernel
+def start_play(meta: KArray, hands: KArray, hand_sizes: KArray, bag_size: KInt, n_players: KInt, tie_rank: KArray) -> None:
+    """After the deal: choose the opener (the largest group, ties to the lowest
+    ``tie_rank``) and set meta for the opening, the bag holding ``bag_size`` tiles."""
     opener, opener_group = choose_opener(hands, hand_sizes, n_players, tie_rank)
     meta[:] = 0
-    meta[M_BAG] = size
+    meta[M_BAG] = bag_size
     meta[M_PLAYER] = opener
     meta[M_PLAYERS] = n_players
     meta[M_OPENING] = opener_group
@@ -617,6 +624,22 @@ def draw(hand: KArray, hand_size: KInt, bag: KArray, meta: KArray, drawn: KArray
         hand_size += 1
         n += 1
     return hand_size, n
+
+
+@kernel
+def draw_kind(hand: KArray, hand_size: KInt, bag: KArray, meta: KArray, kind: KInt) -> KInt:
+    """Draw a tile of the given ``kind`` from the bag (an explicit chance outcome: the
+    bag is then a multiset, its order not kept); returns the new hand size, or -1 when
+    the bag holds no such tile."""
+    size = meta[M_BAG]
+    for j in range(size - 1, -1, -1):
+        if bag[j] == kind:
+            bag[j] = bag[size - 1]
+            bag[size - 1] = kind
+            meta[M_BAG] = size - 1
+            hand[hand_size] = kind
+            return hand_size + 1
+    return -1
 
 
 @kernel
@@ -643,6 +666,29 @@ def settle_turn(
     The one implementation of these rules: the numba game loop and ``Game`` both call
     it (``Game`` puts a placement on its ``Board`` first, the loop with place_tiles).
     ``action`` is assumed legal: the bots choose legal actions, ``Game.push`` checks."""
+    hand_size = take_tiles(meta, hands, hand_sizes, scores, action, row)
+    player = meta[M_PLAYER]
+    drawn = row[L_DRAWN : L_DRAWN + HAND_SIZE]
+    hand_size, n_drawn = draw(hands[player], hand_size, bag, meta, drawn)
+    if action[A_TYPE] == EXCHANGE:
+        # Mix each returned tile in: put it last, then swap it with a uniform slot.
+        for s in range(action[A_N]):
+            size = meta[M_BAG]
+            bag[size] = action[A_KINDS + s]
+            j = below(game_rng, size + 1)
+            t = bag[size]
+            bag[size] = bag[j]
+            bag[j] = t
+            meta[M_BAG] = size + 1
+    hand_sizes[player] = hand_size
+    close_turn(meta, hand_sizes, scores, action, row, n_drawn)
+
+
+@kernel
+def take_tiles(meta: KArray, hands: KArray, hand_sizes: KArray, scores: KArray, action: KArray, row: KArray) -> KInt:
+    """The first part of a turn (settle_turn's): log the hand, take the action's tiles
+    from the hand of the player to move and score a placement.  Returns the hand's new
+    size (hand_sizes is left for the caller to set after the draws)."""
     player = meta[M_PLAYER]
     hand = hands[player]
     hand_size = hand_sizes[player]
@@ -653,11 +699,8 @@ def settle_turn(
     row[L_HAND_SIZE] = hand_size
     for s in range(hand_size):
         row[L_HAND + s] = hand[s]
-    drawn = row[L_DRAWN : L_DRAWN + HAND_SIZE]
-    n_drawn = 0
-    kind_type = action[A_TYPE]
     n = action[A_N]
-    if kind_type == PLACE:
+    if action[A_TYPE] == PLACE:
         for s in range(n):
             hand_size = remove_from_hand(hand, hand_size, action[A_KINDS + s])
             row[L_ROWS + s] = action[A_ROWS + s]
@@ -666,27 +709,32 @@ def settle_turn(
         meta[M_OPENING] = 0
         scores[player] += action[A_SCORE]
         row[L_SCORE] = action[A_SCORE]
-        hand_size, n_drawn = draw(hand, hand_size, bag, meta, drawn)
-        if hand_size == 0:
-            scores[player] += GOING_OUT_BONUS
-            meta[M_WENT_OUT] = player
-            meta[M_OVER] = 1
-            meta[M_END] = END_OUT
-    elif kind_type == EXCHANGE:
+    elif action[A_TYPE] == EXCHANGE:
         for s in range(n):
             hand_size = remove_from_hand(hand, hand_size, action[A_KINDS + s])
             row[L_KINDS + s] = action[A_KINDS + s]
-        hand_size, n_drawn = draw(hand, hand_size, bag, meta, drawn)
-        # Mix each returned tile in: put it last, then swap it with a uniform slot.
-        for s in range(n):
-            size = meta[M_BAG]
-            bag[size] = action[A_KINDS + s]
-            j = below(game_rng, size + 1)
-            t = bag[size]
-            bag[size] = bag[j]
-            bag[j] = t
-            meta[M_BAG] = size + 1
-    hand_sizes[player] = hand_size
+    return hand_size
+
+
+@kernel
+def return_to_bag(bag: KArray, meta: KArray, action: KArray) -> None:
+    """Put an exchange's tiles back into the bag, last (for explicit chance, where the
+    bag is a multiset; settle_turn mixes them in instead)."""
+    for s in range(action[A_N]):
+        bag[meta[M_BAG]] = action[A_KINDS + s]
+        meta[M_BAG] += 1
+
+
+@kernel
+def close_turn(meta: KArray, hand_sizes: KArray, scores: KArray, action: KArray, row: KArray, n_drawn: KInt) -> None:
+    """The last part of a turn (settle_turn's), after the draws: the going-out bonus
+    when a placement emptied the hand, then the next seat."""
+    player = meta[M_PLAYER]
+    if action[A_TYPE] == PLACE and hand_sizes[player] == 0:
+        scores[player] += GOING_OUT_BONUS
+        meta[M_WENT_OUT] = player
+        meta[M_OVER] = 1
+        meta[M_END] = END_OUT
     row[L_DRAWN_N] = n_drawn
     meta[M_PLAYER] = (player + 1) % meta[M_PLAYERS]
     meta[M_TURNS] += 1

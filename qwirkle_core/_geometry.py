@@ -17,6 +17,11 @@ KArray = npt.NDArray[Any]
 
 EMPTY = -1  # an empty cell in a kernel's scratch region of kinds
 
+# The playing area: tiles and moves lie at |row|, |col| <= COORD_MAX (see
+# qwirkle_core.moves).  Every cell a kernel touches lies within 7 cells of a tile, so
+# below 2**30 in absolute value, as the kernels' int32 arithmetic assumes.
+COORD_MAX = (1 << 30) - 8  # 1,073,741,816
+
 N_KINDS = 36
 ALL_KINDS = (1 << N_KINDS) - 1  # the 36-bit mask of every kind
 

@@ -28,6 +28,7 @@ it starts; the command line shows that line on stderr.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import os
@@ -296,3 +297,22 @@ def inline_helper(func: F) -> F:
     the helper's work.
     """
     return cast(F, numba.njit(inline="always")(func))
+
+
+def interruptible(kernel: F) -> F:
+    """``kernel``, raising what interrupted it.  A signal whose Python handler raises
+    (Ctrl-C's KeyboardInterrupt, the engine's SIGTERM) while a parallel kernel runs
+    comes out of numba as ``SystemError: ... returned a result with an exception set``;
+    this raises the exception itself instead, so that callers end cleanly (exit 130)."""
+
+    @functools.wraps(kernel)
+    def call(*args: Any) -> Any:
+        try:
+            return kernel(*args)
+        except SystemError as exc:
+            cause = exc.__cause__ or exc.__context__
+            if cause is None:
+                raise
+            raise cause.with_traceback(None) from None
+
+    return cast(F, call)

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._geometry import ALL_KINDS, KArray, KInt
+from ._geometry import ALL_KINDS, COORD_MAX, KArray, KInt
 from ._jit import inline_helper, kernel
 from ._lines import fold_tile, line_points
 
@@ -85,7 +85,7 @@ NOT_CONNECTED = 9
 TOO_MANY_COPIES = 10
 TOO_FAR = 11
 BAD_INPUT = 12
-COORD_LIMIT = 1 << 30  # |row|, |col| below this
+COORD_LIMIT = COORD_MAX + 1  # |row|, |col| below this: the playing area
 
 # Columns of a move row (a move table's row, see _movegen; self-play actions share them).
 ROW_N = 0
@@ -286,7 +286,7 @@ def build(cells: KArray) -> KArray:
     """The state of the board whose tiles are the rows of ``cells``: [row, col, kind]
     (caller's coordinates), or [row, col, color, shape] when it has four columns.
 
-    Checked: coordinates below 2**30 and tiles that exist (else BAD_INPUT: the caller
+    Checked: coordinates in the playing area (|row|, |col| <= COORD_MAX) and tiles that exist (else BAD_INPUT: the caller
     checks its input itself to say what is wrong), two tiles on one cell, more than 3
     copies of a kind, tiles too far apart, an invalid line, tiles not connected.  A
     rejected board gives an empty state whose st[S_ERROR] is the verdict (OK = 0

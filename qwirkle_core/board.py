@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import operator
+import threading
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
@@ -16,7 +17,9 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _rules, _state
+from ._geometry import COORD_MAX
 from ._movegen import (
+    COL_SCORE,
     HAND_CONFLICT,
     INITIAL_CAPACITY,
     MODE_ALL,
@@ -26,15 +29,48 @@ from ._movegen import (
     OUT_COLS,
     generate,
 )
-from ._state import NEED_REGROW, S_COUNTS, S_ERROR, S_FULL, S_LEFT, S_ONE, S_TOP, S_TWO
-from .errors import IllegalMoveError, InvalidMoveError, InvalidPositionError, InvalidTileError
-from .moves import Move, MoveList, Placement, _placement, parse_placements, placements_text
+from ._state import NEED_REGROW, S_COUNTS, S_ERROR, S_FULL, S_HEIGHT, S_LEFT, S_ONE, S_TOP, S_TWO, S_WIDTH
+from .errors import (
+    IllegalMoveError,
+    InvalidMoveError,
+    InvalidPositionError,
+    InvalidTileError,
+    NothingToUndoError,
+    QwirkleError,
+    show,
+)
+from .moves import (
+    Move,
+    MoveList,
+    Placement,
+    _placement,
+    inside_area,
+    is_int,
+    parse_placements,
+    placements_text,
+)
 from .tiles import ALL_TILES, COPIES_PER_KIND, N_KINDS, Tile
 
 MAX_HAND = 6
+# A move reaches at most 6 cells beyond the tiles (a line of six with one of them on the
+# board's edge), so a board farther than this from the edge of the playing area has no
+# move that would cross it.
+EDGE_REACH = 7
 # A connected group of n tiles spans at most n cells each way; a game has 108 tiles.
 MAX_SPAN = N_KINDS * COPIES_PER_KIND
 _LOG_ROOM = 2 * _state.LOG_PER_PUSH  # int64 words of the undo log one push may use
+
+
+class _Tables(threading.local):
+    """The move table the generator writes into, one per thread (reused from query to
+    query, so a query allocates only its result): boards are read from several threads
+    at once, and a table shared between them would mix their moves."""
+
+    def __init__(self) -> None:
+        self.out = np.empty((INITIAL_CAPACITY, OUT_COLS), np.int32)
+
+
+_TABLES = _Tables()
 
 
 class CellMasks(NamedTuple):
@@ -48,9 +84,9 @@ class CellMasks(NamedTuple):
 
 def _as_hand_sequence(hand: object) -> Sequence[Tile]:
     if isinstance(hand, str):
-        raise InvalidTileError(f"a hand is a sequence of Tiles, got the text {hand!r} (parse_tiles({hand!r}) reads it)")
+        raise InvalidTileError(f"a hand is a sequence of Tiles, got the text {show(hand)} (parse_tiles({show(hand)}) reads it)")
     if isinstance(hand, bytes) or not hasattr(hand, "__len__") or not hasattr(hand, "__iter__"):
-        raise InvalidTileError(f"a hand is a sequence of Tiles, got {hand!r}")
+        raise InvalidTileError(f"a hand is a sequence of Tiles, got {show(hand)}")
     return list(hand)
 
 
@@ -60,7 +96,7 @@ def tile_kinds(tiles: Iterable[Tile], what: str) -> list[int]:
     kinds = []
     for t in tiles:
         if t.__class__ is not Tile:
-            raise InvalidTileError(f"{what} holds Tiles, got {t!r}")
+            raise InvalidTileError(f"{what} holds Tiles, got {show(t)}")
         kinds.append(t.kind)
     return kinds
 
@@ -86,7 +122,15 @@ class Board:
 
     ``Board()`` is empty; ``Board("Rc@0,0 Rs@0,1")`` parses the text form that
     ``repr`` writes; :meth:`from_placements` takes ``(row, col, Tile)`` items.
-    Rows grow south, columns east; any integer offset is fine.
+    Rows grow south, columns east; tiles lie anywhere in the playing area, |row| and
+    |col| at most ``COORD_MAX`` (2**30 - 8), whose edge no move may cross.
+
+    Threads: reading one Board from several threads at once is safe (``legal_moves``,
+    ``count_moves``, ``score``, ``is_legal``, the queries, ``copy``, the pictures): the
+    kernels only read the grid.  Changing it (``push``, ``pop``) while any other
+    thread uses it is not: a reader may see half a move and get wrong moves or a
+    spurious error.  Give each thread its own ``copy()``, or guard the Board with a
+    lock.
 
     >>> board = Board("Rc@0,0 Rs@0,1")
     >>> moves = board.legal_moves([Tile.from_text("Rd"), Tile.from_text("Bc")])
@@ -94,12 +138,13 @@ class Board:
     (8, <Move Rd@0,-1 score=3>)
     """
 
-    __slots__ = ("_log", "_n_tiles", "_out", "_st", "_stack")
+    __slots__ = ("_log", "_n_tiles", "_st", "_stack")
 
     def __init__(self, text: str | None = None) -> None:
+        if text is not None and not isinstance(text, str):
+            raise InvalidPositionError(f"a board's text is a string like 'Rc@0,0 Rs@0,1', got {show(text)}")
         self._st = _EMPTY_STATE.copy()
         self._log = _NO_LOG
-        self._out: npt.NDArray[np.int32] | None = None  # the move table queries write into
         self._n_tiles = 0
         # One entry per push: the move, and the state before it when the push had to
         # grow the window (a new array; None when it wrote to the same one).
@@ -112,7 +157,6 @@ class Board:
         board = cls.__new__(cls)
         board._st = st
         board._log = _NO_LOG
-        board._out = None
         board._n_tiles = n_tiles
         board._stack = []
         return board
@@ -122,6 +166,8 @@ class Board:
         """A board from ``(row, col, Tile)`` (or ``(row, col, color, shape)``) items.
 
         Raises :class:`InvalidPositionError` for a board that no game can produce."""
+        if isinstance(placements, (str, bytes)) or not isinstance(placements, Iterable):
+            raise InvalidPositionError(f"a board is a sequence of (row, col, tile) placements, got {show(placements)}")
         items = placements if isinstance(placements, list) else list(placements)
         if not items:
             return cls()
@@ -150,7 +196,7 @@ class Board:
     def from_json(cls, value: Any) -> Board:
         """From ``[[row, col, color, shape], ...]``."""
         if not isinstance(value, list):
-            raise InvalidPositionError(f"a board is a list of [row, col, color, shape], got {value!r}")
+            raise InvalidPositionError(f"a board is a list of [row, col, color, shape], got {show(value)}")
         if not value:
             return cls()
         # The common case, checked at C speed: lists of four ints (the kernel checks
@@ -163,7 +209,7 @@ class Board:
                     return board
         for item in value:
             if not isinstance(item, list) or len(item) != 4:
-                raise InvalidPositionError(f"a board tile is [row, col, color, shape], got {item!r}")
+                raise InvalidPositionError(f"a board tile is [row, col, color, shape], got {show(item)}")
         return cls.from_placements(value)
 
     def _load(self, items: list[Placement]) -> None:
@@ -229,9 +275,11 @@ class Board:
 
     def tile_at(self, row: int, col: int) -> Tile | None:
         """The tile on cell (row, col), or None if the cell is empty."""
+        if not is_int(row) or not is_int(col):
+            raise InvalidMoveError(f"a cell is two integers, got ({show(row)}, {show(col)})")
         st = self._st
-        i = row - int(st[S_TOP])
-        j = col - int(st[_state.S_LEFT])
+        i = int(row) - int(st[S_TOP])  # Python ints: a numpy int64 would wrap
+        j = int(col) - int(st[_state.S_LEFT])
         if not (0 <= i < int(st[_state.S_HEIGHT]) and 0 <= j < int(st[_state.S_WIDTH])):
             return None
         word = int(st[int(st[_state.S_ROW_AT]) + i * int(st[_state.S_WIDTH]) + j])
@@ -294,7 +342,7 @@ class Board:
         four = 0
         for t in hand:
             if t.__class__ is not Tile:
-                raise InvalidTileError(f"a hand holds Tiles, got {t!r}")
+                raise InvalidTileError(f"a hand holds Tiles, got {show(t)}")
             bit = 1 << t.kind
             four |= thrice & bit
             thrice |= twice & bit
@@ -341,9 +389,7 @@ class Board:
         """One call of the generator into this board's move table; returns what
         ``generate`` returns."""
         mask = self._hand_bits(hand)
-        out = self._out
-        if out is None:
-            out = self._out = np.empty((INITIAL_CAPACITY, OUT_COLS), np.int32)
+        out = _TABLES.out
         n: int = generate(self._st, out, mask, mode)
         if n > out.shape[0] or n < 0:
             n, _ = self._generate_again(hand, mask, mode, n)
@@ -357,34 +403,61 @@ class Board:
         Returns the count and the (new) table."""
         if n == HAND_CONFLICT:
             self._check_copies(list(hand))
-        out = self._out = np.empty((max(n, 4 * INITIAL_CAPACITY), OUT_COLS), np.int32)
+        out = _TABLES.out = np.empty((max(n, 4 * INITIAL_CAPACITY), OUT_COLS), np.int32)
         return int(generate(self._st, out, mask, mode)), out
+
+    def near_edge(self) -> bool:
+        """Whether some move could leave the playing area (|row|, |col| <= COORD_MAX):
+        a tile lies within EDGE_REACH cells of its edge.  Such moves are not legal, and the
+        queries leave them out (a cheap test: the window around the tiles first)."""
+        if not self._n_tiles:
+            return False
+        st = self._st
+        top, left = int(st[S_TOP]), int(st[S_LEFT])
+        reach = COORD_MAX - EDGE_REACH
+        if -reach <= top and top + int(st[S_HEIGHT]) <= reach and -reach <= left and left + int(st[S_WIDTH]) <= reach:
+            return False
+        bounds = self.bounds()
+        assert bounds is not None
+        r0, r1, c0, c1 = bounds
+        return r0 < -reach or r1 > reach or c0 < -reach or c1 > reach
+
+    def _edge_table(self, hand: Sequence[Tile], mode: int) -> tuple[npt.NDArray[np.int32], int]:
+        """What the generator gives in ``mode`` near the edge of the playing area:
+        from every legal move, those inside it."""
+        return table_for_mode(self.legal_moves(hand).table, mode)
 
     def legal_moves(self, hand: Sequence[Tile]) -> MoveList:
         """Every legal placement of tiles from ``hand`` (0 to 6 Tiles, duplicates
         allowed), each once, with its score.  On the empty board the openings are
         given in the canonical frame: the line starts at (0, 0) and runs east."""
         mask = self._hand_bits(hand)
-        out = self._out
-        if out is None:
-            out = self._out = np.empty((INITIAL_CAPACITY, OUT_COLS), np.int32)
+        out = _TABLES.out
         n: int = generate(self._st, out, mask, MODE_ALL)
         if n > out.shape[0] or n < 0:
             n, out = self._generate_again(hand, mask, MODE_ALL, n)
+        if self.near_edge():
+            return MoveList._trusted(inside_area(out[:n]).copy())
         return MoveList._trusted(out[:n].copy())
 
     def count_moves(self, hand: Sequence[Tile]) -> int:
         """How many legal moves ``hand`` has, without building the list."""
+        if self.near_edge():
+            return self._edge_table(hand, MODE_COUNT)[1]
         return int(self._generate(hand, MODE_COUNT))
 
     def has_move(self, hand: Sequence[Tile]) -> bool:
         """Whether ``hand`` has any legal move (the search stops at the first)."""
+        if self.near_edge():
+            return self._edge_table(hand, MODE_ANY)[1] > 0
         return self._generate(hand, MODE_ANY) > 0
 
     def best_moves(self, hand: Sequence[Tile]) -> MoveList:
         """Every move of the highest score (empty if there is no move)."""
+        if self.near_edge():
+            return MoveList._trusted(self._edge_table(hand, MODE_BEST)[0])
         n = self._generate(hand, MODE_BEST)
-        return MoveList._trusted(self._out[:n].copy())  # type: ignore[index]
+        return MoveList._trusted(_TABLES.out[:n].copy())
 
     def legal_tile_masks(self) -> CellMasks:
         """For every empty cell beside the tiles, the kinds that fit there alone.
@@ -395,6 +468,9 @@ class Board:
                 np.zeros((1, 2), np.int64), np.array([(1 << N_KINDS) - 1], dtype=np.uint64)
             )
         coords, masks = _rules.cell_masks(self._st)
+        if self.near_edge():
+            keep = (np.abs(coords) <= COORD_MAX).all(axis=1)
+            coords, masks = coords[keep], masks[keep]
         return CellMasks(coords, masks.astype(np.uint64))
 
     def _judge(self, move: Move | Iterable[Any], hand: Sequence[Tile] | None) -> tuple[Move, int]:
@@ -422,10 +498,11 @@ class Board:
         return self._judge(placements, hand)[1]
 
     def is_legal(self, placements: Move | Iterable[Any], hand: Sequence[Tile] | None = None) -> bool:
-        """Whether ``placements`` are a legal move on this board (from ``hand`` when given)."""
+        """Whether ``placements`` is a legal move here (with ``hand``: from that hand).
+        Anything that is not one, whatever its type, is simply not legal."""
         try:
             self._judge(placements, hand)
-        except (IllegalMoveError, InvalidMoveError, InvalidTileError, InvalidPositionError):
+        except QwirkleError:
             return False
         return True
 
@@ -469,7 +546,7 @@ class Board:
     def pop(self) -> Move:
         """Take back the last pushed move and return it."""
         if not self._stack:
-            raise IndexError("pop from a board with no pushed moves")
+            raise NothingToUndoError("pop from a board with no pushed moves")
         move, old = self._stack.pop()
         _state.pop(self._st, self._log)
         if old is not None:
@@ -482,7 +559,7 @@ class Board:
     def peek(self) -> Move:
         """The last move pushed (IndexError when there is none)."""
         if not self._stack:
-            raise IndexError("no pushed moves")
+            raise NothingToUndoError("no pushed moves")
         return self._stack[-1][0]
 
     @property
@@ -494,7 +571,6 @@ class Board:
         """An independent copy of the board; with ``stack=False`` without the undo stack."""
         board = Board.__new__(Board)
         board._st = self._st.copy()
-        board._out = None
         board._n_tiles = self._n_tiles
         if stack:
             board._log = self._log.copy()
@@ -552,6 +628,19 @@ class Board:
         from .queries import moves_on_cells
 
         return moves_on_cells(self, hand, cells)
+
+
+def table_for_mode(table: npt.NDArray[np.int32], mode: int) -> tuple[npt.NDArray[np.int32], int]:
+    """What the generator returns in ``mode``, from the full table of legal moves."""
+    total = int(table.shape[0])
+    if mode == MODE_COUNT:
+        return table[:0], total
+    if mode == MODE_ANY:
+        return table[:1].copy(), min(total, 1)
+    if mode == MODE_BEST and total:
+        scores = table[:, COL_SCORE]
+        return table[scores == scores.max()], total
+    return table, total
 
 
 def _verdict_message(verdict: int, r: int, c: int, arg: int) -> str:

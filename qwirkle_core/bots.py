@@ -23,8 +23,9 @@ import numpy.typing as npt
 
 from . import _gameloop, _prng
 from ._gameloop import MAX_TURNS
-from .errors import QwirkleError, RunawayGameError
-from .game import Action, Game
+from ._jit import interruptible
+from .errors import QwirkleError, RunawayGameError, show
+from .game import Action, Game, _check_seed
 from .moves import Move
 from .tiles import ALL_TILES
 
@@ -46,7 +47,9 @@ class _EngineBot(Bot):
     engine_id: int
 
     def __init__(self, seed: int = 0, seat: int = 0) -> None:
-        self._rng = _prng.new_state(seed, _prng.bot_stream(seat))
+        if type(seat) is not int or not 0 <= seat < _gameloop.MAX_PLAYERS:
+            raise QwirkleError(f"a seat is an integer 0..{_gameloop.MAX_PLAYERS - 1}, got {show(seat)}")
+        self._rng = _prng.new_state(_check_seed(seed), _prng.bot_stream(seat))
 
     def choose(self, game: Game) -> Action:
         st, meta, hands, hand_sizes, _, _, _ = game.engine_state(copy_state=False)
@@ -97,11 +100,9 @@ BOT_IDS: dict[str, int] = {b.name: b.engine_id for b in (RandomBot, GreedyBot, H
 def make_bot(name: str, seed: int = 0, seat: int = 0) -> Bot:
     """A built-in bot by name, seeded as the self-play engine seeds the bot of ``seat``
     in the game of ``seed``."""
-    try:
-        cls = BOTS[name]
-    except KeyError:
-        raise QwirkleError(f"unknown bot {name!r} (choose from {', '.join(BOTS)})") from None
-    return cls(seed, seat)
+    if not isinstance(name, str) or name not in BOTS:
+        raise QwirkleError(f"unknown bot {show(name)} (choose from {', '.join(BOTS)})")
+    return BOTS[name](seed, seat)
 
 
 def action_from_row(action: np.ndarray) -> Action:
@@ -119,6 +120,9 @@ def action_from_row(action: np.ndarray) -> Action:
     return Action.pass_turn()
 
 
+MAX_ROLLOUTS = 1_000_000  # per call: the seeds and the scores are held in memory
+
+
 def rollouts(
     game: Game,
     bots: Sequence[str],
@@ -134,21 +138,24 @@ def rollouts(
     :meth:`Game.determinize` does), which is what a search for that seat wants: the
     bag's order in ``game`` is otherwise known to every rollout.
     """
-    if len(bots) != game.players:
-        raise QwirkleError(f"{game.players} players need {game.players} bots, got {len(bots)}")
+    if not isinstance(game, Game):
+        raise QwirkleError(f"expected a Game, got {show(game)}")
+    if isinstance(bots, (str, bytes)) or not isinstance(bots, Sequence) or len(bots) != game.players:
+        raise QwirkleError(f"{game.players} players need a list of {game.players} bot names, got {show(bots)}")
     ids = np.zeros(_gameloop.MAX_PLAYERS, np.int64)
     for seat, name in enumerate(bots):
-        if name not in BOT_IDS:
-            raise QwirkleError(f"unknown bot {name!r} (choose from {', '.join(BOTS)})")
+        if not isinstance(name, str) or name not in BOT_IDS:
+            raise QwirkleError(f"unknown bot {show(name)} (choose from {', '.join(BOTS)})")
         ids[seat] = BOT_IDS[name]
-    if type(count) is not int or count < 0:
-        raise QwirkleError(f"count is a number of rollouts, got {count!r}")
+    if type(count) is not int or not 0 <= count <= MAX_ROLLOUTS:
+        raise QwirkleError(f"count is a number of rollouts, 0..{MAX_ROLLOUTS:,}, got {show(count)}")
+    seed = _check_seed(seed)
     if viewer is not None and (type(viewer) is not int or not 0 <= viewer < game.players):
-        raise QwirkleError(f"no seat {viewer!r} in a game of {game.players}")
+        raise QwirkleError(f"no seat {show(viewer)} in a game of {game.players}")
     seeds = [(int(seed) + i) % _prng.SEED_LIMIT for i in range(count)]
     low, high = _prng.seed_words(seeds)
     st, meta, hands, hand_sizes, bag, scores, _ = game.engine_state(copy_state=False)
-    out, ends = _gameloop.rollouts_parallel(
+    out, ends = interruptible(_gameloop.rollouts_parallel)(
         st, meta, hands, hand_sizes, bag, scores, ids, low, high, -1 if viewer is None else viewer
     )
     runaway = np.flatnonzero(ends == _gameloop.END_RUNAWAY)
@@ -164,8 +171,10 @@ def play(game: Game, bots: Sequence[Bot], max_turns: int = MAX_TURNS) -> Game:
 
     Raises :class:`RunawayGameError` once the game has ``max_turns`` turns without
     ending (bots that keep exchanging forever), rather than running forever."""
-    if len(bots) != game.players:
-        raise QwirkleError(f"{game.players} players need {game.players} bots, got {len(bots)}")
+    if not isinstance(game, Game):
+        raise QwirkleError(f"expected a Game, got {show(game)}")
+    if isinstance(bots, (str, bytes)) or not isinstance(bots, Sequence) or len(bots) != game.players:
+        raise QwirkleError(f"{game.players} players need {game.players} bots, got {show(bots)}")
     while not game.is_over:
         if len(game.history) >= max_turns:
             raise RunawayGameError(f"the game ran past {max_turns} turns without ending")

@@ -19,22 +19,68 @@ tested in-process; :func:`serve` reads and writes the lines; :class:`EngineClien
 
 from __future__ import annotations
 
+import math
+import queue
+import signal
 import sys
+import threading
+import time
 from collections.abc import Callable
+from dataclasses import asdict, dataclass
 from typing import IO, Any
 
 import numpy as np
+import numpy.typing as npt
 
 from . import __version__
+from ._movegen import COL_COLS, COL_KINDS, COL_N, COL_ROWS, COL_SCORE
 from .board import Board
 from .errors import QwirkleError
 from .game import Action, Game, Turn
-from .jsonio import BadInputError, dumps, loads, read_hand, read_placements, read_tile
+from .jsonio import BadInputError, brief, dumps, loads, read_hand, read_placements, read_tile
 from .moves import Move, MoveList
 from .tiles import ALL_TILES, COPIES_PER_KIND, N_KINDS, Tile
 
 PROTOCOL_VERSION = 1
 ENGINE_NAME = "qwirkle_core"
+MAX_TIMEOUT = 86_400.0  # seconds: the longest "timeout" a request may ask for
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one request may ask for; set when the engine starts (``engine --max-...``).
+
+    ``max_line_bytes``: the longest request line (a longer one gets an error reply and
+    is skipped).  ``max_moves``: the most moves one reply lists (``moves``, ``analyse``;
+    the worst position known has 39,050).  ``max_games``: the most games one
+    ``selfplay`` request plays.  ``timeout``: seconds a request may run unless it asks
+    for its own ``"timeout"`` (None: no limit)."""
+
+    max_line_bytes: int = 1 << 20
+    max_moves: int = 100_000
+    max_games: int = 10_000
+    timeout: float | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("max_line_bytes", "max_moves", "max_games"):
+            value = getattr(self, name)
+            if type(value) is not int or value < 1:
+                raise QwirkleError(f"{name} must be a positive integer, got {brief(value)}")
+        if self.timeout is not None and not _is_seconds(self.timeout):
+            raise QwirkleError(f"timeout must be a number of seconds in (0, {MAX_TIMEOUT:g}], got {brief(self.timeout)}")
+
+
+def _is_seconds(value: Any) -> bool:
+    return (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and 0 < value <= MAX_TIMEOUT
+    )
+
+
+class RequestStopped(QwirkleError):
+    """A request that ran past its timeout or was stopped (``{"cmd": "stop"}``)."""
 
 
 def _opt_int(req: dict[str, Any], key: str, default: int | None, lo: int, hi: int) -> int | None:
@@ -42,7 +88,7 @@ def _opt_int(req: dict[str, Any], key: str, default: int | None, lo: int, hi: in
         return default
     value = req[key]
     if type(value) is not int or not lo <= value <= hi:
-        raise BadInputError(f'"{key}" must be an integer in {lo}..{hi}, got {dumps(value)[:40]}')
+        raise BadInputError(f'"{key}" must be an integer in {lo}..{hi}, got {brief(value)}')
     return value
 
 
@@ -53,11 +99,33 @@ def _req_str(req: dict[str, Any], key: str) -> str:
     return value
 
 
-def _move_json(table_moves: MoveList) -> list[dict[str, Any]]:
-    out = table_moves.to_json()
-    for entry, move in zip(out, table_moves):
-        entry["text"] = move.text()
+_TILE_TEXT = [t.text() for t in ALL_TILES]
+
+
+def _move_json(table_moves: MoveList, check: Callable[[], None] | None = None) -> list[dict[str, Any]]:
+    """Each move as {"placements", "score", "text"}: one pass over the table, no Move
+    objects (a reply may list tens of thousands of moves)."""
+    out = []
+    text = _TILE_TEXT
+    for i, row in enumerate(table_moves.table.tolist()):
+        n = row[COL_N]
+        cells = [(row[COL_ROWS + s], row[COL_COLS + s], row[COL_KINDS + s]) for s in range(n)]
+        out.append(
+            {
+                "placements": [[r, c, k // 6, k % 6] for r, c, k in cells],
+                "score": row[COL_SCORE],
+                "text": " ".join([f"{text[k]}@{r},{c}" for r, c, k in cells]),
+            }
+        )
+        if check is not None and i % 4096 == 4095:
+            check()
     return out
+
+
+def _row_keys(table: npt.NDArray[np.int32]) -> npt.NDArray[Any]:
+    """One opaque, sortable key per move (its placements), to match two tables."""
+    cells = np.ascontiguousarray(table[:, 2:])
+    return cells.view(np.dtype((np.void, cells.dtype.itemsize * cells.shape[1]))).ravel()
 
 
 def _tiles_json(tiles: list[Tile] | tuple[Tile, ...]) -> list[list[int]]:
@@ -67,8 +135,16 @@ def _tiles_json(tiles: list[Tile] | tuple[Tile, ...]) -> list[list[int]]:
 class EngineSession:
     """The state and the commands of one engine dialogue."""
 
-    def __init__(self) -> None:
+    def __init__(self, limits: Limits | None = None) -> None:
+        self.limits = limits if limits is not None else Limits()
         self.game: Game | None = None
+        # Requests are numbered as they are read; a stop read as request n stops every
+        # request numbered below n (set from the reader thread, read by check_time).
+        self.current = 0
+        self.stop_before = 0
+        self._stopped_some = False
+        self._deadline: float | None = None
+        self._timeout: float | None = None
         self.commands: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
             "hello": self._hello,
             "new": self._new,
@@ -82,23 +158,30 @@ class EngineSession:
             "masks": self._masks,
             "analyse": self._analyse,
             "selfplay": self._selfplay,
+            "stop": self._stop,
             "quit": self._quit,
         }
         self.done = False
         self.reveal = False  # the current request's "reveal"
 
     # ------------------------------------------------------------ dispatch
-    def handle_line(self, line: str | bytes) -> dict[str, Any]:
+    def handle_line(self, line: str | bytes, seq: int | None = None) -> dict[str, Any]:
         """Answer one request line (never raises)."""
         try:
             request = loads(line)
         except QwirkleError as exc:
             return {"id": None, "error": str(exc)}
-        return self.handle(request)
+        return self.handle(request, seq)
 
-    def handle(self, request: Any) -> dict[str, Any]:
-        """Answer one request object (never raises; the state is unchanged on error)."""
+    def handle(self, request: Any, seq: int | None = None) -> dict[str, Any]:
+        """Answer one request object.  Never raises (but KeyboardInterrupt and
+        SystemExit pass through): any failure is an error reply, and the state is the
+        one before the request.  ``seq`` numbers the request (the engine process
+        numbers them as it reads them); by default the next number."""
+        self.current = self.current + 1 if seq is None else seq
         rid = request.get("id") if isinstance(request, dict) else None
+        saved = self.game
+        backup = None
         try:
             if not isinstance(request, dict):
                 raise BadInputError('a request is an object {"cmd": ...}')
@@ -106,17 +189,54 @@ class EngineSession:
                 raise BadInputError('missing "cmd" (a request is an object {"cmd": ...}; see hello)')
             cmd = request["cmd"]
             if not isinstance(cmd, str) or cmd not in self.commands:
-                raise BadInputError(f"unknown command {dumps(cmd)[:40]} (see hello)")
+                raise BadInputError(f"unknown command {brief(cmd)} (see hello)")
             reveal = request.get("reveal", False)
             if type(reveal) is not bool:
                 raise BadInputError('"reveal" must be true or false')
             self.reveal = reveal
+            self._start_clock(request)
+            if cmd in ("play", "undo") and saved is not None:
+                backup = saved.copy()  # these change the game in place
             reply = self.commands[cmd](request)
         except QwirkleError as exc:
+            self._restore(saved, backup)
             return {"id": rid, "error": str(exc)}
         except RecursionError:
+            self._restore(saved, backup)
             return {"id": rid, "error": "request nested too deeply"}
+        except Exception as exc:  # noqa: BLE001 - the promise: the engine survives any request
+            self._restore(saved, backup)
+            return {"id": rid, "error": f"internal error ({type(exc).__name__}): {brief(str(exc))}"}
+        except BaseException:
+            self._restore(saved, backup)
+            raise
+        finally:
+            self._deadline = None
         return {"id": rid, "ok": True, **reply}
+
+    def stop(self) -> None:
+        """Stop the running request (for a program that drives a session in-process
+        from another thread; the engine process does this on ``{"cmd": "stop"}``)."""
+        self.stop_before = self.current + 1
+
+    def _restore(self, saved: Game | None, backup: Game | None) -> None:
+        self.game = backup if backup is not None else saved
+
+    def _start_clock(self, request: dict[str, Any]) -> None:
+        timeout = request.get("timeout", self.limits.timeout)
+        if timeout is not None and not _is_seconds(timeout):
+            raise BadInputError(f'"timeout" must be a number of seconds in (0, {MAX_TIMEOUT:g}], got {brief(timeout)}')
+        self._timeout = timeout
+        self._deadline = None if timeout is None else time.monotonic() + timeout
+
+    def check_time(self) -> None:
+        """Raise RequestStopped when the running request is past its deadline or was
+        asked to stop.  Long commands call it between steps."""
+        if self.current < self.stop_before:
+            self._stopped_some = True
+            raise RequestStopped("stopped by a stop request")
+        if self._deadline is not None and time.monotonic() > self._deadline:
+            raise RequestStopped(f"timed out after {self._timeout:g} s")
 
     def _need_game(self) -> Game:
         if self.game is None:
@@ -164,6 +284,7 @@ class EngineSession:
             "version": __version__,
             "protocol": PROTOCOL_VERSION,
             "commands": sorted(self.commands),
+            "limits": asdict(self.limits),
         }
 
     def _new(self, req: dict[str, Any]) -> dict[str, Any]:
@@ -231,8 +352,23 @@ class EngineSession:
     def _legal(self) -> MoveList:
         return self._need_game().legal_moves()
 
+    def _top(self, req: dict[str, Any], default: int | None) -> int | None:
+        most = self.limits.max_moves
+        top = _opt_int(req, "top", default, 0, 2**63 - 1)
+        if top is not None and top > most:
+            raise BadInputError(f'"top" = {top} is more than this engine lists in one reply ({most}, --max-moves)')
+        return top
+
+    def _listed(self, moves: MoveList) -> list[dict[str, Any]]:
+        if len(moves) > self.limits.max_moves:
+            raise BadInputError(
+                f"{len(moves)} moves are more than this engine lists in one reply "
+                f'({self.limits.max_moves}, --max-moves): ask for "top" or "min_score"'
+            )
+        return _move_json(moves, self.check_time)
+
     def _moves(self, req: dict[str, Any]) -> dict[str, Any]:
-        top = _opt_int(req, "top", None, 0, 10**9)
+        top = self._top(req, None)
         min_score = _opt_int(req, "min_score", None, 0, 10**9)
         moves = self._legal()
         total = len(moves)
@@ -240,7 +376,7 @@ class EngineSession:
             moves = MoveList(moves.table[moves.scores >= min_score])
         if top is not None:
             moves = moves.sorted()[:top]
-        return {"count": total, "moves": _move_json(moves)}
+        return {"count": total, "moves": self._listed(moves)}
 
     def _count(self, req: dict[str, Any]) -> dict[str, Any]:
         return {"count": len(self._legal())}
@@ -304,7 +440,7 @@ class EngineSession:
         from . import queries
 
         game = self._need_game()
-        top = _opt_int(req, "top", 10, 0, 10**6)
+        top = self._top(req, 10)
         assert top is not None
         board = game.board
         unseen = game.unseen_tiles(game.to_move)
@@ -324,11 +460,14 @@ class EngineSession:
         opens = np.zeros(len(ranked), np.int64)
         if len(ranked) and not board.is_empty():
             risk = queries.move_risk(board, game.hand(), unseen)
-            for i, move in enumerate(ranked):
-                j = risk.moves.index(move)
-                risky[i] = bool(risk.risky[j])
-                opens[i] = int(risk.opened[j])
-        top_moves = _move_json(ranked)
+            # Match the ranked moves to the risk table by their placements: one sort,
+            # not one scan of the table per move.
+            keys = _row_keys(risk.moves.table)
+            order = np.argsort(keys, kind="stable")
+            where = order[np.searchsorted(keys[order], _row_keys(ranked.table))]
+            risky = risk.risky[where]
+            opens = risk.opened[where].astype(np.int64)
+        top_moves = _move_json(ranked, self.check_time)
         for i, entry in enumerate(top_moves):
             entry["leaves_qwirkle"] = bool(risky[i])
             entry["opens_slots"] = int(opens[i])
@@ -343,7 +482,7 @@ class EngineSession:
     def _selfplay(self, req: dict[str, Any]) -> dict[str, Any]:
         from .selfplay import parse_bots, selfplay
 
-        games = _opt_int(req, "games", 10, 1, 100_000)
+        games = _opt_int(req, "games", 10, 1, 2**63 - 1)
         players = _opt_int(req, "players", 2, 2, 6)
         seed = _opt_int(req, "seed", 0, 0, 2**64 - 1)
         assert games is not None and players is not None and seed is not None
@@ -351,7 +490,11 @@ class EngineSession:
         if not isinstance(bots_value, str):
             raise BadInputError('"bots" must be text like "greedy" or "greedy,random"')
         bots = parse_bots(bots_value, players)
-        result = selfplay(games, players, bots, seed=seed)
+        assert games is not None
+        if games > self.limits.max_games:
+            raise BadInputError(f'"games" = {games} is more than this engine plays in one request ({self.limits.max_games}, --max-games)')
+        self.check_time()
+        result = selfplay(games, players, bots, seed=seed, progress=lambda done: self.check_time())
         wins, shared = result.wins()
         return {
             "games": games,
@@ -361,25 +504,127 @@ class EngineSession:
             "games_per_second": round(games / result.seconds, 1) if result.seconds > 0 else None,
         }
 
+    def _stop(self, req: dict[str, Any]) -> dict[str, Any]:
+        """Stop every request sent before this one.  The engine process reads requests
+        on a thread of its own (see :func:`serve`), so a stop takes effect while an
+        earlier request runs; its own reply comes in turn and says whether it stopped
+        anything."""
+        stopped, self._stopped_some = self._stopped_some, False
+        return {"stopped": stopped}
+
     def _quit(self, req: dict[str, Any]) -> dict[str, Any]:
         self.done = True
         return {"bye": True}
 
 
-def serve(stdin: IO[bytes], stdout: IO[str]) -> int:
-    """Answer request lines until ``quit`` or end of input."""
-    session = EngineSession()
-    for raw in stdin:
-        line = raw.strip()
-        if not line:
-            continue
-        stdout.write(dumps(session.handle_line(line)) + "\n")
+def reply_line(reply: dict[str, Any]) -> str:
+    """A reply as one line of JSON.  An ``id`` that cannot be written back (nested too
+    deeply) is replaced by null and the reply by an error, so every line is JSON."""
+    try:
+        return dumps(reply)
+    except (ValueError, TypeError, RecursionError):
+        return dumps({"id": None, "error": "the request's id cannot be echoed (nested too deeply)"})
+
+
+_EOF = object()
+
+
+class _LineReader:
+    """Reads request lines on a thread of its own, so that a ``stop`` request (or end
+    of input) is seen while another request runs.  A line longer than the limit is
+    skipped up to its end and answered with an error; no line is ever held whole
+    beyond the limit."""
+
+    def __init__(self, stdin: IO[bytes], session: EngineSession) -> None:
+        self.stdin = stdin
+        self.session = session
+        self.lines: queue.Queue[Any] = queue.Queue()
+        self.thread = threading.Thread(target=self._run, name="qwirkle-engine-reader", daemon=True)
+
+    def _run(self) -> None:
+        limit = self.session.limits.max_line_bytes
+        seq = 0
+        try:
+            while True:
+                raw = self.stdin.readline(limit + 1)
+                if not raw:
+                    break
+                if len(raw) > limit and not raw.endswith(b"\n"):
+                    while raw and not raw.endswith(b"\n"):  # skip the rest of the line
+                        raw = self.stdin.readline(1 << 16)
+                    self.lines.put(ValueError(f"request line longer than {limit} bytes (--max-line-bytes)"))
+                    continue
+                line = raw.strip()
+                if not line:
+                    continue
+                seq += 1
+                if b'"stop"' in line and _is_stop(line):
+                    self.session.stop_before = seq
+                self.lines.put((seq, line))
+        except (OSError, ValueError):  # stdin closed or unreadable: as end of input
+            pass
+        finally:
+            self.lines.put(_EOF)
+
+    def get(self) -> Any:
+        while True:  # wake up now and then, so that signals are handled at once
+            try:
+                return self.lines.get(timeout=0.2)
+            except queue.Empty:
+                continue
+
+
+def _is_stop(line: bytes) -> bool:
+    try:
+        request = loads(line)
+    except QwirkleError:
+        return False
+    return isinstance(request, dict) and request.get("cmd") == "stop"
+
+
+def serve(stdin: IO[bytes], stdout: IO[str], limits: Limits | None = None) -> int:
+    """Answer request lines until ``quit`` or end of input; returns the exit status
+    (0).  Requests are read on a second thread, so ``{"cmd": "stop"}`` stops the
+    request that is running (it gets an error reply, then the stop its own reply)."""
+    session = EngineSession(limits)
+    reader = _LineReader(stdin, session)
+    reader.thread.start()
+    while True:
+        item = reader.get()
+        if item is _EOF:
+            break
+        if isinstance(item, ValueError):
+            reply: dict[str, Any] = {"id": None, "error": str(item)}
+        else:
+            seq, line = item
+            reply = session.handle_line(line, seq)
+        stdout.write(reply_line(reply) + "\n")
         stdout.flush()
         if session.done:
             break
     return 0
 
 
-def run_stdio() -> int:
-    """Serve the engine on this process's stdin and stdout; returns the exit status."""
-    return serve(sys.stdin.buffer, sys.stdout)
+class _Terminated(BaseException):
+    """SIGTERM, turned into an exception so that the engine ends as on SIGINT."""
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    raise _Terminated
+
+
+def run_stdio(limits: Limits | None = None) -> int:
+    """The engine on stdin/stdout.  Exit status: 0 at ``quit`` or end of input, 130
+    on SIGINT, 143 on SIGTERM, 1 when stdout goes away; never a traceback."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _on_sigterm)
+    if sys.stdin is None:  # a closed stdin is an empty one: nothing to answer
+        return 0
+    try:
+        return serve(sys.stdin.buffer, sys.stdout, limits)
+    except KeyboardInterrupt:
+        return 130
+    except _Terminated:
+        return 143
+    except (BrokenPipeError, OSError):
+        return 1

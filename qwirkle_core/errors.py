@@ -3,6 +3,8 @@ Python's built-ins still catch them."""
 
 from __future__ import annotations
 
+import reprlib
+
 
 class QwirkleError(ValueError):
     """Base class of every error that qwirkle_core raises on bad input."""
@@ -32,3 +34,23 @@ class RunawayGameError(QwirkleError):
     """A game loop reached its turn cap (``MAX_TURNS``) without the game ending: bots
     that keep exchanging forever.  Raised instead of running forever or silently
     cutting the game short."""
+
+
+class NothingToUndoError(QwirkleError, IndexError):
+    """``pop`` with nothing to take back, or a move index out of range (also an
+    ``IndexError``, as Python's sequences raise)."""
+
+
+_SHOW = reprlib.Repr()
+_SHOW.maxstring = 40
+_SHOW.maxother = 40
+_SHOW.maxlevel = 3
+
+
+def show(value: object) -> str:
+    """A short repr of a bad value for an error message: bounded in length and depth,
+    so that a huge or deeply nested value can never make the message itself fail."""
+    try:
+        return _SHOW.repr(value)
+    except Exception:  # noqa: BLE001 - a broken __repr__ must not hide the real error
+        return f"<{type(value).__name__} object>"

@@ -20,6 +20,7 @@ The rules are those of docs/rules.md.  Conventions this module fixes:
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -36,7 +37,9 @@ from .errors import (
     InvalidPositionError,
     InvalidRecordError,
     InvalidTileError,
+    NothingToUndoError,
     QwirkleError,
+    show,
 )
 from .moves import Move, MoveList
 from .tiles import ALL_TILES, COPIES_PER_KIND, N_KINDS, Tile, parse_tiles
@@ -55,6 +58,19 @@ MIN_PLAYERS = 2
 MAX_PLAYERS = 6
 HAND_SIZE = 6
 GOING_OUT_BONUS = 6
+# Scores are integers 0..MAX_SCORE (a whole game scores a few hundred points): a
+# position string with more is refused, and so is a turn that would pass it, so every
+# score the library writes it also reads, and none can wrap in the numba engine.
+MAX_SCORE = 1_000_000_000
+_NUMBER = re.compile(r"[0-9]{1,10}", re.ASCII)
+_HEX_STATE = re.compile(r"[0-9a-fA-F]{32}", re.ASCII)
+
+
+def _number(text: str, what: str) -> int:
+    """A non-negative decimal number of a position string: ASCII digits only."""
+    if not _NUMBER.fullmatch(text):
+        raise InvalidPositionError(f"{what} is a number written in digits 0-9, got {show(text)}")
+    return int(text)
 
 
 # ------------------------------------------------------------------- actions
@@ -76,14 +92,16 @@ class Action:
     tiles: tuple[Tile, ...]
 
     def __init__(self, kind: str, move: Move | None = None, tiles: Iterable[Tile] = ()) -> None:
+        if isinstance(tiles, (str, bytes)) or not isinstance(tiles, Iterable):
+            raise InvalidTileError(f"an action's tiles are a sequence of Tiles, got {show(tiles)}")
         tiles = tuple(tiles)
         for t in tiles:
             if t.__class__ is not Tile:
-                raise InvalidTileError(f"an action's tiles are Tiles, got {t!r}")
+                raise InvalidTileError(f"an action's tiles are Tiles, got {show(t)}")
         tiles = tuple(sorted(tiles))
         if kind == Action.PLACE:
             if not isinstance(move, Move):
-                raise InvalidMoveError(f"a place action needs a Move, got {move!r}")
+                raise InvalidMoveError(f"a place action needs a Move, got {show(move)}")
             tiles = move.tiles
         elif kind == Action.EXCHANGE:
             if move is not None or not tiles:
@@ -92,7 +110,7 @@ class Action:
             if move is not None or tiles:
                 raise InvalidMoveError("a pass has no move and no tiles")
         else:
-            raise InvalidMoveError(f"an action is place, exchange or pass, got {kind!r}")
+            raise InvalidMoveError(f"an action is place, exchange or pass, got {show(kind)}")
         object.__setattr__(self, "kind", kind)
         object.__setattr__(self, "move", move)
         object.__setattr__(self, "tiles", tiles)
@@ -116,7 +134,7 @@ class Action:
     def from_text(cls, text: str) -> Action:
         """Read the notation: ``"Rc@0,0 Rs@0,1"`` places, ``"x Rc Yd"`` exchanges, ``"pass"`` passes."""
         if not isinstance(text, str):
-            raise InvalidMoveError(f"expected action text, got {text!r}")
+            raise InvalidMoveError(f"expected action text, got {show(text)}")
         words = text.split()
         if words == ["pass"]:
             return cls.pass_turn()
@@ -209,10 +227,10 @@ def _tie_rank(players: int, tie_break: Sequence[int] | None) -> list[int]:
     if tie_break is None:
         return list(range(players))
     if isinstance(tie_break, (str, bytes)) or not isinstance(tie_break, Iterable):
-        raise QwirkleError(f"tie_break lists the seats in the order that wins a tie, got {tie_break!r}")
+        raise QwirkleError(f"tie_break lists the seats in the order that wins a tie, got {show(tie_break)}")
     order = list(tie_break)
     if any(type(s) is not int for s in order) or sorted(order) != list(range(players)):
-        raise QwirkleError(f"tie_break must list each seat 0..{players - 1} once, got {tie_break!r}")
+        raise QwirkleError(f"tie_break must list each seat 0..{players - 1} once, got {show(tie_break)}")
     rank = [0] * players
     for position, seat in enumerate(order):
         rank[seat] = position
@@ -290,19 +308,23 @@ class Game:
     take turns back with :meth:`pop`.  An illegal action raises
     :class:`IllegalMoveError` naming the rule and leaves the game as it was.
 
+    Threads: like :class:`~qwirkle_core.Board`, a Game may be read from several
+    threads at once (``legal_moves``, ``legal_actions``, ``to_string``, ``copy``,
+    ``determinize``, ...), but not changed (``push``, ``pop``) while another thread
+    uses it; give each thread its own ``copy()`` or use a lock.  Scores are at
+    most ``MAX_SCORE``: a position string with more is refused, and so is a turn
+    that would pass it.
+
     The state is the numba game loop's arrays (``engine_state``): every turn goes
     through the same kernels as self-play (``settle_turn`` for hands, draws, scores
     and the bag; ``ending`` for the blocked and dead ends), so a Game and the numba
     loop agree by construction; this class checks actions and explains errors.
     A Game pickles, and ``copy.deepcopy`` is :meth:`copy`.
-
-    Threads: reading a Game from several threads is safe; pushing or popping while
-    another thread reads or writes the same Game is not (copy it per thread).
     """
 
     def __init__(self, players: int = 2, seed: int = 0, tie_break: Sequence[int] | None = None) -> None:
         if type(players) is not int or not MIN_PLAYERS <= players <= MAX_PLAYERS:
-            raise QwirkleError(f"a game has {MIN_PLAYERS} to {MAX_PLAYERS} players, got {players!r}")
+            raise QwirkleError(f"a game has {MIN_PLAYERS} to {MAX_PLAYERS} players, got {show(players)}")
         self._seed: int | None = _check_seed(seed)
         self._tie_rank = _tie_rank(players, tie_break)
         self._board = Board()
@@ -426,7 +448,7 @@ class Game:
         if player is None:
             return self.to_move
         if type(player) is not int or not 0 <= player < self.players:
-            raise QwirkleError(f"no seat {player!r} in a game of {self.players}")
+            raise QwirkleError(f"no seat {show(player)} in a game of {self.players}")
         return player
 
     def unseen_tiles(self, player: int | None = None) -> list[Tile]:
@@ -475,7 +497,7 @@ class Game:
         elif isinstance(action, Move):
             action = Action(Action.PLACE, action)
         elif not isinstance(action, Action):
-            raise InvalidMoveError(f"expected an Action, a Move or action text, got {action!r}")
+            raise InvalidMoveError(f"expected an Action, a Move or action text, got {show(action)}")
         if self.is_over:
             raise IllegalMoveError("the game is over")
         hand = self.hand()
@@ -487,7 +509,9 @@ class Game:
                 raise IllegalMoveError(
                     f"the opening move places the opener's largest group: {opening} tiles, not {len(move)}"
                 )
-            self._board.score(move, hand)  # raises IllegalMoveError naming the rule
+            points = self._board.score(move, hand)  # raises IllegalMoveError naming the rule
+            if self.scores[self.to_move] + points + GOING_OUT_BONUS > MAX_SCORE:
+                raise IllegalMoveError(f"the score would pass the limit of {MAX_SCORE:,} points")
         elif opening:
             raise IllegalMoveError(f"the opening player must place their largest group ({opening} tiles)")
         elif action.kind == Action.EXCHANGE:
@@ -554,7 +578,7 @@ class Game:
     def pop(self) -> Action:
         """Take back the last turn, draws included; returns its action."""
         if not self._undo:
-            raise IndexError("no turn to take back")
+            raise NothingToUndoError("no turn to take back")
         saved = self._undo.pop()
         turn = _turn_from_row(self._log[-1])
         if turn.action.kind == Action.PLACE:
@@ -661,7 +685,7 @@ class Game:
         """The game of a :meth:`to_string` position.  Raises InvalidPositionError for
         one that no game can reach (tiles not conserved, a hand over 6, ...)."""
         if not isinstance(text, str):
-            raise InvalidPositionError(f"expected a position string, got {text!r}")
+            raise InvalidPositionError(f"expected a position string, got {show(text)}")
         fields = text.strip().split("|")
         if len(fields) != 7:
             raise InvalidPositionError(f"a position has 7 fields separated by '|', got {len(fields)}")
@@ -670,8 +694,10 @@ class Game:
             board = Board() if board_text == "-" else Board(board_text)
             hands = [_tiles_run(h) for h in hands_text.split("/")]
             bag = _tiles_run(bag_text)
-            scores = [int(s) for s in scores_text.split(",")]
-            player = int(player_text)
+            scores = [_number(s, "a score") for s in scores_text.split(",")]
+            player = _number(player_text, "the seat to move")
+            if not _HEX_STATE.fullmatch(rng_text):
+                raise InvalidPositionError(f"the generator is 32 hex digits, got {show(rng_text)}")
             rng = _prng.state_from_text(rng_text)
         except (QwirkleError, ValueError) as exc:
             raise InvalidPositionError(f"bad position string: {exc}") from None
@@ -693,17 +719,28 @@ class Game:
         exchanged tiles into the bag.  Raises InvalidPositionError for a position that
         no game can reach (tiles not conserved, a hand over 6, ...)."""
         if not isinstance(board, Board):
-            raise InvalidPositionError(f"expected a Board, got {board!r}")
-        hands_list = [list(h) for h in hands]
+            raise InvalidPositionError(f"expected a Board, got {show(board)}")
+        for what, value in (("hands", hands), ("the bag", bag)):
+            if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+                raise InvalidPositionError(f"{what}: expected a sequence, got {show(value)}")
+        hands_list = []
+        for h in hands:
+            if isinstance(h, (str, bytes)) or not isinstance(h, Iterable):
+                raise InvalidPositionError(f"a hand is a sequence of Tiles, got {show(h)}")
+            hands_list.append(list(h))
+        if len(hands_list) > MAX_PLAYERS:
+            raise InvalidPositionError(f"a game has {MIN_PLAYERS} to {MAX_PLAYERS} players, got {len(hands_list)}")
         for h in hands_list:
             tile_kinds(h, "a hand")
         bag_list = list(bag)
         tile_kinds(bag_list, "the bag")
+        if scores is not None and (isinstance(scores, (str, bytes)) or not isinstance(scores, Iterable)):
+            raise InvalidPositionError(f"scores are a sequence of integers, got {show(scores)}")
         scores_list = [0] * len(hands_list) if scores is None else list(scores)
         if any(type(s) is not int for s in scores_list):
-            raise InvalidPositionError(f"scores are integers, got {scores_list!r}")
+            raise InvalidPositionError(f"scores are integers, got {show(scores_list)}")
         if type(to_move) is not int:
-            raise InvalidPositionError(f"to_move is a seat number, got {to_move!r}")
+            raise InvalidPositionError(f"to_move is a seat number, got {show(to_move)}")
         rng = _prng.new_state(_check_seed(seed), _prng.GAME_STREAM)
         opening = 0
         if board.is_empty() and 0 <= to_move < len(hands_list):
@@ -726,8 +763,8 @@ class Game:
         players = len(hands)
         if not MIN_PLAYERS <= players <= MAX_PLAYERS:
             raise InvalidPositionError(f"a game has {MIN_PLAYERS} to {MAX_PLAYERS} players, got {players}")
-        if len(scores) != players or any(s < 0 for s in scores):
-            raise InvalidPositionError("one score, not negative, for each hand")
+        if len(scores) != players or any(not 0 <= s <= MAX_SCORE for s in scores):
+            raise InvalidPositionError(f"one score, 0 to {MAX_SCORE:,}, for each hand")
         if not 0 <= player < players:
             raise InvalidPositionError(f"no seat {player} to move in a game of {players}")
         if any(len(h) > HAND_SIZE for h in hands):
@@ -743,21 +780,21 @@ class Game:
                 f"the tiles are not the game's 108: {counts[k]} of {ALL_TILES[k]} between board, hands and bag"
             )
         opening, over, went_out = 0, False, -1
-        if state.startswith("o") and state[1:].isdigit():
+        if state.startswith("o") and _NUMBER.fullmatch(state[1:]):
             opening = int(state[1:])
             if not board.is_empty() or opening != largest_group(hands[player]) or opening == 0:
                 raise InvalidPositionError("before the opening the board is empty and the opener places their largest group")
         elif state == "p":
             if board.is_empty():
                 raise InvalidPositionError("a game in play has tiles on the board (else its state is o<n>)")
-        elif state == "e" or (state.startswith("e") and state[1:].isdigit()):
+        elif state == "e" or (state.startswith("e") and _NUMBER.fullmatch(state[1:])):
             over = True
             if state != "e":
                 went_out = int(state[1:])
                 if not 0 <= went_out < players or hands[went_out] or bag:
                     raise InvalidPositionError(f"seat {went_out} cannot have gone out: their hand or the bag holds tiles")
         else:
-            raise InvalidPositionError(f"the state field is o<n>, p, e or e<seat>, got {state!r}")
+            raise InvalidPositionError(f"the state field is o<n>, p, e or e<seat>, got {show(state)}")
         if not over and any(not h for h in hands):
             raise InvalidPositionError("a game in play has no empty hand")
         game = cls.__new__(cls)
@@ -847,5 +884,5 @@ def _tiles_run(text: str) -> list[Tile]:
     if text == "-":
         return []
     if len(text) % 2:
-        raise InvalidTileError(f"tiles are two letters each, got {text!r}")
+        raise InvalidTileError(f"tiles are two letters each, got {show(text)}")
     return [Tile.from_text(text[i : i + 2]) for i in range(0, len(text), 2)]

@@ -7,11 +7,12 @@ reach a kernel."""
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
+from ._geometry import COORD_MAX
 from .board import MAX_HAND, Board
-from .errors import QwirkleError
-from .moves import COORD_LIMIT
+from .errors import QwirkleError, show
 from .tiles import ALL_TILES, Tile
 
 
@@ -19,12 +20,28 @@ class BadInputError(QwirkleError):
     """Input that does not have the documented JSON shape."""
 
 
+def _no_constant(name: str) -> Any:
+    raise BadInputError(f"input is not valid JSON ({name} is not a JSON number)")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise BadInputError(f"the number {text[:40]} is out of range")
+    return value
+
+
 def loads(text: str | bytes) -> Any:
-    """``json.loads`` that turns every failure into BadInputError (deep nesting too)."""
+    """``json.loads`` that turns every failure into BadInputError (deep nesting, NaN,
+    Infinity, a float too large to be finite, an integer too long to convert)."""
     try:
         if isinstance(text, bytes):
             text = text.decode("utf-8")
-        return json.loads(text)
+        if not isinstance(text, str):
+            raise BadInputError(f"expected JSON text, got {show(text)}")
+        return json.loads(text, parse_constant=_no_constant, parse_float=_finite_float)
+    except BadInputError:
+        raise
     except UnicodeDecodeError:
         raise BadInputError("input is not UTF-8 text") from None
     except RecursionError:
@@ -33,9 +50,22 @@ def loads(text: str | bytes) -> Any:
         raise BadInputError(f"input is not valid JSON ({exc})") from None
 
 
+def brief(value: Any) -> str:
+    """A value as a short piece of JSON for an error message (safe for any value: a
+    deeply nested or huge one is shortened, never serialised whole)."""
+    if value is None or isinstance(value, (bool, str)) or (
+        isinstance(value, (int, float)) and abs(value) < 1e300
+    ):
+        try:
+            return json.dumps(value)[:40]
+        except (ValueError, TypeError):  # an integer too long to print
+            pass
+    return show(value)
+
+
 def _int(value: Any, where: str, lo: int, hi: int) -> int:
     if type(value) is not int:
-        raise BadInputError(f"{where} must be an integer, got {json.dumps(value)[:40]}")
+        raise BadInputError(f"{where} must be an integer, got {brief(value)}")
     if not lo <= value <= hi:
         raise BadInputError(f"{where} = {value} is out of range {lo}..{hi}")
     return value
@@ -43,7 +73,7 @@ def _int(value: Any, where: str, lo: int, hi: int) -> int:
 
 def _list(value: Any, where: str) -> list[Any]:
     if not isinstance(value, list):
-        raise BadInputError(f"{where} must be a list, got {json.dumps(value)[:40]}")
+        raise BadInputError(f"{where} must be a list, got {brief(value)}")
     return value
 
 
@@ -60,7 +90,7 @@ def read_placement(value: Any, where: str) -> tuple[int, int, Tile]:
     item = _list(value, where)
     if len(item) != 4:
         raise BadInputError(f"{where} must be [row, col, color, shape]")
-    limit = COORD_LIMIT - 1
+    limit = COORD_MAX
     row = _int(item[0], f"{where}[0] (row)", -limit, limit)
     col = _int(item[1], f"{where}[1] (col)", -limit, limit)
     color = _int(item[2], f"{where}[2] (color)", 0, 5)
@@ -95,5 +125,5 @@ def read_position(obj: Any) -> tuple[Board, list[Tile]]:
 
 
 def dumps(value: Any) -> str:
-    """Compact JSON (no spaces), as every JSON front end writes it."""
-    return json.dumps(value, separators=(",", ":"))
+    """Compact JSON; never NaN or Infinity (ValueError), which are not JSON."""
+    return json.dumps(value, separators=(",", ":"), allow_nan=False)

@@ -9,35 +9,51 @@ from typing import Any, overload
 import numpy as np
 import numpy.typing as npt
 
+from ._geometry import COORD_MAX
 from ._movegen import COL_COLS, COL_KINDS, COL_N, COL_ROWS, COL_SCORE, OUT_COLS
-from .errors import InvalidMoveError, InvalidTileError
+from .errors import InvalidMoveError, InvalidTileError, NothingToUndoError, show
 from .tiles import ALL_TILES, Tile, tile_from_json
 
 Placement = tuple[int, int, Tile]
 
-COORD_LIMIT = 1 << 30  # |row|, |col| below this: the kernels compute in int32/int64
-_PLACEMENT_TEXT = re.compile(r"^([A-Za-z]{2})@(-?\d+),(-?\d+)$")
+# The playing area: a tile (and so a move) lies at |row|, |col| <= COORD_MAX.  Kernels
+# look up to MARGIN (7) cells beyond the tiles and compute in int32, so every cell they
+# touch stays far below 2**31; moves that would leave the area are not legal (the area
+# has an edge, like a table), so whatever the library outputs it also accepts.
+_COORD_DIGITS = len(str(COORD_MAX))
+_PLACEMENT_TEXT = re.compile(r"^([A-Za-z]{2})@(-?[0-9]+),(-?[0-9]+)$", re.ASCII)
+
+
+def is_int(value: Any) -> bool:
+    """An int (an IntEnum too) or a numpy integer, but not a boolean."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
 def check_coord(value: Any, what: str) -> int:
-    """``value`` as a coordinate: an int with absolute value below 2**30, else InvalidMoveError naming
-    ``what``."""
-    if type(value) is not int and not isinstance(value, np.integer):
-        raise InvalidMoveError(f"{what} must be an integer, got {value!r}")
-    v = int(value)
-    if not -COORD_LIMIT < v < COORD_LIMIT:
-        raise InvalidMoveError(f"{what} {v} is out of range (|{what}| < 2**30)")
-    return v
+    """``value`` as a coordinate: an integer (not a boolean) with absolute value at most
+    COORD_MAX, else InvalidMoveError naming ``what``."""
+    if not is_int(value):
+        raise InvalidMoveError(f"{what} must be an integer, got {show(value)}")
+    if not -COORD_MAX <= value <= COORD_MAX:
+        raise InvalidMoveError(f"{what} {value} is out of range (|{what}| <= {COORD_MAX:,})")
+    return int(value)
+
+
+def _coord_text(text: str, what: str) -> int:
+    """A coordinate written in ASCII digits; no int() of an absurdly long number."""
+    if len(text.lstrip("-")) > _COORD_DIGITS:
+        raise InvalidMoveError(f"{what} {text[:12]}... is out of range (|{what}| <= {COORD_MAX:,})")
+    return check_coord(int(text), what)
 
 
 def _placement(item: Any) -> Placement:
     """Accept (row, col, Tile) or (row, col, color, shape)."""
     if not isinstance(item, (tuple, list)):
-        raise InvalidMoveError(f"a placement is (row, col, tile), got {item!r}")
+        raise InvalidMoveError(f"a placement is (row, col, tile), got {show(item)}")
     if len(item) == 3:
         row, col, tile = item
         if not isinstance(tile, Tile):
-            raise InvalidMoveError(f"a placement's third item must be a Tile, got {tile!r}")
+            raise InvalidMoveError(f"a placement's third item must be a Tile, got {show(tile)}")
     elif len(item) == 4:
         row, col = item[0], item[1]
         try:
@@ -45,7 +61,7 @@ def _placement(item: Any) -> Placement:
         except InvalidTileError as exc:
             raise InvalidMoveError(str(exc)) from None
     else:
-        raise InvalidMoveError(f"a placement is (row, col, tile), got {item!r}")
+        raise InvalidMoveError(f"a placement is (row, col, tile), got {show(item)}")
     return (check_coord(row, "row"), check_coord(col, "col"), tile)
 
 
@@ -57,17 +73,17 @@ def placements_text(placements: Iterable[Placement]) -> str:
 def parse_placements(text: str) -> list[Placement]:
     """Parse ``"Rc@0,0 Rs@0,1"`` (tile, '@', row, ',', col; separated by spaces)."""
     if not isinstance(text, str):
-        raise InvalidMoveError(f"expected placement text, got {text!r}")
+        raise InvalidMoveError(f"expected placement text, got {show(text)}")
     out = []
     for word in text.split():
         m = _PLACEMENT_TEXT.match(word)
         if m is None:
-            raise InvalidMoveError(f"not a placement: {word!r} (expected e.g. 'Rc@0,-1')")
+            raise InvalidMoveError(f"not a placement: {word[:40]!r} (expected e.g. 'Rc@0,-1')")
         try:
             tile = Tile.from_text(m.group(1))
         except InvalidTileError as exc:
             raise InvalidMoveError(str(exc)) from None
-        out.append((check_coord(int(m.group(2)), "row"), check_coord(int(m.group(3)), "col"), tile))
+        out.append((_coord_text(m.group(2), "row"), _coord_text(m.group(3), "col"), tile))
     return out
 
 
@@ -89,11 +105,15 @@ class Move:
     _row: npt.NDArray[np.int32] | None  # the move-table row it came from, if any
 
     def __init__(self, placements: Iterable[Any], score: int | None = None) -> None:
+        if isinstance(placements, (str, bytes)) or not isinstance(placements, Iterable):
+            raise InvalidMoveError(f"a move is a sequence of (row, col, tile) placements, got {show(placements)}")
+        if score is not None and not is_int(score):
+            raise InvalidMoveError(f"a move's score is an integer or None, got {show(score)}")
         items = tuple(sorted((_placement(p) for p in placements), key=lambda p: (p[0], p[1])))
         if not items:
             raise InvalidMoveError("a move places at least one tile")
         object.__setattr__(self, "placements", items)
-        object.__setattr__(self, "score", score)
+        object.__setattr__(self, "score", None if score is None else int(score))
         object.__setattr__(self, "_hash", hash(items))
         object.__setattr__(self, "_row", None)
 
@@ -130,10 +150,10 @@ class Move:
     def from_json(cls, value: Any) -> Move:
         """From ``[[row, col, color, shape], ...]``."""
         if not isinstance(value, list):
-            raise InvalidMoveError(f"a move is a list of [row, col, color, shape], got {value!r}")
+            raise InvalidMoveError(f"a move is a list of [row, col, color, shape], got {show(value)}")
         for item in value:
             if not isinstance(item, list) or len(item) != 4:
-                raise InvalidMoveError(f"a placement is [row, col, color, shape], got {item!r}")
+                raise InvalidMoveError(f"a placement is [row, col, color, shape], got {show(item)}")
         return cls(value)
 
     def text(self) -> str:
@@ -178,6 +198,15 @@ class Move:
 IntArray = npt.NDArray[np.int32]
 
 
+def inside_area(table: IntArray) -> IntArray:
+    """The rows of a move table whose placements all lie in the playing area
+    (|row|, |col| <= COORD_MAX); unused slots hold 0, so they always pass."""
+    rows = table[:, COL_ROWS : COL_ROWS + 6]
+    cols = table[:, COL_COLS : COL_COLS + 6]
+    keep = ((rows >= -COORD_MAX) & (rows <= COORD_MAX) & (cols >= -COORD_MAX) & (cols <= COORD_MAX)).all(axis=1)
+    return table if keep.all() else table[keep]
+
+
 class MoveList:
     """Every legal move of a position, kept as one int32 table.
 
@@ -190,8 +219,10 @@ class MoveList:
     __slots__ = ("_table",)
 
     def __init__(self, table: IntArray) -> None:
-        if table.ndim != 2 or table.shape[1] != OUT_COLS:
-            raise ValueError("not a move table")
+        if not isinstance(table, np.ndarray) or table.ndim != 2 or table.shape[1] != OUT_COLS:
+            raise InvalidMoveError(f"not a move table (an int32 array of {OUT_COLS} columns): {show(table)}")
+        if table.dtype != np.int32:
+            raise InvalidMoveError(f"a move table holds int32, got {table.dtype}")
         self._table = table
 
     @classmethod
@@ -258,12 +289,14 @@ class MoveList:
     def __getitem__(self, index: int | slice) -> Move | MoveList:
         if isinstance(index, slice):
             return MoveList(self._table[index])
+        if not is_int(index):
+            raise NothingToUndoError(f"a move index is an integer or a slice, got {show(index)}")
         n = len(self)
         i = int(index)
         if i < 0:
             i += n
         if not 0 <= i < n:
-            raise IndexError("move index out of range")
+            raise NothingToUndoError("move index out of range")
         return self._move(i)
 
     def __iter__(self) -> Iterator[Move]:
@@ -282,14 +315,15 @@ class MoveList:
         return key
 
     def index(self, move: Move) -> int:
-        """Position of ``move`` in the list (ValueError if it is not there)."""
+        """Position of ``move`` in the list (InvalidMoveError, a ValueError, if it is not
+        there).  One scan of the table: to place many moves, compare tables instead."""
         if isinstance(move, Move):
             key = self._row_of(move)
             if key is not None and len(self):
                 hits = np.flatnonzero((self._table[:, 2:] == key).all(axis=1))
                 if hits.size:
                     return int(hits[0])
-        raise ValueError(f"{move!r} is not in the list")
+        raise ValueError(f"{show(move)} is not in the list")
 
     def __contains__(self, move: object) -> bool:
         if not isinstance(move, Move):

@@ -32,11 +32,13 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _queries
-from ._movegen import MODE_ALL, MODE_BEST, MODE_COUNT
+from ._geometry import COORD_MAX
+from ._jit import interruptible
+from ._movegen import COL_COLS, COL_ROWS, COL_SCORE, MODE_ALL, MODE_BEST, MODE_COUNT
 from ._queries import N_PLANES, PLANE_COLORS, PLANE_LEGAL, PLANE_OCCUPIED, PLANE_SHAPES
-from .board import Board, tile_kinds
-from .errors import InvalidMoveError, InvalidPositionError, InvalidTileError, QwirkleError
-from .moves import COORD_LIMIT, MoveList, check_coord
+from .board import Board, table_for_mode, tile_kinds
+from .errors import InvalidMoveError, InvalidPositionError, InvalidTileError, QwirkleError, show
+from .moves import MoveList, check_coord, inside_area, is_int
 from .tiles import ALL_TILES, COPIES_PER_KIND, N_KINDS, Tile
 
 __all__ = [
@@ -64,6 +66,11 @@ __all__ = [
 ]
 
 Int64Array = npt.NDArray[np.int64]
+# No position has anywhere near this many moves (the most found is about 40,000), so
+# a larger k asks for all of them; it keeps k inside the kernel's int64.
+MAX_K = 1 << 31
+# The largest planes window side: 49 float32 planes of 1024 x 1024 are about 200 MB.
+MAX_PLANE_SIDE = 1024
 Position = tuple[Board, Sequence[Tile]]
 
 
@@ -76,7 +83,7 @@ def mask_tiles(mask: int | np.integer[Any]) -> list[Tile]:
 # ------------------------------------------------------------------ checking
 def _board(board: object) -> Board:
     if not isinstance(board, Board):
-        raise InvalidPositionError(f"expected a Board, got {board!r}")
+        raise InvalidPositionError(f"expected a Board, got {show(board)}")
     return board
 
 
@@ -91,7 +98,7 @@ def _reusable(hand: Any) -> Any:
 
 def _tile_kinds(tiles: object, what: str) -> list[int]:
     if isinstance(tiles, (str, bytes)) or not isinstance(tiles, Iterable):
-        raise InvalidTileError(f"{what} is a sequence of Tiles, got {tiles!r}")
+        raise InvalidTileError(f"{what} is a sequence of Tiles, got {show(tiles)}")
     return tile_kinds(tiles, what)
 
 
@@ -116,7 +123,7 @@ def unseen_counts(board: Board, unseen: object = None, hand: Sequence[Tile] | No
     ):
         arr = np.asarray(unseen)
         if arr.shape != (N_KINDS,) or not (np.issubdtype(arr.dtype, np.integer) or arr.dtype == np.bool_):
-            raise InvalidPositionError(f"unseen counts are {N_KINDS} integers, got {unseen!r}")
+            raise InvalidPositionError(f"unseen counts are {N_KINDS} integers, got {show(unseen)}")
         counts = arr.astype(np.int64)
     else:
         counts = np.zeros(N_KINDS, np.int64)
@@ -140,17 +147,17 @@ def _cells(cells: object) -> tuple[Int64Array, Int64Array]:
             return np.zeros(0, np.int64), np.zeros(0, np.int64)
         if cells.ndim != 2 or cells.shape[1] != 2 or not np.issubdtype(cells.dtype, np.integer):
             raise InvalidMoveError(f"cells are an (n, 2) integer array of (row, col), got shape {cells.shape}")
+        if ((cells < -COORD_MAX) | (cells > COORD_MAX)).any():
+            raise InvalidMoveError(f"a cell coordinate is out of range (|row|, |col| <= {COORD_MAX:,})")
         arr = cells.astype(np.int64)
-        if (np.abs(arr) >= COORD_LIMIT).any():
-            raise InvalidMoveError("a cell coordinate is out of range (|row|, |col| < 2**30)")
         return np.ascontiguousarray(arr[:, 0]), np.ascontiguousarray(arr[:, 1])
     if isinstance(cells, (str, bytes)) or not isinstance(cells, Iterable):
-        raise InvalidMoveError(f"cells are a sequence of (row, col), got {cells!r}")
+        raise InvalidMoveError(f"cells are a sequence of (row, col), got {show(cells)}")
     rows = []
     cols = []
     for cell in cells:
         if not isinstance(cell, (tuple, list)) or len(cell) != 2:
-            raise InvalidMoveError(f"a cell is (row, col), got {cell!r}")
+            raise InvalidMoveError(f"a cell is (row, col), got {show(cell)}")
         rows.append(check_coord(cell[0], "row"))
         cols.append(check_coord(cell[1], "col"))
     return np.array(rows, dtype=np.int64), np.array(cols, dtype=np.int64)
@@ -173,12 +180,16 @@ def top_moves(board: Board, hand: Sequence[Tile], k: int) -> MoveList:
 
     The kernel selects them with a counting sort on the score; no Move is built."""
     board = _board(board)
-    if type(k) is not int and not isinstance(k, np.integer):
-        raise QwirkleError(f"k must be an integer, got {k!r}")
-    k = int(k)
+    if not is_int(k):
+        raise QwirkleError(f"k must be an integer, got {show(k)}")
     if k < 0:
         raise QwirkleError(f"k must be at least 0, got {k}")
+    k = int(min(k, MAX_K))  # no position has more moves: a larger k means all of them
     mask = board.hand_mask(hand)
+    if board.near_edge():
+        table = board.legal_moves(hand).table
+        order = np.argsort(-table[:, COL_SCORE], kind="stable")[:k]
+        return MoveList._trusted(table[order])
     return MoveList._trusted(_queries.best_moves(_state(board), mask, k))
 
 
@@ -201,7 +212,7 @@ def moves_with_tiles(
         table = _queries.moves_with_kinds(_state(board), mask, tiles_mask)
     else:
         table = _queries.table_of(_state(board), tiles_mask, MODE_ALL)[0]
-    return MoveList._trusted(table)
+    return MoveList._trusted(inside_area(table) if board.near_edge() else table)
 
 
 def moves_on_cells(board: Board, hand: Sequence[Tile], cells: Any) -> MoveList:
@@ -214,7 +225,7 @@ def moves_on_cells(board: Board, hand: Sequence[Tile], cells: Any) -> MoveList:
     mask = board.hand_mask(hand)
     rows, cols = _cells(cells)
     table = _queries.moves_on_cells(_state(board), mask, rows, cols)
-    return MoveList._trusted(table)
+    return MoveList._trusted(inside_area(table) if board.near_edge() else table)
 
 
 # ------------------------------------------------------------------ Qwirkle slots
@@ -255,7 +266,13 @@ def qwirkle_slots(board: Board, unseen: object = None) -> QwirkleSlots:
         z = np.zeros(0, np.int64)
         return QwirkleSlots(np.zeros((0, 2), np.int64), z.astype(np.uint64), z.astype(np.uint64), z, z)
     coords, kinds, unseen_kinds, copies, points = _queries.qwirkle_slots(_state(board), counts)
-    return QwirkleSlots(coords, kinds.view(np.uint64), unseen_kinds.view(np.uint64), copies, points)
+    slots = QwirkleSlots(coords, kinds.view(np.uint64), unseen_kinds.view(np.uint64), copies, points)
+    if board.near_edge():
+        keep = (np.abs(coords) <= COORD_MAX).all(axis=1)
+        slots = QwirkleSlots(
+            coords[keep], slots.kinds[keep], slots.unseen[keep], copies[keep], points[keep]
+        )
+    return slots
 
 
 # ------------------------------------------------------------------ risk
@@ -304,6 +321,11 @@ def move_risk(board: Board, hand: Sequence[Tile], unseen: object = None) -> Move
     mask = board.hand_mask(hand)
     counts = unseen_counts(board, unseen, hand if unseen is None else None)
     table, open_after, opened = _queries.move_risk(_state(board), mask, counts)
+    if board.near_edge():
+        rows = table[:, COL_ROWS : COL_ROWS + 6]
+        cols = table[:, COL_COLS : COL_COLS + 6]
+        inside = ((np.abs(rows) <= COORD_MAX) & (np.abs(cols) <= COORD_MAX)).all(axis=1)
+        table, open_after, opened = table[inside], open_after[inside], opened[inside]
     return MoveRisk(MoveList._trusted(table), open_after, opened)
 
 
@@ -320,15 +342,15 @@ class _Packed(NamedTuple):
 def _pack(positions: object) -> _Packed:
     """Each board's state, copied into one flat buffer, and each hand's mask."""
     if isinstance(positions, (str, bytes)) or not isinstance(positions, Iterable):
-        raise InvalidPositionError(f"positions are a sequence of (Board, hand), got {positions!r}")
+        raise InvalidPositionError(f"positions are a sequence of (Board, hand), got {show(positions)}")
     states = []
     masks = []
     for item in positions:
         if item.__class__ is not tuple and item.__class__ is not list or len(item) != 2:
-            raise InvalidPositionError(f"a position is (Board, hand), got {item!r}")
+            raise InvalidPositionError(f"a position is (Board, hand), got {show(item)}")
         board = item[0]
         if board.__class__ is not Board:
-            raise InvalidPositionError(f"expected a Board, got {board!r}")
+            raise InvalidPositionError(f"expected a Board, got {show(board)}")
         masks.append(board.hand_mask(item[1]))
         states.append(_state(board))
     offsets = np.zeros(len(states) + 1, np.int64)
@@ -345,19 +367,36 @@ def _threads(threads: int | None) -> int:
         return int(numba.get_num_threads())
     most = int(getattr(numba.config, "NUMBA_NUM_THREADS"))  # noqa: B009 - untyped module
     if type(threads) is not int or not 1 <= threads <= most:
-        raise QwirkleError(f"threads must be an integer from 1 to {most}, got {threads!r}")
+        raise QwirkleError(f"threads must be an integer from 1 to {most}, got {show(threads)}")
     return threads
+
+
+def _listed(positions: object) -> list[Any]:
+    if isinstance(positions, (str, bytes)) or not isinstance(positions, Iterable):
+        raise InvalidPositionError(f"positions are a sequence of (Board, hand), got {show(positions)}")
+    return list(positions)
+
+
+def _edge_positions(positions: list[Any]) -> bool:
+    """Whether a (checked) position lies near the edge of the playing area, where the
+    batch kernels would list moves beyond it: the batch is then answered one by one."""
+    return any(isinstance(p, (tuple, list)) and isinstance(p[0], Board) and p[0].near_edge() for p in positions)
 
 
 def _batch_generate(positions: Iterable[Position], mode: int, threads: int | None) -> tuple[Int64Array, ...]:
     n_threads = _threads(threads)
+    positions = _listed(positions)
     packed = _pack(positions)
+    if _edge_positions(positions):
+        results = [table_for_mode(b.legal_moves(h).table, mode) for b, h in positions]
+        best = [int(t[:, COL_SCORE].max()) if len(t) else 0 for t, _ in results]
+        return np.array([n for _, n in results], np.int64), np.array(best, np.int64)
     if n_threads == 1:
         return _queries.batch_generate_serial(*packed, mode)
     before = numba.get_num_threads()
     numba.set_num_threads(n_threads)
     try:
-        return _queries.batch_generate(*packed, mode)
+        return interruptible(_queries.batch_generate)(*packed, mode)
     finally:
         numba.set_num_threads(before)
 
@@ -385,14 +424,17 @@ def batch_moves(positions: Iterable[Position], threads: int | None = None) -> li
     view of one shared table), in one parallel kernel call; ``threads`` as in
     :func:`batch_counts`."""
     n_threads = _threads(threads)
+    positions = _listed(positions)
     packed = _pack(positions)
+    if _edge_positions(positions):
+        return [b.legal_moves(h) for b, h in positions]
     if n_threads == 1:
         table, starts = _queries.batch_moves_serial(*packed)
     else:
         before = numba.get_num_threads()
         numba.set_num_threads(n_threads)
         try:
-            table, starts = _queries.batch_moves(*packed)
+            table, starts = interruptible(_queries.batch_moves)(*packed)
         finally:
             numba.set_num_threads(before)
     bounds = starts.tolist()
@@ -430,13 +472,17 @@ def position_planes(
     board = _board(board)
     if isinstance(size, tuple):
         if len(size) != 2:
-            raise QwirkleError(f"size is an int or (height, width), got {size!r}")
+            raise QwirkleError(f"size is an int or (height, width), got {show(size)}")
         height, width = size
     else:
         height = width = size
     for v in (height, width):
-        if type(v) is not int and not isinstance(v, np.integer) or v < 1:
-            raise QwirkleError(f"a window side is a positive integer, got {v!r}")
+        if not is_int(v) or not 1 <= v <= MAX_PLANE_SIDE:
+            raise QwirkleError(f"a window side is an integer from 1 to {MAX_PLANE_SIDE}, got {show(v)}")
+    try:
+        out_dtype = np.dtype(dtype)
+    except TypeError:
+        raise QwirkleError(f"dtype must be a numpy dtype, got {show(dtype)}") from None
     height = int(height)
     width = int(width)
     if origin is None:
@@ -448,7 +494,7 @@ def position_planes(
         top, left = centre[0] - height // 2, centre[1] - width // 2
     else:
         if not isinstance(origin, (tuple, list)) or len(origin) != 2:
-            raise InvalidMoveError(f"origin is (row, col), got {origin!r}")
+            raise InvalidMoveError(f"origin is (row, col), got {show(origin)}")
         top, left = check_coord(origin[0], "row"), check_coord(origin[1], "col")
     planes = _queries.position_planes(_state(board), top, left, height, width)
-    return Planes(planes.astype(dtype, copy=False), (top, left))
+    return Planes(planes.astype(out_dtype, copy=False), (top, left))

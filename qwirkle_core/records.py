@@ -31,7 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _gameloop
-from .errors import InvalidRecordError, QwirkleError
+from .errors import InvalidRecordError, QwirkleError, show
 from .game import END_NAMES, Action, Game
 from .moves import Move
 from .tiles import ALL_TILES, Tile, tile_from_json
@@ -69,10 +69,7 @@ def game_from_record(record: dict[str, Any] | str) -> Game:
     The deal comes from the seed; every turn's player, hand, score and draws, and
     the final scores, must be what the replay gives, else InvalidRecordError."""
     if isinstance(record, str):
-        try:
-            record = json.loads(record)
-        except json.JSONDecodeError as exc:
-            raise InvalidRecordError(f"not JSON: {exc}") from None
+        record = _loads(record, "")
     if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
         raise InvalidRecordError(f"not a {RECORD_FORMAT} record")
     players, seed, turns = record.get("players"), record.get("seed"), record.get("turns")
@@ -85,7 +82,7 @@ def game_from_record(record: dict[str, Any] | str) -> Game:
             # The opener won a tie that the seat order alone does not explain.
             first = turns[0].get("player")
             if type(first) is not int or not 0 <= first < players:
-                raise InvalidRecordError(f"turn 0: no seat {first!r}")
+                raise InvalidRecordError(f"turn 0: no seat {show(first)}")
             tie_break = [first] + [p for p in range(players) if p != first]
         game = Game(players, seed, tie_break)
     except QwirkleError as exc:
@@ -93,12 +90,18 @@ def game_from_record(record: dict[str, Any] | str) -> Game:
     for i, turn in enumerate(turns):
         try:
             _replay_turn(game, turn)
-        except (QwirkleError, KeyError, TypeError) as exc:
+        except (QwirkleError, TypeError) as exc:
             raise InvalidRecordError(f"turn {i}: {exc}") from None
+        except KeyError as exc:
+            raise InvalidRecordError(f"turn {i}: no {show(exc.args[0])}") from None
+        except RecursionError:
+            raise InvalidRecordError(f"turn {i}: nested too deeply") from None
     if "end" in record and record["end"] != game.end:
-        raise InvalidRecordError(f"the record says the game ended {record['end']!r}, the replay {game.end!r}")
+        raise InvalidRecordError(f"the record says the game ended {show(record['end'])}, the replay {show(game.end)}")
     if record.get("scores") != game.scores:
-        raise InvalidRecordError(f"the record's final scores {record.get('scores')} are not the replay's {game.scores}")
+        raise InvalidRecordError(
+            f"the record's final scores {show(record.get('scores'))} are not the replay's {game.scores}"
+        )
     return game
 
 
@@ -148,17 +151,17 @@ def record_from_log(
 
 def _tiles_json(value: Any) -> list[Tile]:
     if not isinstance(value, list):
-        raise InvalidRecordError(f"expected a list of [color, shape], got {value!r}")
+        raise InvalidRecordError(f"expected a list of [color, shape], got {show(value)}")
     return [tile_from_json(v) for v in value]
 
 
 def _replay_turn(game: Game, turn: Any) -> None:
     if not isinstance(turn, dict):
-        raise InvalidRecordError(f"a turn is an object, got {turn!r}")
+        raise InvalidRecordError(f"a turn is an object, got {show(turn)}")
     if game.is_over:
         raise InvalidRecordError("the game is already over")
     if turn["player"] != game.to_move:
-        raise InvalidRecordError(f"seat {turn['player']} plays, but seat {game.to_move} is to move")
+        raise InvalidRecordError(f"seat {show(turn['player'])} plays, but seat {game.to_move} is to move")
     if _tiles_json(turn["hand"]) != game.hand():
         raise InvalidRecordError("the hand is not the replay's")
     kind = turn["action"]
@@ -169,28 +172,45 @@ def _replay_turn(game: Game, turn: Any) -> None:
     elif kind == Action.PASS:
         action = Action.pass_turn()
     else:
-        raise InvalidRecordError(f"unknown action {kind!r}")
+        raise InvalidRecordError(f"unknown action {show(kind)}")
     game.push(action)
     played = game.last_turn
     if kind == Action.PLACE and turn["score"] != played.score:
-        raise InvalidRecordError(f"the record scores {turn['score']}, the rules {played.score}")
+        raise InvalidRecordError(f"the record scores {show(turn['score'])}, the rules {played.score}")
     if kind != Action.PASS and _tiles_json(turn["drawn"]) != list(played.drawn):
         raise InvalidRecordError("the tiles drawn are not the replay's")
 
 
+def _loads(text: str, where: str) -> Any:
+    """json.loads for a record: every failure (deep nesting, a huge number) is an
+    InvalidRecordError."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise InvalidRecordError(f"{where}not a record: nested too deeply") from None
+    except ValueError as exc:  # JSONDecodeError, or a number too long to convert
+        raise InvalidRecordError(f"{where}not JSON: {exc}") from None
+
+
 def record_line(record: dict[str, Any]) -> str:
     """One record as one line of JSON (a records file holds one per line)."""
-    return json.dumps(record, separators=(", ", ": "))
+    if not isinstance(record, dict):
+        raise InvalidRecordError(f"a record is a dict, got {show(record)}")
+    try:
+        return json.dumps(record, separators=(", ", ": "), allow_nan=False)
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise InvalidRecordError(f"the record is not JSON data: {show(str(exc))}") from None
 
 
 def read_records(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
     """The records of a JSON-lines file (blank lines skipped)."""
+    if isinstance(lines, (str, bytes)) or not isinstance(lines, Iterable):
+        raise InvalidRecordError(f"expected the lines of a records file, got {show(lines)}")
     for number, line in enumerate(lines, 1):
+        if not isinstance(line, str):
+            raise InvalidRecordError(f"line {number}: expected text, got {show(line)}")
         if line.strip():
-            try:
-                value = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InvalidRecordError(f"line {number}: not JSON: {exc}") from None
+            value = _loads(line, f"line {number}: ")
             if not isinstance(value, dict):
                 raise InvalidRecordError(f"line {number}: a record is a JSON object")
             yield value

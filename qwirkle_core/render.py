@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 from xml.sax.saxutils import escape
 
-from .errors import InvalidMoveError
+from .errors import InvalidMoveError, InvalidTileError, QwirkleError, show
 from .moves import Move, Placement
 from .tiles import ALL_TILES, Color, Shape, Tile
 
@@ -72,6 +72,11 @@ LEGAL_EDGE = "#5a9a5a"
 DEAD_MARK = "#b56a5a"
 
 Cell = tuple[int, int]
+# The most rows or columns a picture spans: a game's tiles span at most 108 cells, and
+# what is drawn beside them (a move, the legal cells) lies next to them.  A highlighted
+# move far from the tiles is refused rather than drawn as a picture of empty cells.
+MAX_VIEW = 256
+MAX_CELL_SIZE = 1000
 
 
 def tile_name(tile: Tile) -> str:
@@ -85,6 +90,8 @@ def _highlight_placements(board: Board, highlight: Move | Iterable[Any] | None) 
     being proposed, drawn as a ghost tile)."""
     if highlight is None:
         return []
+    if not isinstance(highlight, Move) and (isinstance(highlight, (str, bytes)) or not isinstance(highlight, Iterable)):
+        raise InvalidMoveError(f"highlight is a Move or (row, col, Tile) items, got {show(highlight)}")
     if isinstance(highlight, Move):
         placements = list(highlight.placements)
     else:
@@ -97,6 +104,28 @@ def _highlight_placements(board: Board, highlight: Move | Iterable[Any] | None) 
                 f"the highlighted move puts {t.text()} on ({r}, {c}), where the board has {on_board.text()}"
             )
     return placements
+
+
+def _check_board(board: object) -> Board:
+    from .board import Board
+
+    if not isinstance(board, Board):
+        raise QwirkleError(f"expected a Board, got {show(board)}")
+    return board
+
+
+def _hand_kinds(hand: object) -> list[int]:
+    """The kinds of the tiles to draw under the board (any number of Tiles)."""
+    if isinstance(hand, (str, bytes)) or not isinstance(hand, Iterable):
+        raise InvalidTileError(f"a hand is a sequence of Tiles, got {show(hand)}")
+    kinds = []
+    for t in hand:
+        if not isinstance(t, Tile):
+            raise InvalidTileError(f"a hand holds Tiles, got {show(t)}")
+        kinds.append(t.kind)
+    if len(kinds) > MAX_VIEW:
+        raise InvalidTileError(f"at most {MAX_VIEW} tiles can be drawn as a hand, got {len(kinds)}")
+    return kinds
 
 
 def _legal_cells(board: Board) -> list[tuple[int, int, list[Tile]]]:
@@ -122,7 +151,13 @@ def _region(board: Board, extra: Iterable[Cell]) -> tuple[int, int, int, int] | 
         cols.append(c)
     if not rows:
         return None
-    return min(rows), max(rows), min(cols), max(cols)
+    r0, r1, c0, c1 = min(rows), max(rows), min(cols), max(cols)
+    if r1 - r0 >= MAX_VIEW or c1 - c0 >= MAX_VIEW:
+        raise InvalidMoveError(
+            f"the picture would span {r1 - r0 + 1} x {c1 - c0 + 1} cells (at most {MAX_VIEW} each way): "
+            "the highlighted move lies too far from the tiles"
+        )
+    return r0, r1, c0, c1
 
 
 def _label_step(labels: Sequence[str], room: float, char_width: float) -> int:
@@ -215,8 +250,13 @@ def board_svg(
     tile fits (``class="dead-cell"``).
     ``hand`` draws those tiles in a row under the board (``class="hand-tile"``).
     """
-    if not (cell_size > 0 and math.isfinite(cell_size)):
-        raise ValueError(f"cell_size must be a positive number, got {cell_size!r}")
+    _check_board(board)
+    if (
+        isinstance(cell_size, bool)
+        or not isinstance(cell_size, (int, float))
+        or not 1 <= cell_size <= MAX_CELL_SIZE
+    ):
+        raise QwirkleError(f"cell_size must be a number from 1 to {MAX_CELL_SIZE}, got {show(cell_size)}")
     marked = _highlight_placements(board, highlight)
     legal = _legal_cells(board) if show_legal_cells else []
     proposed_cells = {(r, c) for r, c, _ in marked if board.tile_at(r, c) is None}
@@ -240,7 +280,7 @@ def board_svg(
     side_margin, top_margin = math.ceil(side_margin), math.ceil(top_margin)
     grid_width = n_cols * cell_size
     grid_height = n_rows * cell_size
-    hand_tiles = list(hand) if hand is not None else []
+    hand_tiles = [ALL_TILES[k] for k in _hand_kinds(hand)] if hand is not None else []
     hand_height = math.ceil(cell_size * 1.9) if hand_tiles else 0
     width = max(2 * side_margin + grid_width, side_margin + (len(hand_tiles) + 2) * cell_size)
     height = 2 * top_margin + grid_height + hand_height
@@ -398,7 +438,7 @@ def board_text(board: Board) -> str:
     """A plain-text grid: two letters per tile ('Rc' = red circle; shapes c s d l x b
     = circle square diamond clover criss-cross starburst), '.' for an empty cell, row
     numbers on the left and column numbers on top."""
-    bounds = board.bounds()
+    bounds = _check_board(board).bounds()
     if bounds is None:
         return "(empty board)"
 
@@ -413,7 +453,7 @@ def board_ansi(board: Board, highlight: Move | Iterable[Any] | None = None) -> s
     """The board for a terminal with 256 colours: each tile a coloured shape symbol on
     a dark square; ``highlight`` (a Move or ``(row, col, Tile)`` items) shows its tiles
     on a lighter square, and a proposed tile on an empty cell the same way."""
-    marked = {(r, c): t for r, c, t in _highlight_placements(board, highlight)}
+    marked = {(r, c): t for r, c, t in _highlight_placements(_check_board(board), highlight)}
     region = _region(board, marked)
     if region is None:
         return "(empty board)"

@@ -27,7 +27,7 @@ import numpy.typing as npt
 from . import _gameloop, _recordtext
 from ._prng import SEED_LIMIT, seed_words
 from .bots import BOT_IDS
-from .errors import QwirkleError, RunawayGameError
+from .errors import QwirkleError, RunawayGameError, show
 from .records import read_records
 
 BATCH = 256  # games per kernel call: the progress bar moves once per batch
@@ -115,6 +115,26 @@ def default_threads() -> int:
     return int(numba.get_num_threads())
 
 
+MAX_GAMES = 10**9  # per run, as the command line allows
+
+
+def _check_run(games: Any, players: Any, bots: Any, seed: Any, batch: Any = BATCH) -> None:
+    """The arguments of a run, checked at the boundary (a SelfPlayArgumentError each)."""
+    if type(games) is not int or not 0 <= games <= MAX_GAMES:
+        raise SelfPlayArgumentError(f"games is an integer 0..{MAX_GAMES:,}, got {show(games)}")
+    if type(players) is not int or not 2 <= players <= _gameloop.MAX_PLAYERS:
+        raise SelfPlayArgumentError(f"players is an integer 2..{_gameloop.MAX_PLAYERS}, got {show(players)}")
+    if isinstance(bots, (str, bytes)) or not isinstance(bots, Sequence) or len(bots) not in (1, players):
+        raise SelfPlayArgumentError(f"bots names one bot for every seat, or one per seat ({players}), got {show(bots)}")
+    for name in bots:
+        if not isinstance(name, str) or name not in BOT_IDS:
+            raise SelfPlayArgumentError(f"unknown bot {show(name)} (choose from {', '.join(BOT_IDS)})")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < SEED_LIMIT:
+        raise SelfPlayArgumentError(f"a seed is an integer in [0, 2**64), got {show(seed)}")
+    if type(batch) is not int or batch < 1:
+        raise SelfPlayArgumentError(f"batch is a positive integer, got {show(batch)}")
+
+
 def play_batches(
     games: int,
     players: int,
@@ -137,6 +157,7 @@ def play_batches(
     (compiling, and the time the caller spends between batches, left out).
 
     Raises :class:`RunawayGameError` for a game that reaches the turn cap."""
+    _check_run(games, players, bots, seed, batch)
     bot_ids = np.zeros(_gameloop.MAX_PLAYERS, np.int64)
     bot_ids[:players] = [BOT_IDS[b] for b in bots]
     tie_rank = np.arange(_gameloop.MAX_PLAYERS, dtype=np.int64)
@@ -215,6 +236,7 @@ def selfplay(
     ``bots`` (one name per seat) inside numba, across all cores unless ``parallel`` is
     False.  With ``record``, also return each game's record (kept in memory: to
     stream many games to a file, use :func:`play_batches`)."""
+    _check_run(games, players, bots, seed)
     all_scores = np.zeros((games, players), np.int64)
     all_turns = np.zeros(games, np.int64)
     all_ends = np.zeros(games, np.int64)

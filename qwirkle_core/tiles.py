@@ -10,7 +10,9 @@ from __future__ import annotations
 from enum import IntEnum
 from typing import Any
 
-from .errors import InvalidTileError
+import numpy as np
+
+from .errors import InvalidTileError, show
 
 N_COLORS = 6
 N_SHAPES = 6
@@ -56,17 +58,8 @@ class Tile:
     kind: int
 
     def __new__(cls, color: int, shape: int) -> Tile:  # noqa: PYI034 - returns a shared instance
-        if type(color) is bool or type(shape) is bool:
-            raise InvalidTileError("a tile's colour and shape are integers, not booleans")
-        try:
-            c = int(color)
-            s = int(shape)
-        except (TypeError, ValueError):
-            raise InvalidTileError(f"not a tile: colour {color!r}, shape {shape!r}") from None
-        if c != color or s != shape or not (0 <= c < N_COLORS and 0 <= s < N_SHAPES):
-            raise InvalidTileError(
-                f"not a tile: colour {color!r}, shape {shape!r} (each must be 0..5)"
-            )
+        c = _index(color, "colour")
+        s = _index(shape, "shape")
         return _TILES[c * N_SHAPES + s]
 
     @classmethod
@@ -81,19 +74,19 @@ class Tile:
     def from_kind(kind: int) -> Tile:
         """The tile of kind ``kind`` (0..35)."""
         if type(kind) is bool or not isinstance(kind, int) or not 0 <= kind < N_KINDS:
-            raise InvalidTileError(f"not a tile kind: {kind!r} (must be 0..35)")
+            raise InvalidTileError(f"not a tile kind: {show(kind)} (must be 0..35)")
         return _TILES[kind]
 
     @staticmethod
     def from_text(text: str) -> Tile:
         """Parse the two-letter form, e.g. ``"Rc"`` (red circle) or ``"Pb"`` (purple starburst)."""
         if not isinstance(text, str) or len(text) != 2:
-            raise InvalidTileError(f"not a tile: {text!r} (expected two letters like 'Rc')")
+            raise InvalidTileError(f"not a tile: {show(text)} (expected two letters like 'Rc')")
         c = COLOR_LETTERS.find(text[0].upper())
         s = SHAPE_LETTERS.find(text[1].lower())
         if c < 0 or s < 0:
             raise InvalidTileError(
-                f"not a tile: {text!r} (colour one of {COLOR_LETTERS}, shape one of {SHAPE_LETTERS})"
+                f"not a tile: {show(text)} (colour one of {COLOR_LETTERS}, shape one of {SHAPE_LETTERS})"
             )
         return _TILES[c * N_SHAPES + s]
 
@@ -134,6 +127,16 @@ class Tile:
         return [int(self.color), int(self.shape)]
 
 
+def _index(value: Any, what: str) -> int:
+    """A colour or shape index 0..5: an int (an IntEnum too) or a numpy integer; never a
+    boolean or a float, however whole."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise InvalidTileError(f"a tile's {what} is an integer 0..5, got {show(value)}")
+    if not 0 <= value < N_COLORS:
+        raise InvalidTileError(f"a tile's {what} is an integer 0..5, got {show(value)}")
+    return int(value)
+
+
 _TILES: tuple[Tile, ...] = tuple(Tile._make(k) for k in range(N_KINDS))
 ALL_TILES = _TILES
 
@@ -141,13 +144,15 @@ ALL_TILES = _TILES
 def tile_from_json(value: Any) -> Tile:
     """``[color, shape]`` to a Tile, with a clear error for anything else."""
     if not isinstance(value, (list, tuple)) or len(value) != 2:
-        raise InvalidTileError(f"a tile is [color, shape], got {value!r}")
+        raise InvalidTileError(f"a tile is [color, shape], got {show(value)}")
     c, s = value
     if type(c) is not int or type(s) is not int:
-        raise InvalidTileError(f"a tile's colour and shape are integers, got {value!r}")
+        raise InvalidTileError(f"a tile's colour and shape are integers, got {show(value)}")
     return Tile(c, s)
 
 
 def parse_tiles(text: str) -> list[Tile]:
     """Tiles separated by spaces or commas: ``"Rc Rs Yd"``."""
+    if not isinstance(text, str):
+        raise InvalidTileError(f"expected tile text like 'Rc Rs', got {show(text)}")
     return [Tile.from_text(t) for t in text.replace(",", " ").split()]

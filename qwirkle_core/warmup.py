@@ -55,6 +55,16 @@ from qwirkle_core.game import Game
 from qwirkle_core.bots import rollouts
 rollouts(Game(players=2, seed=1), ["greedy", "greedy"], 2, viewer=0)
 """,
+    # What a dataset chunk task runs (selfplay --out, check): with the scale extra only.
+    "datasets": """
+try:
+    import pyarrow
+except ImportError:
+    pyarrow = None
+if pyarrow is not None:
+    from qwirkle_core.datasets import warm_kernels
+    warm_kernels()
+""",
 }
 
 

@@ -49,7 +49,14 @@ def public_names(module: object) -> Iterator[tuple[str, object]]:
 def test_every_public_name_has_a_docstring() -> None:
     missing = []
     for module_name in public_modules():
-        module = importlib.import_module(module_name)
+        try:
+            module = importlib.import_module(module_name)
+        except (ImportError, qwirkle_core.QwirkleError) as exc:
+            # A module of an optional extra (scale, rl) that is not installed here; CI
+            # (.ci/test.sh) installs every extra, so it checks them all.
+            if "pip install" in str(exc) or isinstance(exc, ImportError):
+                continue
+            raise
         if not (module.__doc__ or "").strip():
             missing.append(module_name)
         for name, value in public_names(module):

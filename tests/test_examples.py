@@ -24,7 +24,10 @@ def run(script: str, *args: str) -> str:
 
 def test_every_example_is_tested() -> None:
     scripts = {p.name for p in EXAMPLES.glob("*.py")}
-    assert scripts == {"demo.py", "analyse_position.py", "engine_client.py", "tournament.py", "monte_carlo_bot.py"}
+    assert scripts == {
+        "demo.py", "analyse_position.py", "engine_client.py", "tournament.py", "monte_carlo_bot.py",
+        "dataset_stats.py", "train_vector_policy.py", "openspiel_ismcts_vs_greedy.py",
+    }
 
 
 def test_demo() -> None:
@@ -54,3 +57,30 @@ def test_tournament(tmp_path: Path) -> None:
 def test_monte_carlo_bot() -> None:
     out = run("monte_carlo_bot.py", "--games", "2", "--candidates", "3", "--worlds", "2", "--rollouts", "2")
     assert "monte-carlo won" in out
+
+
+def test_dataset_stats(tmp_path: Path) -> None:
+    pytest.importorskip("pyarrow", reason="the example needs the scale extra: pip install -e '.[scale]'")
+    from qwirkle_core.datasets import write_dataset
+
+    write_dataset(tmp_path / "ds", 6, 2, ["greedy", "random"], seed=3, chunk_size=4)
+    svg = tmp_path / "stats.svg"
+    out = run("dataset_stats.py", str(tmp_path / "ds"), "--svg", str(svg))
+    assert "6 games" in out and "the opening seat wins" in out and "game length" in out
+    root = ET.parse(svg).getroot()
+    assert len([e for e in root.iter() if e.tag.endswith("polyline")]) == 4  # 2 seats, the opener, lengths
+    out = run("dataset_stats.py", "--games", "3")  # writes its own, into a temporary directory
+    assert "wrote 3 greedy games" in out and str(Path.cwd()) not in out.split("picture: ")[1]
+
+
+@pytest.mark.skipif("NUMBA_DISABLE_JIT" in __import__("os").environ, reason="training steps many games: too slow without the JIT")
+def test_train_vector_policy() -> None:
+    out = run("train_vector_policy.py", "--updates", "2", "--envs", "16", "--steps", "50", "--games", "8")
+    assert "untrained policy vs random bot" in out and "trained policy vs random bot" in out
+
+
+@pytest.mark.skipif("NUMBA_DISABLE_JIT" in __import__("os").environ, reason="searches play whole games: too slow without the JIT")
+def test_openspiel_ismcts_vs_greedy() -> None:
+    pytest.importorskip("pyspiel", reason="the rl extra (pip install qwirkle-core[rl]) is not installed")
+    out = run("openspiel_ismcts_vs_greedy.py", "--games", "1", "--simulations", "2", "--rollouts", "2")
+    assert "ISMCTS won" in out

@@ -24,6 +24,7 @@ from qwirkle_core import (
     parse_tiles,
     queries,
 )
+from qwirkle_core.moves import COORD_MAX
 
 from .games import Choices, as_naive, hand_as_naive, moves_as_naive, random_positions
 from .naive import naive_legal_moves, naive_masks, naive_score
@@ -150,7 +151,7 @@ def test_moves_on_cells_equal_filter(data: st.DataObject) -> None:
             near += [(r, c) for r, c, _ in board.placements()]  # occupied: never used
             r0, r1, c0, c1 = board.bounds()  # type: ignore[misc]
             near += [(rng.randint(r0 - 8, r1 + 8), rng.randint(c0 - 8, c1 + 8)) for _ in range(10)]
-        near += [(10**6, -(10**6)), (-(2**30) + 1, 2**30 - 1)]
+        near += [(10**6, -(10**6)), (-COORD_MAX, COORD_MAX)]
         cells = rng.sample(near, rng.randint(0, min(len(near), 12)))
         wanted = set(cells)
         want = [m for m in everything if any((r, c) in wanted for r, c, _ in m.placements)]

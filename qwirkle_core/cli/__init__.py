@@ -21,7 +21,7 @@ from ..errors import QwirkleError
 from ..jsonio import BadInputError
 
 # One module per command, each with register(subparsers); listed in --help order.
-_COMMAND_MODULES = ("moves", "selfplay", "render", "engine", "warmup")
+_COMMAND_MODULES = ("moves", "selfplay", "check", "render", "engine", "warmup")
 
 NAME = "qwirkle-core"  # the program's name in every error line
 ERROR_PREFIX = f"{NAME}: error: "
@@ -69,6 +69,28 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def read_stdin() -> bytes:
+    """All of stdin, as bytes; a closed stdin is an input error, not a crash."""
+    stream = sys.stdin
+    if stream is None:
+        raise BadInputError("no input: stdin is closed")
+    buffer = getattr(stream, "buffer", None)
+    if buffer is None:  # a text stream put in place of stdin (tests do this)
+        return str(stream.read()).encode("utf-8")
+    data: bytes = buffer.read()
+    return data
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that the flush at exit cannot fail again (after a
+    full disk or a closed pipe) and print a traceback of its own."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
 class _StderrLines(logging.Handler):
     """The library's INFO messages (compiling) and warnings, one line each on stderr."""
 
@@ -101,12 +123,21 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
     if getattr(args, "handler", None) is None:
         parser.error("no command given")
     _show_library_messages()
+    if sys.stdout is None:
+        return fail("stdout is closed")
     try:
-        return int(args.handler(args))
+        status = int(args.handler(args))
+        sys.stdout.flush()  # here, so that a full disk is reported like any error
+        return status
     except (QwirkleError, BadInputError) as exc:
         return fail(str(exc))
     except BrokenPipeError:
+        _silence_stdout()
         return 1
+    except OSError as exc:
+        _silence_stdout()
+        where = f" ({exc.filename})" if exc.filename else ""
+        return fail(f"input/output failed{where}: {exc.strerror or exc}")
     except KeyboardInterrupt:
         return 130
 

@@ -12,7 +12,7 @@ import sys
 from typing import Any
 
 from ..errors import QwirkleError
-from ..jsonio import dumps, loads, read_position
+from ..jsonio import brief, dumps, loads, read_position
 
 
 def register(subparsers: Any) -> None:
@@ -40,7 +40,9 @@ def moves_answer(obj: Any) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     """The ``moves`` command; returns the exit status."""
-    data = sys.stdin.buffer.read()
+    from . import read_stdin
+
+    data = read_stdin()
     if not args.jsonl:
         answer = moves_answer(loads(data))
         sys.stdout.write(dumps(answer) + "\n")
@@ -55,6 +57,12 @@ def run(args: argparse.Namespace) -> int:
             answer = moves_answer(loads(line))
         except QwirkleError as exc:
             answer = {"error": str(exc)}
+            status = 2
+        except RecursionError:
+            answer = {"error": "input JSON is nested too deeply"}
+            status = 2
+        except Exception as exc:  # noqa: BLE001 - one bad line must not lose the lines after it
+            answer = {"error": f"internal error ({type(exc).__name__}): {brief(str(exc))}"}
             status = 2
         out.write(dumps(answer) + "\n")
         out.flush()

@@ -16,7 +16,10 @@ exits with status 2 and one line on stderr.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -96,11 +99,14 @@ def run(args: argparse.Namespace) -> int:
         return _fail(str(exc) or exc.__class__.__name__)
     try:
         if args.output:
-            with open(args.output, "w", encoding="utf-8") as f:
-                f.write(picture)
+            _write_file(args.output, picture)
         else:
             _write_stdout(picture)
     except OSError as exc:
+        if not args.output:
+            from . import _silence_stdout
+
+            _silence_stdout()
         return _fail(f"cannot write {args.output or 'stdout'}: {exc.strerror or exc}")
     return EXIT_OK
 
@@ -109,6 +115,23 @@ def _fail(message: str) -> int:
     from . import fail
 
     return fail(message, EXIT_BAD_INPUT)
+
+
+def _write_file(path: str, text: str) -> None:
+    """Write ``text`` to ``path`` whole or not at all: into a temporary file beside
+    it, then renamed over it, so that an interruption never leaves half a picture."""
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".render-", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def _write_stdout(text: str) -> None:
@@ -128,11 +151,9 @@ def _read_bytes(path: str | None) -> bytes:
         if path:
             with open(path, "rb") as f:
                 return f.read()
-        buffer = getattr(sys.stdin, "buffer", None)
-        if buffer is None:  # a text stream put in place of stdin (tests do this)
-            return str(sys.stdin.read()).encode("utf-8")
-        data: bytes = buffer.read()
-        return data
+        from . import read_stdin
+
+        return read_stdin()
     except OSError as exc:
         raise RenderInputError(f"cannot read {path or 'stdin'}: {exc.strerror or exc}") from None
 

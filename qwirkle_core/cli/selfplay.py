@@ -24,10 +24,12 @@ import numpy as np
 
 from .._prng import SEED_LIMIT
 from ..bots import BOT_IDS
+from ..datasets import DEFAULT_CHUNK_SIZE
 from ..errors import QwirkleError
 from ..game import END_NAMES, MAX_PLAYERS, MIN_PLAYERS
 from ..selfplay import BATCH, SelfPlayArgumentError, SelfPlayResult, parse_bots, play_batches
 from . import fail
+from ._datasets import dataset_options, run_selfplay_dataset
 
 EXIT_BAD_ARGS = 2
 EXIT_IO = 1
@@ -192,6 +194,16 @@ def register(subparsers: Any) -> None:
         help="progress bar on stderr: auto = on a terminal, for runs of more than one batch",
     )
     parser.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    scale = parser.add_argument_group(
+        "datasets (the scale extra: pip install 'qwirkle-core[scale]')",
+        "Write the games as a Parquet dataset (docs/datasets.md), on all local cores, a local Dask "
+        "cluster or an existing one; the same command always gives the same dataset, and run again "
+        "it writes only what is missing.",
+    )
+    scale.add_argument("--out", metavar="DIR", help="write a Parquet dataset into DIR")
+    scale.add_argument("--workers", metavar="K", help="start a local Dask cluster of K worker processes")
+    scale.add_argument("--scheduler", metavar="ADDRESS", help="use the Dask cluster of this scheduler")
+    scale.add_argument("--chunk-size", metavar="C", help="games per chunk file (default 5000)")
     parser.set_defaults(handler=run)
 
 
@@ -207,6 +219,9 @@ def run(args: argparse.Namespace) -> int:
             threads = _int_option(args.threads, "--threads", 1, MAX_THREADS)
     except SelfPlayArgumentError as exc:
         return fail(str(exc), EXIT_BAD_ARGS)
+    if args.out is not None or args.workers is not None or args.scheduler is not None:
+        # A Parquet dataset, with or without a Dask cluster: its own path (cli/_datasets.py).
+        return _run_dataset(args, games, players, bots, seed, threads)
     out = None
     if args.record:
         # Opened before the games, so that a bad path fails at once.
@@ -279,3 +294,22 @@ def run(args: argparse.Namespace) -> int:
     if args.record:
         print(f"records written to {args.record}")
     return 0
+
+
+def _run_dataset(
+    args: argparse.Namespace, games: int, players: int, bots: list[str], seed: int, threads: int | None
+) -> int:
+    """``selfplay --out DIR [--workers K | --scheduler ADDRESS]``."""
+    problem = dataset_options(args)
+    try:
+        if problem is not None:
+            raise SelfPlayArgumentError(problem)
+        chunk_size = DEFAULT_CHUNK_SIZE
+        if args.chunk_size is not None:
+            chunk_size = _int_option(args.chunk_size, "--chunk-size", 1, 10**7)
+        workers = None if args.workers is None else _int_option(args.workers, "--workers", 1, 1024)
+    except SelfPlayArgumentError as exc:
+        return fail(str(exc), EXIT_BAD_ARGS)
+    if threads is not None:
+        numba.set_num_threads(threads)
+    return run_selfplay_dataset(args, games, players, bots, seed, chunk_size, workers)

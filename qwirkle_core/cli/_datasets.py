@@ -1,0 +1,98 @@
+"""The dataset side of the command line: ``selfplay --out DIR [--workers K | --scheduler
+ADDRESS]`` (called from the selfplay command) and the progress bar it shares with
+``check``.  :mod:`qwirkle_core.datasets` does the work."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import IO, Any
+
+from . import fail
+
+EXIT_BAD_ARGS = 2
+EXIT_IO = 1
+
+
+class ChunkProgress:
+    """A tqdm bar over the whole run, started when the first chunk finishes (so that its
+    rate and ETA count games, not the time to start a cluster or load kernels)."""
+
+    def __init__(self, label: str, enabled: bool, stream: IO[str] | None = None) -> None:
+        self.label = label
+        self.enabled = enabled
+        self.stream = stream if stream is not None else sys.stderr
+        self.bar: Any = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.enabled:
+            return
+        if self.bar is None:
+            from tqdm import tqdm
+
+            self.bar = tqdm(
+                total=total, initial=done, desc=self.label, unit=" games", file=self.stream,
+                dynamic_ncols=True, mininterval=0.5, smoothing=0.05,
+            )
+        else:
+            self.bar.update(done - self.bar.n)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def show_progress(choice: str, games: int, stream: IO[str]) -> bool:
+    return choice == "always" or (choice == "auto" and games > 1 and stream.isatty())
+
+
+def dataset_options(args: argparse.Namespace) -> str | None:
+    """The first problem with how --out, --workers, --scheduler and the rest combine."""
+    if args.out is None:
+        return "--workers and --scheduler write a dataset: give --out DIR too"
+    if args.workers is not None and args.scheduler is not None:
+        return "--workers starts a local cluster, --scheduler uses one: give one of them"
+    if args.record is not None or getattr(args, "append", False):
+        return "--record and --append write JSON lines, --out a Parquet dataset: give one of them"
+    if args.threads is not None and (args.workers is not None or args.scheduler is not None):
+        return "--threads is for a run without a cluster (each Dask worker runs one thread)"
+    return None
+
+
+def run_selfplay_dataset(
+    args: argparse.Namespace, games: int, players: int, bots: list[str], seed: int, chunk_size: int, workers: int | None,
+) -> int:
+    """``selfplay --out DIR``: write the games as a Parquet dataset; print the summary."""
+    from ..datasets import DatasetError, write_dataset
+
+    bar = ChunkProgress("selfplay", show_progress(args.progress, games, sys.stderr))
+    try:
+        summary = write_dataset(
+            args.out, games, players, bots, seed, chunk_size=chunk_size, workers=workers,
+            scheduler=args.scheduler, progress=bar,
+        )
+    except DatasetError as exc:
+        return fail(str(exc), EXIT_BAD_ARGS)
+    except OSError as exc:
+        return fail(f"cannot write {exc.filename or args.out}: {exc.strerror or exc}", EXIT_IO)
+    finally:
+        bar.close()
+    report = summary.to_json()
+    if args.json:
+        print(json.dumps(report))
+        return 0
+    wins, ties = summary.wins()
+    means = summary.scores.mean(axis=0)
+    chunks = summary.spec.chunks
+    print(f"{games} games, {players} players, seeds {seed}..{seed + games - 1} in {args.out}")
+    print(f"{summary.written} games written now, {summary.skipped} already there ({chunks} chunks of {chunk_size})")
+    print(f"{'seat':>4}  {'bot':<10} {'mean score':>10} {'wins':>7} {'ties':>6}")
+    for p in range(players):
+        print(f"{p:>4}  {bots[p]:<10} {means[p]:>10.2f} {int(wins[p]):>7} {int(ties[p]):>6}")
+    ends = ", ".join(f"{name} {count}" for name, count in report["ends"].items())
+    print(f"{summary.turns.mean():.1f} turns per game; ended: {ends}")
+    if summary.written:
+        print(f"{summary.games_per_second:,.0f} games per second on {summary.where}")
+    print(f"ready to play in {summary.startup_seconds:.1f} s (cluster started or reached, kernels loaded)")
+    return 0

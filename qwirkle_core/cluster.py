@@ -1,0 +1,91 @@
+"""Dask (``dask.distributed``) for datasets: reach or start a cluster, warm its workers
+once, run chunk tasks with retries.
+
+A worker loads the numba kernels from the on-disk cache when it joins (the
+:class:`Warmup` plugin plays one game and replays it), so no task ever compiles.  On
+a cluster of several machines, give every worker a cache first: run
+``python -m qwirkle_core warmup`` (or one self-play game) on each machine, or in the
+worker image, or point every worker at one shared ``NUMBA_CACHE_DIR``.  Workers
+should run one thread each (``dask worker --nthreads 1 --nworkers N``): a kernel
+holds the GIL while it plays.
+
+Needs the ``scale`` extra (``pip install qwirkle-core[scale]``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+from uuid import uuid4
+
+try:
+    from distributed import Client, LocalCluster, WorkerPlugin, as_completed
+except ImportError:  # pragma: no cover - CI installs the extra
+    from .errors import QwirkleError
+
+    raise QwirkleError("clusters need dask.distributed: pip install 'qwirkle-core[scale]'") from None
+
+PLUGIN_NAME = "qwirkle-core-warmup"
+TASK_RETRIES = 3  # a task that raised is tried this often again; a lost worker's tasks are rerun anyway
+
+
+class Warmup(WorkerPlugin):  # type: ignore[misc]  # distributed is not type-checked here
+    """Warms each worker's kernels once, when it joins (a restarted worker too)."""
+
+    def setup(self, worker: Any) -> None:
+        """Load the kernels on ``worker`` (Dask calls this when the worker joins)."""
+        from .datasets import warm_kernels  # datasets imports this module lazily
+
+        warm_kernels()
+
+
+@contextlib.contextmanager
+def connect(workers: int | None, scheduler: str | None, client: Any = None) -> Iterator[tuple[Any, float]]:
+    """A warmed client and the seconds it took to get it: ``client`` as it is (its workers
+    warmed), else one connected to ``scheduler``, else a new local cluster of
+    ``workers`` one-thread processes, closed on exit."""
+    began = time.perf_counter()
+    with contextlib.ExitStack() as stack:
+        if client is None:
+            if scheduler is not None:
+                client = stack.enter_context(Client(scheduler))
+            else:
+                cluster = stack.enter_context(
+                    LocalCluster(
+                        n_workers=workers or 1, threads_per_worker=1, processes=True, dashboard_address=":0"
+                    )
+                )
+                client = stack.enter_context(Client(cluster))
+        client.register_plugin(Warmup(), name=PLUGIN_NAME)
+        yield client, time.perf_counter() - began
+
+
+def describe(client: Any) -> str:
+    """The workers a client reaches, in words."""
+    info = client.scheduler_info()
+    workers = info.get("workers", {})
+    threads = sum(w.get("nthreads", 0) for w in workers.values())
+    return f"dask {info.get('address', '?')}: {len(workers)} workers, {threads} threads"
+
+
+def run_tasks(
+    client: Any, func: Callable[..., Any], calls: Sequence[tuple[Any, ...]], on_done: Callable[[Any, int], None],
+    name: str,
+) -> None:
+    """Run ``func(*calls[i])`` for every i on the cluster, calling ``on_done(result, i)``
+    as each finishes.  A task whose worker dies is run again elsewhere (the scheduler
+    does that); one that raises is retried TASK_RETRIES times, then its error raised."""
+    run = uuid4().hex[:8]
+    futures = [
+        client.submit(func, *args, key=f"{name}-{run}-{i}", retries=TASK_RETRIES, pure=False)
+        for i, args in enumerate(calls)
+    ]
+    index = {f.key: i for i, f in enumerate(futures)}
+    try:
+        for future in as_completed(futures):
+            on_done(future.result(), index[future.key])
+    finally:
+        for future in futures:
+            future.release()

@@ -1,0 +1,812 @@
+"""Self-play datasets: millions of games written as Parquet, on one machine or a Dask cluster.
+
+A dataset is a directory::
+
+    DIR/manifest.json                 the parameters (games, players, bots, seed, chunk size)
+    DIR/games/chunk-000000.parquet    one row per game
+    DIR/turns/chunk-000000.parquet    one row per turn
+    DIR/games/chunk-000001.parquet    ...
+
+Game ``i`` is dealt from seed ``seed + i`` (mod 2**64) and belongs to chunk
+``i // chunk_size``, so the same parameters always give the same files, whatever
+ran them: all local cores, a local Dask cluster or a remote one, with or without
+retries.  The schema is in ``docs/datasets.md``.  The tables are built straight from
+the numba game loop's turn logs (numpy columns, list columns by offsets), with no
+Python object per turn.
+
+A chunk is written atomically: each file goes to a hidden temporary name, is
+fsynced, then renamed into place, the turns file first and the games file last, so a
+chunk is complete exactly when its games file exists.  Running the same
+:func:`write_dataset` again into the same directory writes only the missing chunks;
+other parameters are refused (:class:`DatasetError`).
+
+Needs the ``scale`` extra (``pip install qwirkle-core[scale]``: pyarrow, and
+dask.distributed for clusters); ``import qwirkle_core`` does not.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import time
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numba
+import numpy as np
+import numpy.typing as npt
+
+from . import _gameloop
+from ._gameloop import (
+    EXCHANGE,
+    L_COLS,
+    L_DRAWN,
+    L_DRAWN_N,
+    L_HAND,
+    L_HAND_SIZE,
+    L_KINDS,
+    L_N,
+    L_PLAYER,
+    L_ROWS,
+    L_SCORE,
+    L_TYPE,
+    PLACE,
+)
+from ._geometry import KArray
+from ._jit import kernel
+from ._prng import SEED_LIMIT, seed_words
+from .bots import BOT_IDS
+from .errors import InvalidRecordError, QwirkleError, RunawayGameError
+from .game import END_NAMES, MAX_PLAYERS, MIN_PLAYERS, Game
+from .records import game_from_record, record_from_log
+
+DATASET_FORMAT = "qwirkle-dataset/1"
+MANIFEST = "manifest.json"
+GAMES_DIR = "games"
+TURNS_DIR = "turns"
+DEFAULT_CHUNK_SIZE = 5000
+BATCH = 256  # games per kernel call inside a chunk (bounds the log buffer: 9 MiB)
+LOG_CAPACITY = 256  # turns logged per game; a longer game is played again alone
+COMPRESSION = "zstd"
+
+# Dictionary values of the string columns; index = the kernels' code.
+ACTIONS = ("place", "exchange", "pass")  # _gameloop.PLACE, EXCHANGE, PASS
+ENDS = tuple(END_NAMES[code] for code in (_gameloop.END_OUT, _gameloop.END_BLOCKED, _gameloop.END_DEAD))
+
+__all__ = [
+    "DATASET_FORMAT",
+    "CheckReport",
+    "DatasetError",
+    "DatasetSpec",
+    "DatasetSummary",
+    "check_dataset",
+    "read_games",
+    "read_records",
+    "read_tables",
+    "write_dataset",
+]
+
+
+class DatasetError(QwirkleError):
+    """A dataset directory that cannot be written or read as asked."""
+
+
+def _pyarrow() -> tuple[Any, Any, Any]:
+    """pyarrow, pyarrow.compute and pyarrow.parquet, or a DatasetError saying how to get them."""
+    try:
+        import pyarrow
+        import pyarrow.compute
+        import pyarrow.parquet
+    except ImportError:  # pragma: no cover - CI installs the extra
+        raise DatasetError("datasets need pyarrow: pip install 'qwirkle-core[scale]'") from None
+    return pyarrow, pyarrow.compute, pyarrow.parquet
+
+
+# ------------------------------------------------------------------ parameters
+@dataclass(frozen=True)
+class DatasetSpec:
+    """What a dataset holds; saved as its manifest, and the same for every chunk."""
+
+    games: int
+    players: int
+    bots: tuple[str, ...]
+    seed: int
+    chunk_size: int = DEFAULT_CHUNK_SIZE
+
+    def __post_init__(self) -> None:
+        if type(self.games) is not int or self.games < 1:
+            raise DatasetError(f"games must be a positive integer, got {self.games!r}")
+        if type(self.players) is not int or not MIN_PLAYERS <= self.players <= MAX_PLAYERS:
+            raise DatasetError(f"players must be in {MIN_PLAYERS}..{MAX_PLAYERS}, got {self.players!r}")
+        if len(self.bots) != self.players or any(b not in BOT_IDS for b in self.bots):
+            raise DatasetError(f"bots must name one of {', '.join(BOT_IDS)} per seat, got {list(self.bots)}")
+        if type(self.seed) is not int or not 0 <= self.seed < SEED_LIMIT:
+            raise DatasetError(f"seed must be in [0, 2**64), got {self.seed!r}")
+        if type(self.chunk_size) is not int or self.chunk_size < 1:
+            raise DatasetError(f"chunk size must be a positive integer, got {self.chunk_size!r}")
+
+    @property
+    def chunks(self) -> int:
+        """How many chunks the games fill (the last one may hold fewer)."""
+        return -(-self.games // self.chunk_size)
+
+    def chunk_range(self, chunk: int) -> tuple[int, int]:
+        """The game ids [start, stop) of ``chunk``."""
+        start = chunk * self.chunk_size
+        return start, min(self.games, start + self.chunk_size)
+
+    def to_json(self) -> dict[str, Any]:
+        """The manifest object."""
+        return {
+            "format": DATASET_FORMAT,
+            "games": self.games,
+            "players": self.players,
+            "bots": list(self.bots),
+            "seed": self.seed,
+            "chunk_size": self.chunk_size,
+        }
+
+    @classmethod
+    def from_json(cls, value: Any) -> DatasetSpec:
+        """The spec of a manifest object; DatasetError if it is not one."""
+        if not isinstance(value, dict) or value.get("format") != DATASET_FORMAT:
+            raise DatasetError(f"not a {DATASET_FORMAT} manifest")
+        try:
+            return cls(
+                value["games"], value["players"], tuple(value["bots"]), value["seed"], value["chunk_size"]
+            )
+        except (KeyError, TypeError) as exc:
+            raise DatasetError(f"a manifest lacks or mistypes {exc}") from None
+
+
+def chunk_name(chunk: int) -> str:
+    """The file name of ``chunk`` in the games and the turns directory."""
+    return f"chunk-{chunk:06d}.parquet"
+
+
+def _read_manifest(root: Path) -> DatasetSpec:
+    try:
+        text = (root / MANIFEST).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise DatasetError(f"{root} is not a dataset: no {MANIFEST}") from None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DatasetError(f"{root / MANIFEST}: not JSON: {exc}") from None
+    return DatasetSpec.from_json(value)
+
+
+def _atomic_write(path: Path, write: Callable[[Any], None]) -> None:
+    """Write ``path`` so that it is either absent or whole: ``write(file)`` fills a
+    hidden temporary file beside it, which is fsynced and then renamed over ``path``."""
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+    try:
+        with open(tmp, "wb") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    dir_fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)  # the rename itself survives a crash
+    finally:
+        os.close(dir_fd)
+
+
+def _prepare(root: Path, spec: DatasetSpec) -> None:
+    """Create the directory with its manifest, or check that the one there matches."""
+    if (root / MANIFEST).exists():
+        there = _read_manifest(root)
+        if there != spec:
+            diff = ", ".join(
+                f"{k} {there.to_json()[k]!r} there, {v!r} asked"
+                for k, v in spec.to_json().items()
+                if there.to_json()[k] != v
+            )
+            raise DatasetError(
+                f"{root} holds a dataset with other parameters ({diff}); "
+                "use another directory, or the same parameters to resume it"
+            )
+        return
+    if root.exists() and any(root.iterdir()):
+        raise DatasetError(f"{root} is not empty and has no {MANIFEST}: refusing to write a dataset there")
+    try:
+        (root / GAMES_DIR).mkdir(parents=True, exist_ok=True)
+        (root / TURNS_DIR).mkdir(exist_ok=True)
+    except OSError as exc:
+        raise DatasetError(f"cannot create {root}: {exc.strerror}") from None
+    text = json.dumps(spec.to_json(), indent=2) + "\n"
+    _atomic_write(root / MANIFEST, lambda f: f.write(text.encode()))
+
+
+def _done_chunks(root: Path, spec: DatasetSpec) -> set[int]:
+    """Chunks whose games file (written last) exists."""
+    return {k for k in range(spec.chunks) if (root / GAMES_DIR / chunk_name(k)).exists()}
+
+
+# ------------------------------------------------------------ playing a chunk
+@dataclass
+class ChunkStats:
+    """What a chunk task sends back: enough for the summary, nothing per turn."""
+
+    chunk: int
+    scores: npt.NDArray[np.int64]  # games x players
+    turns: npt.NDArray[np.int64]
+    ends: npt.NDArray[np.int64]
+    seconds: float = 0.0  # time spent playing and writing
+
+
+@kernel
+def _turn_columns(rows: KArray) -> tuple[KArray, KArray, KArray, KArray, KArray, KArray, KArray, KArray, KArray, KArray, KArray]:
+    """The turn log rows of a chunk as flat columns: per turn the sizes of the hand, the
+    placement, the exchange and the draw; then the values of those lists one after the
+    other (hand kinds; placement rows, cols, kinds; exchanged kinds; drawn kinds)."""
+    n = rows.shape[0]
+    sizes = np.zeros((4, n), np.int64)
+    totals = np.zeros(4, np.int64)
+    for t in range(n):
+        k = rows[t, L_N]
+        sizes[0, t] = rows[t, L_HAND_SIZE]
+        if rows[t, L_TYPE] == PLACE:
+            sizes[1, t] = k
+        elif rows[t, L_TYPE] == EXCHANGE:
+            sizes[2, t] = k
+        sizes[3, t] = rows[t, L_DRAWN_N]
+        for j in range(4):
+            totals[j] += sizes[j, t]
+    hand = np.empty(totals[0], np.int8)
+    place_rows = np.empty(totals[1], np.int32)
+    place_cols = np.empty(totals[1], np.int32)
+    place_kinds = np.empty(totals[1], np.int8)
+    exchanged = np.empty(totals[2], np.int8)
+    drawn = np.empty(totals[3], np.int8)
+    at = np.zeros(4, np.int64)
+    for t in range(n):
+        for s in range(sizes[0, t]):
+            hand[at[0] + s] = rows[t, L_HAND + s]
+        for s in range(sizes[1, t]):
+            place_rows[at[1] + s] = rows[t, L_ROWS + s]
+            place_cols[at[1] + s] = rows[t, L_COLS + s]
+            place_kinds[at[1] + s] = rows[t, L_KINDS + s]
+        for s in range(sizes[2, t]):
+            exchanged[at[2] + s] = rows[t, L_KINDS + s]
+        for s in range(sizes[3, t]):
+            drawn[at[3] + s] = rows[t, L_DRAWN + s]
+        for j in range(4):
+            at[j] += sizes[j, t]
+    return sizes[0], sizes[1], sizes[2], sizes[3], hand, place_rows, place_cols, place_kinds, exchanged, drawn, totals
+
+
+def play_chunk(
+    spec: DatasetSpec, chunk: int
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int32]]:
+    """Play the games of ``chunk`` on this thread (the GIL released): (scores, turns,
+    ends, the turn log rows of all its games one after the other)."""
+    start, stop = spec.chunk_range(chunk)
+    bot_ids = np.zeros(_gameloop.MAX_PLAYERS, np.int64)
+    bot_ids[: spec.players] = [BOT_IDS[b] for b in spec.bots]
+    tie_rank = np.arange(_gameloop.MAX_PLAYERS, dtype=np.int64)
+    logs = _gameloop.empty_logs(min(BATCH, stop - start), LOG_CAPACITY)
+    all_scores, all_turns, all_ends, all_rows = [], [], [], []
+    for lo in range(start, stop, BATCH):
+        hi = min(stop, lo + BATCH)
+        low, high = seed_words([(spec.seed + i) % SEED_LIMIT for i in range(lo, hi)])
+        batch_logs = logs[: hi - lo]
+        # Kernels release the GIL: threads of one process play chunks side by side.
+        scores, turns, ends = _gameloop.play_games_serial(spec.players, low, high, tie_rank, bot_ids, batch_logs)
+        runaway = np.flatnonzero(ends == _gameloop.END_RUNAWAY)
+        if runaway.size:
+            raise RunawayGameError(
+                f"game {lo + int(runaway[0])} (seed {(spec.seed + lo + int(runaway[0])) % SEED_LIMIT}) ran past "
+                f"{_gameloop.MAX_TURNS} turns without ending"
+            )
+        if (turns > LOG_CAPACITY).any():
+            # A long game (random bots exchange a lot): play it again, all logged.
+            parts = []
+            for i in range(hi - lo):
+                log = batch_logs[i, : turns[i]]
+                if turns[i] > LOG_CAPACITY:
+                    log = _gameloop.empty_logs(1, int(turns[i]))[0]
+                    _gameloop.play_game(spec.players, low[i], high[i], tie_rank, bot_ids, log)
+                parts.append(log)
+            all_rows.append(np.concatenate(parts))
+        else:
+            all_rows.append(batch_logs[np.arange(LOG_CAPACITY)[None, :] < turns[:, None]])
+        all_scores.append(scores[:, : spec.players])
+        all_turns.append(turns)
+        all_ends.append(ends)
+    return (
+        np.concatenate(all_scores).astype(np.int64),
+        np.concatenate(all_turns).astype(np.int64),
+        np.concatenate(all_ends).astype(np.int64),
+        np.concatenate(all_rows),
+    )
+
+
+def _list_array(pa: Any, sizes: npt.NDArray[np.int64], values: Any) -> Any:
+    offsets = np.zeros(sizes.shape[0] + 1, np.int32)
+    np.cumsum(sizes, out=offsets[1:])
+    return pa.ListArray.from_arrays(pa.array(offsets), values)
+
+
+def chunk_tables(
+    spec: DatasetSpec, chunk: int, scores: npt.NDArray[np.int64], turns: npt.NDArray[np.int64],
+    ends: npt.NDArray[np.int64], rows: npt.NDArray[np.int32],
+) -> tuple[Any, Any]:
+    """The games table and the turns table of a played chunk (pyarrow Tables)."""
+    pa, _, _ = _pyarrow()
+    start, stop = spec.chunk_range(chunk)
+    n = stop - start
+    ids = np.arange(start, stop, dtype=np.int64)
+    seeds = np.array([(spec.seed + i) % SEED_LIMIT for i in range(start, stop)], np.uint64)
+    bot_names = sorted(set(spec.bots))
+    bot_codes = np.tile(np.array([bot_names.index(b) for b in spec.bots], np.int8), n)
+    seat_sizes = np.full(n, spec.players, np.int64)
+    games = pa.table(
+        {
+            "game_id": ids,
+            "seed": seeds,
+            "players": np.full(n, spec.players, np.int8),
+            "bots": _list_array(
+                pa, seat_sizes, pa.DictionaryArray.from_arrays(bot_codes, pa.array(bot_names)).dictionary_decode()
+            ),
+            "scores": _list_array(pa, seat_sizes, pa.array(scores.reshape(-1).astype(np.int16))),
+            "end": pa.DictionaryArray.from_arrays((ends - 1).astype(np.int8), pa.array(ENDS)),
+            "turns": turns.astype(np.int32),
+        }
+    )
+    hand_n, placed_n, exchanged_n, drawn_n, hand, place_rows, place_cols, place_kinds, exchanged, drawn, _ = (
+        _turn_columns(rows)
+    )
+    placements = pa.StructArray.from_arrays(
+        [pa.array(place_rows), pa.array(place_cols), pa.array(place_kinds)], names=["row", "col", "tile"]
+    )
+    first_turn = np.repeat(np.cumsum(turns) - turns, turns)
+    turns_table = pa.table(
+        {
+            "game_id": np.repeat(ids, turns),
+            "turn": (np.arange(rows.shape[0]) - first_turn).astype(np.int32),
+            "player": rows[:, L_PLAYER].astype(np.int8),
+            "action": pa.DictionaryArray.from_arrays(rows[:, L_TYPE].astype(np.int8), pa.array(ACTIONS)),
+            "placements": _list_array(pa, placed_n, placements),
+            "score": rows[:, L_SCORE].astype(np.int16),
+            "exchanged": _list_array(pa, exchanged_n, pa.array(exchanged)),
+            "drawn": _list_array(pa, drawn_n, pa.array(drawn)),
+            "hand": _list_array(pa, hand_n, pa.array(hand)),
+        }
+    )
+    return games, turns_table
+
+
+def _write_table(path: Path, table: Any) -> None:
+    _, _, pq = _pyarrow()
+    _atomic_write(path, lambda f: pq.write_table(table, f, compression=COMPRESSION))
+
+
+def write_chunk(out: str, spec_json: dict[str, Any], chunk: int) -> ChunkStats:
+    """Play and write one chunk (the task a Dask worker runs; plain arguments only)."""
+    began = time.perf_counter()
+    spec = DatasetSpec.from_json(spec_json)
+    root = Path(out)
+    try:
+        there = _read_manifest(root)
+    except DatasetError:
+        there = None
+    if there != spec:
+        # A worker on another machine that does not share the client's file system.
+        raise DatasetError(
+            f"{socket.gethostname()} sees no dataset manifest at {root} (or another one): the output "
+            "directory must be on a file system every worker shares, at the same path"
+        )
+    scores, turns, ends, rows = play_chunk(spec, chunk)
+    games, turns_table = chunk_tables(spec, chunk, scores, turns, ends, rows)
+    _write_table(root / TURNS_DIR / chunk_name(chunk), turns_table)
+    _write_table(root / GAMES_DIR / chunk_name(chunk), games)  # last: the chunk is complete
+    return ChunkStats(chunk, scores, turns, ends, time.perf_counter() - began)
+
+
+def _stats_from_file(root: Path, spec: DatasetSpec, chunk: int) -> ChunkStats:
+    """The summary figures of a chunk already on disk."""
+    _, pc, pq = _pyarrow()
+    table = pq.read_table(root / GAMES_DIR / chunk_name(chunk), columns=["scores", "turns", "end"])
+    scores = pc.list_flatten(table.column("scores")).to_numpy().astype(np.int64).reshape(-1, spec.players)
+    return ChunkStats(chunk, scores, table.column("turns").to_numpy().astype(np.int64), _end_codes(table))
+
+
+def _end_codes(games: Any) -> npt.NDArray[np.int64]:
+    """The END_* code of each row of a games table (0 for an unknown name)."""
+    pa, pc, _ = _pyarrow()
+    index = pc.index_in(games.column("end").cast(pa.string()), value_set=pa.array(ENDS))
+    codes: npt.NDArray[np.int64] = index.fill_null(-1).to_numpy().astype(np.int64) + 1
+    return codes
+
+
+# -------------------------------------------------------------------- writing
+@dataclass
+class DatasetSummary:
+    """A finished :func:`write_dataset` run: figures over the whole dataset, in game order."""
+
+    path: str
+    spec: DatasetSpec
+    scores: npt.NDArray[np.int64]  # games x players
+    turns: npt.NDArray[np.int64]
+    ends: npt.NDArray[np.int64]  # END_* codes
+    written: int  # games this run played and wrote
+    skipped: int  # games already there (a resumed run)
+    seconds: float  # from the first task to the last, kernels already loaded
+    where: str  # what ran the games
+    startup_seconds: float = 0.0  # starting (or reaching) the cluster and warming its workers
+
+    @property
+    def games_per_second(self) -> float:
+        """Games written per second of the run (0 when nothing was left to write)."""
+        return self.written / max(self.seconds, 1e-9)
+
+    def wins(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """Per seat: games it won alone, and games it shared the top score in."""
+        at_top = self.scores == self.scores.max(axis=1, keepdims=True)
+        alone = at_top.sum(axis=1, keepdims=True) == 1
+        return (at_top & alone).sum(axis=0), (at_top & ~alone).sum(axis=0)
+
+    def to_json(self) -> dict[str, Any]:
+        """The summary as the ``--json`` object of ``selfplay --out``."""
+        wins, ties = self.wins()
+        return {
+            "out": self.path,
+            "games": self.spec.games,
+            "players": self.spec.players,
+            "bots": list(self.spec.bots),
+            "seed": self.spec.seed,
+            "written": self.written,
+            "skipped": self.skipped,
+            "mean_scores": [round(float(m), 3) for m in self.scores.mean(axis=0)],
+            "wins": [int(w) for w in wins],
+            "ties": [int(t) for t in ties],
+            "ends": {name: int((self.ends == code).sum()) for code, name in enumerate(ENDS, 1)},
+            "turns_per_game": round(float(self.turns.mean()), 2),
+            "games_per_second": round(self.games_per_second, 1),
+            "seconds": round(self.seconds, 3),
+            "startup_seconds": round(self.startup_seconds, 3),
+            "where": self.where,
+        }
+
+
+Progress = Callable[[int, int], None]  # (games done, games in the dataset)
+
+
+def warm_kernels(replay: bool = True) -> float:
+    """Load every kernel a chunk task runs (from numba's cache, or by compiling it where
+    there is none): one game played and turned into tables in memory, and with
+    ``replay`` (what a check task runs) replayed under the rules.  Returns the seconds."""
+    began = time.perf_counter()
+    spec = DatasetSpec(1, 2, ("greedy", "greedy"), 0, 1)
+    scores, turns, ends, rows = play_chunk(spec, 0)
+    games, turn_table = chunk_tables(spec, 0, scores, turns, ends, rows)
+    if replay:
+        for _, record in _chunk_records(games, turn_table):
+            game_from_record(record)
+    return time.perf_counter() - began
+
+
+def _run_local(
+    func: Callable[..., Any], calls: Sequence[tuple[Any, ...]], on_done: Callable[[Any, int], None], threads: int
+) -> None:
+    """``func(*calls[i])`` for every i on ``threads`` threads of this process (the kernels
+    release the GIL), ``on_done(result, i)`` on this thread as each finishes."""
+    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="qwirkle-chunk") as pool:
+        futures = {pool.submit(func, *args): i for i, args in enumerate(calls)}
+        try:
+            for future in as_completed(futures):
+                on_done(future.result(), futures[future])
+        except BaseException:
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+
+
+def write_dataset(
+    out: str | os.PathLike[str],
+    games: int,
+    players: int = 2,
+    bots: Sequence[str] = ("greedy",),
+    seed: int = 0,
+    *,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    client: Any = None,
+    progress: Progress | None = None,
+) -> DatasetSummary:
+    """Play ``games`` self-play games (game i from seed ``seed + i``) and write them as a
+    Parquet dataset in ``out``; returns the summary over the whole dataset.
+
+    With no cluster, the chunks are played on one thread per core of this process (as
+    many as ``numba.get_num_threads()``; the kernels release the GIL).  ``workers=K`` starts a local Dask cluster of K one-thread worker processes;
+    ``scheduler=ADDRESS`` uses an existing cluster; ``client`` a connected
+    ``distributed.Client``.  ``bots`` names one bot for every seat, or one per seat.
+    ``progress(done, total)`` is called after each chunk (resumed chunks count as done).
+    Running it again with the same arguments writes only the chunks that are missing.
+    """
+    bots = tuple(bots)
+    if len(bots) == 1:
+        bots *= players
+    spec = DatasetSpec(games, players, bots, seed, chunk_size)
+    _pyarrow()
+    root = Path(out)
+    _prepare(root, spec)
+    done = _done_chunks(root, spec)
+    todo = [k for k in range(spec.chunks) if k not in done]
+    stats: dict[int, ChunkStats] = {k: _stats_from_file(root, spec, k) for k in sorted(done)}
+    finished = sum(len(s.turns) for s in stats.values())
+    skipped = finished
+
+    def on_done(result: ChunkStats, _: int = 0) -> None:
+        nonlocal finished
+        stats[result.chunk] = result
+        finished += len(result.turns)
+        if progress is not None:
+            progress(finished, spec.games)
+
+    startup = 0.0
+    calls = [(str(root), spec.to_json(), k) for k in todo]
+    if not todo:
+        where, seconds = "nothing to do", 0.0
+    elif client is None and workers is None and scheduler is None:
+        threads = numba.get_num_threads()
+        where = f"this process, {threads} threads"
+        startup = warm_kernels(replay=False)
+        began = time.perf_counter()
+        _run_local(write_chunk, calls, on_done, threads)
+        seconds = time.perf_counter() - began
+    else:
+        from . import cluster
+
+        with cluster.connect(workers, scheduler, client) as (dask_client, startup):
+            where = cluster.describe(dask_client)
+            began = time.perf_counter()
+            cluster.run_tasks(dask_client, write_chunk, calls, on_done, "qwirkle-chunk")
+            seconds = time.perf_counter() - began
+    _remove_temporaries(root)
+    order = [stats[k] for k in range(spec.chunks)]
+    return DatasetSummary(
+        str(root),
+        spec,
+        np.concatenate([s.scores for s in order]),
+        np.concatenate([s.turns for s in order]),
+        np.concatenate([s.ends for s in order]),
+        finished - skipped,
+        skipped,
+        seconds,
+        where,
+        startup,
+    )
+
+
+def _remove_temporaries(root: Path) -> None:
+    """Temporary files left by interrupted writers (never a whole chunk)."""
+    for sub in (root, root / GAMES_DIR, root / TURNS_DIR):
+        for tmp in sub.glob(".*.tmp"):
+            tmp.unlink(missing_ok=True)
+
+
+# -------------------------------------------------------------------- reading
+def read_tables(path: str | os.PathLike[str]) -> tuple[Any, Any]:
+    """The whole dataset as two pyarrow Tables (games, turns), in game order."""
+    pa, _, pq = _pyarrow()
+    root = Path(path)
+    spec = _read_manifest(root)
+    games, turns = [], []
+    for k in sorted(_done_chunks(root, spec)):
+        games.append(pq.read_table(root / GAMES_DIR / chunk_name(k)))
+        turns.append(pq.read_table(root / TURNS_DIR / chunk_name(k)))
+    if not games:
+        raise DatasetError(f"{root} holds no finished chunk")
+    return pa.concat_tables(games), pa.concat_tables(turns)
+
+
+def _list_slots(pc: Any, column: Any, rows: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], Any]:
+    """(row of each value, slot of each value within its row, values) of a list column."""
+    sizes = pc.list_value_length(column).fill_null(0).to_numpy().astype(np.int64)
+    owner = np.repeat(np.arange(rows), sizes)
+    slot = np.arange(owner.shape[0]) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    return owner, slot, pc.list_flatten(column)
+
+
+def logs_from_turns(turns: Any) -> npt.NDArray[np.int32]:
+    """The turn table's rows as the game loop's log rows (int32[rows, LOG_COLS])."""
+    pa, pc, _ = _pyarrow()
+    n = turns.num_rows
+    log = np.zeros((n, _gameloop.LOG_COLS), np.int32)
+    log[:, _gameloop.L_PLAYER] = turns.column("player").to_numpy()
+    codes = pc.index_in(turns.column("action").cast(pa.string()), value_set=pa.array(ACTIONS))
+    if codes.null_count:
+        raise DatasetError("a turn has an unknown action")
+    log[:, _gameloop.L_TYPE] = codes.to_numpy()
+    log[:, _gameloop.L_SCORE] = turns.column("score").to_numpy()
+    owner, slot, values = _list_slots(pc, turns.column("hand"), n)
+    log[owner, _gameloop.L_HAND + slot] = values.to_numpy()
+    log[:, _gameloop.L_HAND_SIZE] = np.bincount(owner, minlength=n)
+    owner, slot, values = _list_slots(pc, turns.column("placements"), n)
+    log[owner, _gameloop.L_ROWS + slot] = pc.struct_field(values, "row").to_numpy()
+    log[owner, _gameloop.L_COLS + slot] = pc.struct_field(values, "col").to_numpy()
+    log[owner, _gameloop.L_KINDS + slot] = pc.struct_field(values, "tile").to_numpy()
+    log[:, _gameloop.L_N] = np.bincount(owner, minlength=n)
+    owner, slot, values = _list_slots(pc, turns.column("exchanged"), n)
+    log[owner, _gameloop.L_KINDS + slot] = values.to_numpy()
+    log[:, _gameloop.L_N] += np.bincount(owner, minlength=n).astype(np.int32)
+    owner, slot, values = _list_slots(pc, turns.column("drawn"), n)
+    log[owner, _gameloop.L_DRAWN + slot] = values.to_numpy()
+    log[:, _gameloop.L_DRAWN_N] = np.bincount(owner, minlength=n)
+    return log
+
+
+def _chunk_records(games: Any, turns: Any) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(game id, record) of each game of a games table and its turns table."""
+    _, pc, _ = _pyarrow()
+    log = logs_from_turns(turns)
+    turn_ids = turns.column("game_id").to_numpy()
+    ids = games.column("game_id").to_numpy()
+    players = games.column("players").to_numpy()
+    seeds = games.column("seed").to_numpy()
+    flat_scores = pc.list_flatten(games.column("scores")).to_numpy()
+    ends = _end_codes(games)
+    score_at = np.concatenate([[0], np.cumsum(players)])
+    bounds = np.searchsorted(turn_ids, np.stack([ids, ids + 1]), side="left")
+    for i in range(ids.shape[0]):
+        lo, hi = int(bounds[0, i]), int(bounds[1, i])
+        scores = [int(s) for s in flat_scores[score_at[i] : score_at[i + 1]]]
+        yield int(ids[i]), record_from_log(int(players[i]), int(seeds[i]), log[lo:hi], scores, int(ends[i]))
+
+
+def read_records(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
+    """Each game of a dataset as its ``qwirkle-record/1`` record (the same object that
+    ``selfplay --record`` writes as a JSON line), in game order, a chunk at a time."""
+    _, _, pq = _pyarrow()
+    root = Path(path)
+    spec = _read_manifest(root)
+    for k in sorted(_done_chunks(root, spec)):
+        games = pq.read_table(root / GAMES_DIR / chunk_name(k))
+        turns = pq.read_table(root / TURNS_DIR / chunk_name(k))
+        for _, record in _chunk_records(games, turns):
+            yield record
+
+
+def read_games(path: str | os.PathLike[str]) -> Iterator[Game]:
+    """Each game of a dataset replayed as a :class:`~qwirkle_core.game.Game` at its end
+    (through :func:`qwirkle_core.records.game_from_record`, which checks every turn)."""
+    for record in read_records(path):
+        yield game_from_record(record)
+
+
+# ------------------------------------------------------------------- checking
+@dataclass
+class CheckReport:
+    """What :func:`check_dataset` found: games replayed, and each problem in words."""
+
+    path: str
+    games: int
+    checked: int
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """Every game there, once, and replaying to what the dataset says."""
+        return not self.problems and self.checked == self.games
+
+    def to_json(self) -> dict[str, Any]:
+        """The report as the ``--json`` object of ``check``."""
+        return {"path": self.path, "games": self.games, "checked": self.checked, "ok": self.ok,
+                "problems": self.problems}
+
+
+def check_chunk(out: str, spec_json: dict[str, Any], chunk: int) -> tuple[int, list[str]]:
+    """Replay every game of one chunk under the rules: (games checked, problems)."""
+    pa, _, pq = _pyarrow()
+    spec = DatasetSpec.from_json(spec_json)
+    root = Path(out)
+    start, stop = spec.chunk_range(chunk)
+    where = f"chunk {chunk}"
+    try:
+        games = pq.read_table(root / GAMES_DIR / chunk_name(chunk))
+        turns = pq.read_table(root / TURNS_DIR / chunk_name(chunk))
+    except (OSError, pa.ArrowException) as exc:
+        return 0, [f"{where}: unreadable: {exc}"]
+    problems: list[str] = []
+    ids = games.column("game_id").to_numpy()
+    if ids.tolist() != list(range(start, stop)):
+        problems.append(f"{where}: holds game ids other than {start}..{stop - 1}, each once in order")
+        return 0, problems
+    turn_ids = turns.column("game_id").to_numpy()
+    counts = np.bincount(turn_ids - start, minlength=stop - start) if turn_ids.size else np.zeros(stop - start)
+    if (np.diff(turn_ids) < 0).any() or (turn_ids < start).any() or (turn_ids >= stop).any():
+        problems.append(f"{where}: the turns table is not in game order within {start}..{stop - 1}")
+        return 0, problems
+    listed = games.column("turns").to_numpy()
+    numbers = turns.column("turn").to_numpy()
+    expected = np.arange(turn_ids.shape[0]) - np.repeat(np.cumsum(counts) - counts, counts.astype(np.int64))
+    seeds = games.column("seed").to_numpy()
+    meta_players = games.column("players").to_numpy()
+    bots = games.column("bots").to_pylist()
+    checked = 0
+    for i, (game_id, record) in enumerate(_chunk_records(games, turns)):
+        label = f"game {game_id}"
+        if int(seeds[i]) != (spec.seed + game_id) % SEED_LIMIT or meta_players[i] != spec.players:
+            problems.append(f"{label}: seed or players are not the manifest's")
+        if tuple(bots[i]) != spec.bots:
+            problems.append(f"{label}: bots {bots[i]} are not the manifest's {list(spec.bots)}")
+        if listed[i] != counts[i]:
+            problems.append(f"{label}: the games table says {listed[i]} turns, the turns table has {counts[i]}")
+        try:
+            game = game_from_record(record)
+        except InvalidRecordError as exc:
+            problems.append(f"{label}: {exc}")
+            continue
+        if not game.is_over:  # (how it ended is compared by game_from_record)
+            problems.append(f"{label}: the game does not end after its {len(record['turns'])} turns")
+        checked += 1
+    lo = np.repeat(np.arange(stop - start), counts.astype(np.int64))
+    bad = np.nonzero(numbers != expected)[0]
+    if bad.size:
+        problems.append(f"game {start + int(lo[bad[0]])}: turn numbers are not 0, 1, 2, ...")
+    return checked, problems
+
+
+def check_dataset(
+    path: str | os.PathLike[str],
+    *,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    client: Any = None,
+    progress: Progress | None = None,
+) -> CheckReport:
+    """Replay every game of the dataset at ``path`` under the rules (on a Dask cluster
+    when given one, as for :func:`write_dataset`) and report every mismatch: a missing
+    chunk, a game id missing or twice, a seed, a hand, a tile, a score or an end that
+    is not what the rules give."""
+    _pyarrow()
+    root = Path(path)
+    spec = _read_manifest(root)
+    done = _done_chunks(root, spec)
+    report = CheckReport(str(root), spec.games, 0)
+    for k in range(spec.chunks):
+        if k not in done:
+            start, stop = spec.chunk_range(k)
+            report.problems.append(f"chunk {k} (games {start}..{stop - 1}) is missing")
+    extra = sorted(
+        p.name for sub in (GAMES_DIR, TURNS_DIR) for p in (root / sub).glob("*.parquet")
+        if p.name not in {chunk_name(k) for k in range(spec.chunks)}
+    )
+    report.problems.extend(f"{name}: not a chunk of this dataset" for name in extra)
+    found: dict[int, list[str]] = {}
+    finished = 0
+
+    todo = sorted(done)
+
+    def on_done(result: tuple[int, list[str]], index: int) -> None:
+        nonlocal finished
+        chunk = todo[index]
+        report.checked += result[0]
+        found[chunk] = result[1]
+        start, stop = spec.chunk_range(chunk)
+        finished += stop - start
+        if progress is not None:
+            progress(finished, spec.games)
+
+    calls = [(str(root), spec.to_json(), k) for k in todo]
+    if client is None and workers is None and scheduler is None:
+        _run_local(check_chunk, calls, on_done, 1)  # replays are Python: one thread
+    else:
+        from . import cluster
+
+        with cluster.connect(workers, scheduler, client) as (dask_client, _):
+            cluster.run_tasks(dask_client, check_chunk, calls, on_done, "qwirkle-check")
+    for k in sorted(found):
+        report.problems.extend(found[k])
+    return report

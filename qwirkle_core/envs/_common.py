@@ -1,0 +1,75 @@
+"""What the framework envs share: the flat observation and a picture (numpy only)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from .. import _gameloop as gl
+from ..render import SVG_COLORS
+from ..tiles import Color
+from . import _kernels as k
+from .vector import VectorQwirkle
+
+
+def observation_size(width: int) -> int:
+    """Length of the flat observation: 2·W² board cells, 72 hand counts, the scalars."""
+    return 2 * width * width + 72 + k.N_SCALARS
+
+
+def flat_observation(env: VectorQwirkle, i: int, seat: int) -> npt.NDArray[np.int16]:
+    """Env i as ``seat`` sees it, flat (int16): the board planes (window kinds, -1
+    empty; the tiles placed this turn), the hand counts (still held; marked), then the
+    scalars (see ``vector.SCALARS``) rotated so that seat comes first.  For a seat not
+    to move, its own hand, nothing marked, and the scalars rotated to it."""
+    obs = env.obs
+    board = obs["board"][i].ravel()
+    if seat == int(env._metas[i, gl.M_PLAYER]):
+        return np.concatenate((board, obs["hand"][i].ravel(), obs["scalars"][i])).astype(np.int16)
+    hand = np.zeros(72, np.int16)
+    size = int(env._hand_sizes[i, seat])
+    np.add.at(hand, env._hands[i, seat, :size], 1)
+    scalars = obs["scalars"][i].copy()
+    players = env.players
+    for j in range(players):
+        p = (seat + j) % players
+        scalars[k.O_SCORES + j] = env._scores[i, p]
+        scalars[k.O_HAND_SIZES + j] = env._hand_sizes[i, p]
+    scalars[k.O_SEAT] = seat
+    return np.concatenate((board, hand, scalars)).astype(np.int16)
+
+
+_PALETTE = np.array(
+    [[int(SVG_COLORS[c][1 + 2 * j : 3 + 2 * j], 16) for j in range(3)] for c in Color], np.uint8
+)
+# 5 x 5 stamps, one per shape (circle, square, diamond, clover, star, starburst).
+_STAMPS = np.array(
+    [
+        [[0, 1, 1, 1, 0], [1, 1, 1, 1, 1], [1, 1, 1, 1, 1], [1, 1, 1, 1, 1], [0, 1, 1, 1, 0]],
+        [[1, 1, 1, 1, 1], [1, 1, 1, 1, 1], [1, 1, 1, 1, 1], [1, 1, 1, 1, 1], [1, 1, 1, 1, 1]],
+        [[0, 0, 1, 0, 0], [0, 1, 1, 1, 0], [1, 1, 1, 1, 1], [0, 1, 1, 1, 0], [0, 0, 1, 0, 0]],
+        [[0, 1, 0, 1, 0], [1, 1, 1, 1, 1], [0, 1, 1, 1, 0], [1, 1, 1, 1, 1], [0, 1, 0, 1, 0]],
+        [[1, 0, 0, 0, 1], [0, 1, 1, 1, 0], [0, 1, 1, 1, 0], [0, 1, 1, 1, 0], [1, 0, 0, 0, 1]],
+        [[1, 0, 1, 0, 1], [0, 1, 1, 1, 0], [1, 1, 1, 1, 1], [0, 1, 1, 1, 0], [1, 0, 1, 0, 1]],
+    ],
+    bool,
+)
+CELL = 8
+
+
+def rgb_array(board_planes: npt.NDArray[Any]) -> npt.NDArray[np.uint8]:
+    """An RGB picture (uint8[W·8, W·8, 3]) of the window: dark tiles with a coloured
+    stamp of their shape; tiles placed this turn on a lighter background."""
+    width = board_planes.shape[1]
+    image = np.full((width * CELL, width * CELL, 3), 233, np.uint8)
+    for plane, background in ((0, 29), (1, 90)):
+        rows, cols = np.nonzero(board_planes[plane] >= 0)
+        for r, c in zip(rows.tolist(), cols.tolist()):
+            kind = int(board_planes[plane, r, c])
+            cell = image[r * CELL : (r + 1) * CELL, c * CELL : (c + 1) * CELL]
+            cell[1:-1, 1:-1] = background
+            stamp = cell[1 + 1 : 1 + 6, 1 + 1 : 1 + 6]
+            stamp[_STAMPS[kind % 6]] = _PALETTE[kind // 6]
+    return image

@@ -1,0 +1,275 @@
+"""N games stepped by one numba kernel call (:class:`VectorQwirkle`).
+
+>>> env = VectorQwirkle(4, players=2, seed=1, opponents="greedy")
+>>> obs, masks, info = env.reset()
+>>> masks.shape, masks.dtype
+((4, 36902), dtype('bool'))
+>>> obs, masks, rewards, terminated, truncated, info = env.step(env.random_actions())
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from numba.typed import List
+
+from .. import _gameloop as gl
+from .._geometry import EMPTY
+from .._prng import new_state
+from .._state import empty_state, tiles_of
+from ..board import Board
+from ..errors import IllegalMoveError, QwirkleError
+from ..game import Game
+from ..tiles import ALL_TILES
+from . import _kernels as k
+from .encoding import DEFAULT_WINDOW, action_count, describe
+
+__all__ = ["BOT_IDS", "VectorQwirkle"]
+
+BOT_IDS = {"random": gl.BOT_RANDOM, "greedy": gl.BOT_GREEDY, "heuristic": gl.BOT_HEURISTIC}
+MOVE_CACHE = 1024  # encoded moves kept per env for a turn (more: re-encoded per sub-step)
+SET_LIST = 2048  # mask bits remembered per env, so a mask is cleared bit by bit
+
+# Columns of obs["scalars"] (seats rotated: column 0 is the player to move).
+SCALARS = {
+    "scores": slice(k.O_SCORES, k.O_SCORES + 6),
+    "hand_sizes": slice(k.O_HAND_SIZES, k.O_HAND_SIZES + 6),
+    "bag": k.O_BAG,
+    "players": k.O_PLAYERS,
+    "opening": k.O_OPENING,
+    "seat": k.O_SEAT,
+    "placed": k.O_PLACED,
+    "marked": k.O_MARKED,
+}
+
+
+class VectorQwirkle:
+    """``n`` games of ``players`` stepped together by one kernel call per step.
+
+    The games are the game loop's arrays and every turn is played by its kernels
+    (``deal``, ``place_tiles`` + ``settle_turn``, ``ending``, the bots), so env i's games
+    are ``Game(players, seed)``'s for the seeds ``seed + i``, ``seed + i + n``,
+    ``seed + i + 2n``, ... (one per game it plays, in order).
+
+    Actions are the sub-steps of :mod:`qwirkle_core.envs.encoding` (window ``window``).
+    With ``opponents=None`` the caller plays every seat (the observation is the player
+    to move's); with a bot name (``"random"``, ``"greedy"``, ``"heuristic"``), or one
+    name per seat, the caller plays seat ``learner`` and the bots play the other seats
+    inside the kernel, with the built-in bots' seeds (stream 1 + seat of the game's seed).
+
+    ``step(actions)`` returns ``(obs, masks, rewards, terminated, truncated, info)``.
+    Every array is preallocated and the same object at every call (copy what you keep):
+
+    - ``obs["board"]``: int8[n, 2, W, W]: the kinds on the board (-1 empty) in the turn's
+      window, and the tiles placed so far this turn;
+    - ``obs["hand"]``: int8[n, 2, 36]: copies of each kind still in the hand, and marked
+      for the exchange this turn;
+    - ``obs["scalars"]``: int32[n, 18]: see ``SCALARS`` (scores and hand sizes rotated so
+      that column 0 is the player to move, the bag, players, the opening size, the seat
+      to move, the sub-steps of the turn so far);
+    - ``masks``: bool[n, 36·W² + 38], the legal sub-steps;
+    - ``rewards``: float32[n]: the points the acting seat scored in the step (the going-out
+      bonus included); against bots, the learner's points less the mean of the bots'
+      points over the step (their turns are played within it);
+    - ``terminated``: the game ended by the rules; ``truncated``: stopped at MAX_TURNS, or
+      a turn whose every legal move left the window (see the encoding).  Either way the
+      env starts its next game in the same step (autoreset, unless ``autoreset=False``):
+      the observation is the new game's, ``info["final_scores"]`` the ended game's.
+    - ``info``: ``to_move`` (seat), ``seed`` (the game's), ``games`` (finished games),
+      ``moves_outside_window`` (legal moves of the turn outside the window),
+      ``games_skipped`` (games over or truncated before the caller's first turn: dealt
+      again with the next seed, and counted here, never silently), and
+      ``final_scores`` (int64[n, 6], rows written when a game ends).
+    """
+
+    def __init__(
+        self,
+        n: int,
+        players: int = 2,
+        seed: int = 0,
+        opponents: str | Sequence[str | None] | None = None,
+        learner: int = 0,
+        window: int = DEFAULT_WINDOW,
+        autoreset: bool = True,
+    ) -> None:
+        if type(n) is not int or n < 1:
+            raise QwirkleError(f"n is a positive number of games, got {n!r}")
+        if type(players) is not int or not 2 <= players <= 6:
+            raise QwirkleError(f"a game has 2 to 6 players, got {players!r}")
+        if type(learner) is not int or not 0 <= learner < players:
+            raise QwirkleError(f"no seat {learner!r} in a game of {players}")
+        self.n = n
+        self.players = players
+        self.window = window
+        self.learner = learner
+        self.autoreset = bool(autoreset)
+        self.action_count = action_count(window)
+        self.bots = np.full(gl.MAX_PLAYERS, -1, np.int64)
+        if opponents is not None:
+            names = [opponents] * players if isinstance(opponents, str) else list(opponents)
+            if len(names) != players:
+                raise QwirkleError(f"one opponent per seat ({players}), got {names!r}")
+            for p, name in enumerate(names):
+                if p == learner:
+                    continue
+                if name not in BOT_IDS:
+                    raise QwirkleError(f"opponents are {sorted(BOT_IDS)}, got {name!r}")
+                self.bots[p] = BOT_IDS[str(name)]
+        self._seed = self._check_seed(seed)
+        # One board state per env (layout in qwirkle_core._state): a typed list, since a
+        # state is replaced by a larger array when its board grows.
+        self._sts = List([empty_state() for _ in range(n)])
+        self._metas = np.zeros((n, gl.N_META), np.int64)
+        self._hands = np.zeros((n, gl.MAX_PLAYERS, gl.HAND_SIZE), np.int64)
+        self._hand_sizes = np.zeros((n, gl.MAX_PLAYERS), np.int64)
+        self._bags = np.zeros((n, gl.N_TILES), np.int64)
+        self._scores = np.zeros((n, gl.MAX_PLAYERS), np.int64)
+        self._rngs = np.zeros((n, 4), np.int64)
+        self._bot_rngs = np.zeros((n, gl.MAX_PLAYERS, 4), np.int64)
+        self._env = np.zeros((n, k.N_ENV), np.int64)
+        self._partial = np.full((n, 12), -1, np.int64)
+        self._cache_ids = np.zeros((n, MOVE_CACHE, k.MOVE_COLS), np.int32)
+        self._cache_scores = np.zeros((n, MOVE_CACHE), np.int32)
+        self._ex = np.zeros((n, 64, 1 + gl.HAND_SIZE), np.int64)
+        self._set_lists = np.zeros((n, SET_LIST), np.int32)
+        self._sample_rng = new_state(self._seed, 99)
+        self.masks: npt.NDArray[np.bool_] = np.zeros((n, self.action_count), np.bool_)
+        self.obs: dict[str, npt.NDArray[Any]] = {
+            "board": np.full((n, 2, window, window), EMPTY, np.int8),
+            "hand": np.zeros((n, 2, 36), np.int8),
+            "scalars": np.zeros((n, k.N_SCALARS), np.int32),
+        }
+        self.rewards: npt.NDArray[np.float32] = np.zeros(n, np.float32)
+        self.terminated: npt.NDArray[np.bool_] = np.zeros(n, np.bool_)
+        self.truncated: npt.NDArray[np.bool_] = np.zeros(n, np.bool_)
+        self._final_scores = np.zeros((n, gl.MAX_PLAYERS), np.int64)
+        self._started = False
+
+    @staticmethod
+    def _check_seed(seed: int) -> int:
+        try:
+            new_state(seed, 0)
+        except (TypeError, ValueError) as exc:
+            raise QwirkleError(str(exc)) from None
+        return int(seed)
+
+    # -------------------------------------------------------------- stepping
+    def reset(self, seed: int | None = None) -> tuple[dict[str, npt.NDArray[Any]], npt.NDArray[np.bool_], dict[str, Any]]:
+        """Deal a new game in every env (seeds ``seed + i``; by default the seed given
+        at construction); returns (obs, masks, info)."""
+        if seed is not None:
+            self._seed = self._check_seed(seed)
+            self._sample_rng = new_state(self._seed, 99)
+        if self._seed + 2 * self.n >= 2**63:
+            raise QwirkleError("the seed is too large for this many envs")
+        self._env[:] = 0
+        self._env[:, k.E_NEXT_SEED] = self._seed + np.arange(self.n)
+        self.masks[:] = False
+        self._final_scores[:] = 0
+        for i in range(self.n):
+            k.start_game(
+                i, self._sts, self._metas, self._hands, self._hand_sizes, self._bags, self._scores, self._rngs,
+                self._bot_rngs, self.bots, self._env, self._partial, self._cache_ids, self._cache_scores, self._ex,
+                self.masks, self._set_lists, self.obs["board"], self.obs["hand"], self.obs["scalars"],
+                self.players, self.n,
+            )
+        self._started = True
+        self.rewards[:] = 0
+        self.terminated[:] = False
+        self.truncated[:] = False
+        return self.obs, self.masks, self.info()
+
+    def step(
+        self, actions: npt.ArrayLike
+    ) -> tuple[
+        dict[str, npt.NDArray[Any]], npt.NDArray[np.bool_], npt.NDArray[np.float32],
+        npt.NDArray[np.bool_], npt.NDArray[np.bool_], dict[str, Any],
+    ]:
+        """Play one sub-step in every env (``actions``: int[n]).  Raises
+        IllegalMoveError, changing nothing, if an action is not legal."""
+        if not self._started:
+            self.reset()
+        acts = np.asarray(actions)
+        if acts.shape != (self.n,) or not np.issubdtype(acts.dtype, np.integer):
+            raise QwirkleError(f"actions are {self.n} integers, got {acts.dtype} of shape {acts.shape}")
+        acts = acts.astype(np.int64, copy=False)
+        bad = k.step_envs(
+            acts, self._sts, self._metas, self._hands, self._hand_sizes, self._bags, self._scores, self._rngs,
+            self._bot_rngs, self.bots, self._env, self._partial, self._cache_ids, self._cache_scores, self._ex,
+            self.masks, self._set_lists, self.obs["board"], self.obs["hand"], self.obs["scalars"], self.rewards,
+            self.terminated, self.truncated, self._final_scores, self.players, int(self.autoreset),
+        )
+        if bad >= 0:
+            if self._env[bad, k.E_DONE]:
+                raise IllegalMoveError(f"env {bad}: the game is over (reset it: autoreset is off)")
+            a = int(acts[bad])
+            what = describe(a, self.window) if 0 <= a < self.action_count else a
+            raise IllegalMoveError(f"env {bad}: action {a} {what} is not a legal sub-step")
+        return self.obs, self.masks, self.rewards, self.terminated, self.truncated, self.info()
+
+    def info(self) -> dict[str, Any]:
+        """Per env (numpy arrays): the seat to move, the game's seed, the games played and
+        skipped, the moves outside the window, and the final scores of the last game."""
+        return {
+            "to_move": self._metas[:, gl.M_PLAYER],
+            "seed": self._env[:, k.E_SEED],
+            "games": self._env[:, k.E_GAMES],
+            "games_skipped": self._env[:, k.E_SKIPPED],
+            "moves_outside_window": self._env[:, k.E_DROPPED],
+            "final_scores": self._final_scores,
+        }
+
+    def random_actions(self) -> npt.NDArray[np.int64]:
+        """A uniformly random legal sub-step for each env (one kernel call; -1 where an
+        env has none, which only a finished game without autoreset has)."""
+        out = np.empty(self.n, np.int64)
+        k.random_substeps(self.masks, self._set_lists, self._env, self._sample_rng, out)
+        return out
+
+    # -------------------------------------------------------------- reading
+    def scores(self, i: int) -> list[int]:
+        """The scores of env i's game, seat 0 first."""
+        return [int(s) for s in self._scores[i, : self.players]]
+
+    def engine_state(self, i: int) -> tuple[npt.NDArray[Any], ...]:
+        """Env i's game as the game loop's arrays (board state, meta, hands, hand_sizes,
+        bag, scores, game_rng): copies."""
+        arrays = (self._metas, self._hands, self._hand_sizes, self._bags, self._scores, self._rngs)
+        return (np.array(self._sts[i]),) + tuple(a[i].copy() for a in arrays)
+
+    def partial_turn(self, i: int) -> list[int]:
+        """The sub-steps env i's player to move has played this turn."""
+        placed = int(self._env[i, k.E_PLACED])
+        marked = int(self._env[i, k.E_MARKED])
+        if placed:
+            return [int(a) for a in self._partial[i, :placed]]
+        base = 36 * self.window * self.window
+        return [base + int(kind) for kind in self._partial[i, 6 : 6 + marked]]
+
+    def window_origin(self, i: int) -> tuple[int, int]:
+        """Board coordinates of window cell (0, 0) of env i's turn."""
+        return int(self._env[i, k.E_TOP]), int(self._env[i, k.E_LEFT])
+
+    def game_seed(self, i: int) -> int:
+        """The seed of env i's current game."""
+        return int(self._env[i, k.E_SEED])
+
+    def board(self, i: int) -> Board:
+        """Env i's board (a copy, as a Board)."""
+        tiles = tiles_of(self._sts[i]).tolist()
+        return Board.from_placements((r, c, ALL_TILES[kind]) for r, c, kind in tiles) if tiles else Board()
+
+    def to_game(self, i: int) -> Game:
+        """Env i's position as a Game (no history: ``Game.from_position``; a game in
+        play)."""
+        _, meta, hands, hand_sizes, bag, scores, _ = self.engine_state(i)
+        return Game.from_position(
+            self.board(i),
+            [[ALL_TILES[int(t)] for t in hands[p, : hand_sizes[p]]] for p in range(self.players)],
+            [ALL_TILES[int(t)] for t in bag[: meta[gl.M_BAG]]],
+            [int(s) for s in scores[: self.players]],
+            int(meta[gl.M_PLAYER]),
+        )

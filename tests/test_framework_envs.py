@@ -1,0 +1,93 @@
+"""The PettingZoo and Gymnasium envs pass their frameworks' checkers (the rl extra)."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from qwirkle_core.game import Game
+
+pytest.importorskip("pettingzoo", reason="the rl extra (pip install qwirkle-core[rl]) is not installed")
+pytest.importorskip("gymnasium", reason="the rl extra (pip install qwirkle-core[rl]) is not installed")
+
+from qwirkle_core.envs import encoding as enc
+from qwirkle_core.envs.gymnasium import QwirkleVsBot
+from qwirkle_core.envs.pettingzoo import env as make_env
+
+NO_JIT = os.environ.get("NUMBA_DISABLE_JIT") == "1"
+
+
+@pytest.mark.skipif(NO_JIT, reason="api_test plays 1,000 sub-steps: minutes with every kernel in plain Python")
+@pytest.mark.parametrize("players", [2, 4])
+def test_pettingzoo_api_test(players: int) -> None:
+    from pettingzoo.test import api_test
+
+    api_test(make_env(players=players), num_cycles=300, verbose_progress=False)
+
+
+@pytest.mark.skipif(NO_JIT, reason="seed_test plays two games of sub-steps: too slow with the JIT off")
+def test_pettingzoo_seed_test() -> None:
+    from pettingzoo.test import seed_test
+
+    seed_test(lambda: make_env(players=3), num_cycles=50)
+
+
+def test_pettingzoo_plays_game_s_game_and_renders() -> None:
+    aec = make_env(players=2, render_mode="ansi")
+    aec.reset(seed=11)
+    game = Game(2, seed=11)
+    turn: list[int] = []
+    rng = np.random.default_rng(0)
+    for _ in range(40 if NO_JIT else 400):
+        agent = aec.agent_selection
+        if aec.terminations[agent] or aec.truncations[agent]:
+            assert game.is_over
+            assert aec.infos[agent]["final_scores"] == game.scores
+            break
+        assert agent == f"player_{game.to_move}"
+        obs = aec.observe(agent)
+        action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        other = aec.observe(f"player_{1 - game.to_move}")
+        assert not other["action_mask"].any() and other["observation"].shape == obs["observation"].shape
+        aec.step(action)
+        turn.append(action)
+        if action in (enc.end_id(), enc.pass_id()):
+            game.push(enc.action_from_substeps(game, turn))
+            turn = []
+            assert [aec._cumulative_rewards[a] for a in aec.agents] != None
+    text = aec.render()
+    assert isinstance(text, str) and "scores" in text
+    picture = make_env(players=2, render_mode="rgb_array")
+    picture.reset(seed=1)
+    image = picture.render()
+    assert isinstance(image, np.ndarray) and image.dtype == np.uint8 and image.shape == (256, 256, 3)
+
+
+@pytest.mark.skipif(NO_JIT, reason="check_env steps the env many times: too slow with the JIT off")
+def test_gymnasium_check_env() -> None:
+    from gymnasium.utils.env_checker import check_env
+
+    check_env(QwirkleVsBot(players=2, opponents="greedy"), skip_render_check=True)
+
+
+def test_gymnasium_masked_play_and_illegal_actions() -> None:
+    env = QwirkleVsBot(players=3, opponents=["random", None, "greedy"], learner=1, render_mode="rgb_array")
+    obs, info = env.reset(seed=5)
+    assert obs.dtype == np.int16 and env.observation_space.contains(obs)
+    mask = env.action_masks()
+    illegal = int(np.flatnonzero(~mask)[0])
+    obs2, reward, terminated, truncated, info = env.step(illegal)
+    assert info == {"illegal": True} and reward == -1.0 and (obs2 == obs).all()
+    rng = np.random.default_rng(1)
+    for _ in range(30 if NO_JIT else 3000):
+        obs, reward, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+        if terminated or truncated:
+            assert len(info["final_scores"]) == 3
+            with pytest.raises(RuntimeError):
+                env.step(0)
+            break
+    assert env.render().shape == (256, 256, 3)  # type: ignore[union-attr]
+    with pytest.raises(ValueError):
+        QwirkleVsBot(render_mode="human")

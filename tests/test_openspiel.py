@@ -1,0 +1,124 @@
+"""The OpenSpiel game python_qwirkle (the rl extra)."""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from typing import Any
+
+import numpy as np
+import pytest
+
+pyspiel = pytest.importorskip("pyspiel", reason="the rl extra (pip install qwirkle-core[rl]) is not installed")
+
+from open_spiel.python.algorithms import ismcts, mcts
+
+from qwirkle_core import _gameloop as gl
+from qwirkle_core._state import tiles_of
+from qwirkle_core.envs import openspiel as qos
+
+NO_JIT = os.environ.get("NUMBA_DISABLE_JIT") == "1"
+SLOW = pytest.mark.skipif(NO_JIT, reason="whole OpenSpiel games: minutes with every kernel in plain Python")
+
+
+class FlatEvaluator(mcts.Evaluator):  # type: ignore[misc]
+    """Value 0 and a uniform prior: the searches run without rollouts (fast)."""
+
+    def evaluate(self, state: Any) -> np.ndarray:
+        return np.zeros(state.num_players())
+
+    def prior(self, state: Any) -> list[tuple[int, float]]:
+        if state.is_chance_node():
+            return state.chance_outcomes()  # type: ignore[no-any-return]
+        actions = state.legal_actions()
+        return [(a, 1.0 / len(actions)) for a in actions]
+
+
+def play(state: Any, choose: Any, rng: np.random.Generator) -> Any:
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes())
+            state.apply_action(int(rng.choice(outcomes, p=probs)))
+        else:
+            state.apply_action(choose(state))
+    return state
+
+
+def tiles_conserved(state: Any) -> bool:
+    counts: Counter[int] = Counter(int(k) for k in state.bag[: state.meta[gl.M_BAG]])
+    for p in range(state.players):
+        counts.update(int(k) for k in state.hands[p, : state.hand_sizes[p]])
+    counts.update(int(kind) for _, _, kind in tiles_of(state.st).tolist())
+    if state.pending and state.turn_action[gl.A_TYPE] == gl.EXCHANGE:  # set aside until the draws are done
+        counts.update(int(k) for k in state.turn_action[gl.A_KINDS : gl.A_KINDS + state.turn_action[gl.A_N]])
+    return all(counts[k] == 3 for k in range(36))
+
+
+@SLOW
+@pytest.mark.parametrize("players", [2, 4])
+def test_random_sim_test_with_serialization(players: int) -> None:
+    game = pyspiel.load_game("python_qwirkle", {"players": players})
+    assert game.num_players() == players and game.num_distinct_actions() == 36_902
+    pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
+
+
+def test_chance_tiles_and_hidden_information() -> None:
+    game = pyspiel.load_game("python_qwirkle", {"players": 3})
+    state = game.new_initial_state()
+    outcomes = state.chance_outcomes()
+    assert len(outcomes) == 36 and all(abs(p - 3 / 108) < 1e-12 for _, p in outcomes)
+    rng = np.random.default_rng(2)
+    for _ in range(40 if NO_JIT else 250):
+        if state.is_terminal():
+            break
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes())
+            assert abs(sum(probs) - 1) < 1e-9
+            state.apply_action(int(rng.choice(outcomes, p=probs)))
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+        assert tiles_conserved(state)
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    player = state.current_player()
+    clone = state.clone()
+    assert str(clone) == str(state) and clone.history() == state.history()
+    resampled = state.resample_from_infostate(player, pyspiel.UniformProbabilitySampler(0.0, 1.0))
+    assert tiles_conserved(resampled)
+    assert (resampled.hands[player] == state.hands[player]).all()
+    assert (resampled.hand_sizes == state.hand_sizes).all()
+    assert resampled.observation_string(player) == state.observation_string(player)
+    assert len(state.observation_tensor(player)) == qos.OBS_SIZE
+    info_tensor = np.array(state.information_state_tensor(player))
+    assert len(info_tensor) == qos.INFO_SIZE
+    # the copies the player has not seen: the bag and the other hands
+    assert info_tensor[qos.OBS_SIZE :].sum() == state.meta[gl.M_BAG] + sum(
+        int(state.hand_sizes[p]) for p in range(3) if p != player
+    )
+    other = (player + 1) % 3
+    assert state.information_state_string(player) != state.information_state_string(other)
+    clone.apply_action(clone.legal_actions()[0])
+    assert clone.history() != state.history()
+    again = pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, state))[1]
+    assert str(again) == str(state)
+    assert [state.action_to_string(a) for a in state.legal_actions()[:3]]
+    assert state.returns() == [0.0, 0.0, 0.0]
+
+
+@SLOW
+def test_mcts_and_ismcts_play_whole_games() -> None:
+    game = pyspiel.load_game("python_qwirkle", {"players": 2})
+    rng = np.random.default_rng(3)
+    bot = mcts.MCTSBot(game, 2.0, 3, FlatEvaluator(), random_state=np.random.RandomState(1))
+    state = play(game.new_initial_state(), lambda s: bot.step(s) if s.current_player() == 0
+                 else int(rng.choice(s.legal_actions())), rng)
+    assert state.is_terminal() and sorted(state.returns()) in ([-1.0, 1.0], [1.0, 1.0])
+    searcher = ismcts.ISMCTSBot(game, FlatEvaluator(), 2.0, 3, random_state=np.random.RandomState(2))
+    state = play(game.new_initial_state(), lambda s: searcher.step(s) if s.current_player() == 1
+                 else int(rng.choice(s.legal_actions())), rng)
+    assert state.is_terminal()
+
+
+def test_bad_parameters() -> None:
+    with pytest.raises(Exception, match="2 to 6"):
+        pyspiel.load_game("python_qwirkle", {"players": 7})

@@ -1,0 +1,146 @@
+"""VectorQwirkle: the same games, rules and legal sub-steps as Game, step by step."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from qwirkle_core import _gameloop as gl
+from qwirkle_core.envs import encoding as enc
+from qwirkle_core.envs.vector import SCALARS, VectorQwirkle
+from qwirkle_core.errors import IllegalMoveError, QwirkleError
+from qwirkle_core.game import Game
+
+NO_JIT = os.environ.get("NUMBA_DISABLE_JIT") == "1"
+STEPS = 150 if NO_JIT else 1500
+W = enc.DEFAULT_WINDOW
+
+
+def mirror(env: VectorQwirkle, steps: int, check_masks: bool = True) -> int:
+    """Step ``env`` with random legal sub-steps and play every completed turn on a Game
+    of the same seed beside it; compare hands, bag, scores, generator, mask, rewards."""
+    games = [Game(env.players, seed=env.game_seed(i)) for i in range(env.n)]
+    turn: list[list[int]] = [[] for _ in range(env.n)]
+    finished = 0
+    for _ in range(steps):
+        actions = env.random_actions()
+        acting = [g.to_move for g in games]
+        before = [g.scores for g in games]
+        obs, masks, rewards, terminated, truncated, info = env.step(actions)
+        for i, game in enumerate(games):
+            turn[i].append(int(actions[i]))
+            if turn[i][-1] in (enc.end_id(W), enc.pass_id(W)):
+                game.push(enc.action_from_substeps(game, turn[i]))
+                turn[i] = []
+            assert rewards[i] == game.scores[acting[i]] - before[i][acting[i]]
+            assert not truncated[i]
+            if terminated[i]:
+                assert game.is_over
+                assert info["final_scores"][i, : env.players].tolist() == game.scores
+                games[i] = Game(env.players, seed=env.game_seed(i))
+                finished += 1
+                continue
+            assert not game.is_over
+            _, meta, hands, hand_sizes, bag, scores, rng = game.engine_state()
+            _, meta2, hands2, hand_sizes2, bag2, scores2, rng2 = env.engine_state(i)
+            assert (hands == hands2).all() and (hand_sizes == hand_sizes2).all()
+            assert (scores == scores2).all() and (rng == rng2).all()
+            assert (bag[: game.bag_size] == bag2[: game.bag_size]).all()
+            assert meta[gl.M_PLAYER] == meta2[gl.M_PLAYER] == info["to_move"][i]
+            assert env.partial_turn(i) == turn[i]
+            if check_masks:
+                assert (enc.legal_substeps(game, turn[i]).mask == masks[i]).all()
+            scalars = obs["scalars"][i]
+            assert scalars[SCALARS["bag"]] == game.bag_size
+            seat = game.to_move
+            assert scalars[SCALARS["scores"]][0] == game.scores[seat]
+            hand_counts = np.bincount([t.kind for t in game.hand()], minlength=36)
+            assert (obs["hand"][i].sum(axis=0) <= hand_counts).all()
+    return finished
+
+
+@pytest.mark.parametrize("players", [2, 3, 6])
+def test_same_games_as_game(players: int) -> None:
+    env = VectorQwirkle(3, players=players, seed=10 * players)
+    env.reset()
+    finished = mirror(env, STEPS)
+    assert NO_JIT or finished >= 3
+
+
+def test_seeds_and_determinism() -> None:
+    a = VectorQwirkle(4, players=2, seed=7, opponents="greedy")
+    b = VectorQwirkle(4, players=2, seed=7, opponents="greedy")
+    a.reset()
+    b.reset()
+    assert a.info()["seed"].tolist() == [7, 8, 9, 10]
+    for _ in range(50 if NO_JIT else 400):
+        acts = a.random_actions()
+        ra = a.step(acts)
+        rb = b.step(acts.copy())
+        assert (ra[0]["board"] == rb[0]["board"]).all() and (ra[1] == rb[1]).all()
+        assert (ra[2] == rb[2]).all()
+    # later games take the seeds seed + i + k*n
+    assert all((s - 7 - i) % 4 == 0 for i, s in enumerate(a.info()["seed"]))
+
+
+def test_against_bots_the_learner_always_moves() -> None:
+    env = VectorQwirkle(4, players=3, seed=3, opponents=["greedy", None, "random"], learner=1)
+    obs, masks, info = env.reset()
+    total = np.zeros(4)
+    for _ in range(60 if NO_JIT else 600):
+        obs, masks, rewards, _terminated, _truncated, info = env.step(env.random_actions())
+        total += rewards
+        assert (info["to_move"] == 1).all()
+        assert masks.any(axis=1).all()
+    assert (obs["scalars"][:, SCALARS["seat"]] == 1).all()
+
+
+def test_no_autoreset_and_errors() -> None:
+    env = VectorQwirkle(2, players=2, seed=5, opponents="greedy", autoreset=False)
+    env.reset()
+    with pytest.raises(IllegalMoveError):
+        env.step(np.array([enc.pass_id(W), enc.pass_id(W)]))
+    with pytest.raises(QwirkleError):
+        env.step(np.array([0]))
+    with pytest.raises(QwirkleError):
+        VectorQwirkle(0)
+    with pytest.raises(QwirkleError):
+        VectorQwirkle(2, players=7)
+    with pytest.raises(QwirkleError):
+        VectorQwirkle(2, opponents="clever")
+    with pytest.raises(QwirkleError):
+        VectorQwirkle(2, seed=-1)
+    done = np.zeros(2, bool)
+    for _ in range(3000):
+        if done.all():
+            break
+        acts = env.random_actions()
+        acts[done] = 0
+        live = ~done
+        if not live.all():
+            # a finished game refuses every action until reset
+            with pytest.raises(IllegalMoveError, match="over"):
+                env.step(acts)
+            break
+        _, _masks, _, terminated, truncated, _info = env.step(acts)
+        done |= terminated | truncated
+    env.reset()
+    assert env.masks.any(axis=1).all()
+    game = env.to_game(0)
+    assert game.to_move == int(env.info()["to_move"][0]) and len(game.legal_actions()) > 0
+
+
+def test_small_window_truncates_instead_of_inventing_a_rule() -> None:
+    env = VectorQwirkle(8, players=2, seed=1, window=3)
+    env.reset()
+    outside = truncated_games = 0
+    for _ in range(100 if NO_JIT else 1500):
+        _, masks, _, _, truncated, info = env.step(env.random_actions())
+        outside += int(info["moves_outside_window"].sum())
+        truncated_games += int(truncated.sum())
+        assert masks.any(axis=1).all()
+    truncated_games += int(info["games_skipped"].sum())
+    assert outside > 0
+    assert NO_JIT or truncated_games > 0
