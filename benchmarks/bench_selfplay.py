@@ -45,10 +45,14 @@ def test_games_one_core(benchmark, bot: str) -> None:  # type: ignore[no-untyped
 
 
 def test_greedy_games_all_cores(benchmark) -> None:  # type: ignore[no-untyped-def]
-    _gameloop.play_games_parallel(2, SEEDS_LOW[:2], SEEDS_HIGH[:2], TIE_RANK, GREEDY, NO_LOGS[:2])
-    benchmark.pedantic(
-        _gameloop.play_games_parallel, args=(2, SEEDS_LOW, SEEDS_HIGH, TIE_RANK, GREEDY, NO_LOGS), rounds=5, iterations=1
-    )
+    """The library's parallel path: batches on one thread per core over the serial loop."""
+
+    def run() -> None:
+        for _ in play_batches(GAMES, 2, ["greedy", "greedy"], seed=0, parallel=True):
+            pass
+
+    run()
+    benchmark.pedantic(run, rounds=5, iterations=1)
     _report(benchmark, f"greedy vs greedy, 2 players, {numba.get_num_threads()} cores")
 
 

@@ -23,15 +23,11 @@ from pathlib import Path
 from typing import Any
 
 import numba
-import numpy as np
 
-from qwirkle_core import _gameloop
-from qwirkle_core._prng import seed_words
 from qwirkle_core.datasets import DEFAULT_CHUNK_SIZE, read_records, warm_kernels, write_dataset
 from qwirkle_core.records import record_line
+from qwirkle_core.selfplay import play_batches
 
-GREEDY = np.full(_gameloop.MAX_PLAYERS, _gameloop.BOT_GREEDY, np.int64)
-TIE_RANK = np.arange(_gameloop.MAX_PLAYERS, dtype=np.int64)
 BATCH = 5000
 
 
@@ -40,13 +36,13 @@ def load() -> float:
 
 
 def no_output(games: int, parallel: bool) -> float:
-    """Games per second of the same games played with no log and nothing written."""
-    play = _gameloop.play_games_parallel if parallel else _gameloop.play_games_serial
-    play(2, *seed_words([0, 1]), TIE_RANK, GREEDY, _gameloop.empty_logs(2, 0))
+    """Games per second of the same games played with no log and nothing written (the
+    library's own path: one thread per core over the serial loop when ``parallel``)."""
+    for _ in play_batches(2, 2, ["greedy", "greedy"], seed=0, parallel=parallel):
+        pass
     began = time.perf_counter()
-    for lo in range(0, games, BATCH):
-        n = min(BATCH, games - lo)
-        play(2, *seed_words(list(range(lo, lo + n))), TIE_RANK, GREEDY, _gameloop.empty_logs(n, 0))
+    for _ in play_batches(games, 2, ["greedy", "greedy"], seed=0, parallel=parallel, batch=BATCH):
+        pass
     return games / (time.perf_counter() - began)
 
 

@@ -858,23 +858,6 @@ def play_games_serial(
     return scores, turns, ends
 
 
-@parallel_kernel
-def play_games_parallel(
-    n_players: KInt, seeds_low: KArray, seeds_high: KArray, tie_rank: KArray, bots: KArray, logs: KArray,
-) -> tuple[KArray, KArray, KArray]:
-    """Like play_games_serial, the games spread over every core."""
-    n = seeds_low.shape[0]
-    scores = np.zeros((n, MAX_PLAYERS), np.int64)
-    turns = np.zeros(n, np.int64)
-    ends = np.zeros(n, np.int64)
-    for i in prange(n):
-        s, t, e = play_game(n_players, seeds_low[i], seeds_high[i], tie_rank, bots, logs[i])
-        scores[i] = s
-        turns[i] = t
-        ends[i] = e
-    return scores, turns, ends
-
-
 # --------------------------------------------------------------- determinization
 @kernel
 def redeal_unseen(
