@@ -155,6 +155,17 @@ def line_info(st: KArray, at: KInt, x: KInt, step: KInt) -> KInt:
         after_kinds |= np.int64(1) << kind
         n_after += 1
         t += step
+    return joined_info(before, n_before, after, after_kinds, n_after)
+
+
+@inline_helper
+def joined_info(before: KInt, n_before: KInt, after: KInt, after_kinds: KInt, n_after: KInt) -> KInt:
+    """The info word of an empty cell between a run L of ``n_before`` tiles that folds
+    to ``before`` and a run R of ``n_after`` tiles (the kinds ``after_kinds``) that
+    folds to ``after`` (either run may be empty: n = 0, fold ALL_KINDS).
+
+    For valid runs, L + x + R is a valid line for the kinds allowed by both if R's
+    kinds can all join L, else for none."""
     mask = np.int64(ALL_KINDS)
     length = 0
     if n_before > 0:
@@ -254,21 +265,69 @@ def _mark_count(st: KArray, kind: KInt) -> None:
         st[S_FULL] |= bit
 
 
-@kernel
-def _fill_cross_checks(st: KArray) -> None:
-    """The info of every empty cell beside a tile, computed from scratch."""
-    width = st[S_WIDTH]
-    row_at = st[S_ROW_AT]
-    col_at = st[S_COL_AT]
-    for i in range(st[S_R0] - 1, st[S_R1] + 1):
-        for j in range(st[S_C0] - 1, st[S_C1] + 1):
-            p = i * width + j
-            if st[row_at + p] < 0:
+@inline_helper
+def _sweep(st: KArray, at: KInt, outer0: KInt, outer1: KInt, outer_step: KInt, inner0: KInt, inner1: KInt, step: KInt) -> KInt:
+    """Write the info (section ``at``) of every empty cell beside a run of tiles along
+    ``step``, going over the lines ``outer0 * outer_step`` .. of the tiles' box, each
+    from ``inner0`` to ``inner1``; each run is folded once, not once per cell beside it.
+
+    Returns the smallest window index of the first cell of an invalid run, or -1."""
+    bad = np.int64(-1)
+    for o in range(outer0, outer1):
+        base = o * outer_step
+        x = inner0
+        prev_end = np.int64(-2)  # inner index of the empty cell after the last run
+        prev_fold = np.int64(ALL_KINDS)
+        prev_n = np.int64(0)
+        while x < inner1:
+            if st[at + base + x * step] >= 0:
+                x += 1
                 continue
-            if st[row_at + p - 1] < 0 or st[row_at + p + 1] < 0:
-                st[row_at + p] = line_info(st, row_at, p, 1)
-            if st[col_at + p - width] < 0 or st[col_at + p + width] < 0:
-                st[col_at + p] = line_info(st, col_at, p, width)
+            first = x
+            fold = np.int64(ALL_KINDS)
+            kinds = np.int64(0)
+            n = np.int64(0)
+            while st[at + base + x * step] < 0:
+                kind = ~st[at + base + x * step]
+                fold = fold_tile(fold, kind)
+                kinds |= np.int64(1) << kind
+                n += 1
+                x += 1
+            if fold < 0 and (bad < 0 or base + first * step < bad):
+                bad = base + first * step
+            # The cell before the run; the one after it unless a run follows at once
+            # (that run writes it, knowing both).
+            if prev_end == first - 1:
+                st[at + base + (first - 1) * step] = joined_info(prev_fold, prev_n, fold, kinds, n)
+            else:
+                st[at + base + (first - 1) * step] = joined_info(np.int64(ALL_KINDS), 0, fold, kinds, n)
+            if st[at + base + (x + 1) * step] >= 0:
+                st[at + base + x * step] = joined_info(fold, n, np.int64(ALL_KINDS), 0, 0)
+            prev_end = x
+            prev_fold = fold
+            prev_n = n
+            x += 1
+    return bad
+
+
+@kernel
+def _fill_cross_checks(st: KArray) -> KInt:
+    """The info of every empty cell beside a tile, computed from scratch.  Returns
+    where the first invalid line starts: -1 if none, else the window index of its
+    first cell, in (row, col) order, rows before columns, plus ``height * width``
+    for a column."""
+    width = st[S_WIDTH]
+    r0 = st[S_R0]
+    r1 = st[S_R1]
+    c0 = st[S_C0]
+    c1 = st[S_C1]
+    bad_row = _sweep(st, st[S_ROW_AT], r0, r1, width, c0, c1, 1)
+    bad_col = _sweep(st, st[S_COL_AT], c0, c1, 1, r0, r1, width)
+    if bad_row >= 0:
+        return bad_row
+    if bad_col >= 0:
+        return bad_col + st[S_HEIGHT] * width
+    return -1
 
 
 @kernel
@@ -282,48 +341,46 @@ def _set_error(st: KArray, verdict: KInt, row: KInt, col: KInt, arg: KInt, n: KI
 
 
 @kernel
-def build(cells: KArray) -> KArray:
-    """The state of the board whose tiles are the rows of ``cells``: [row, col, kind]
-    (caller's coordinates), or [row, col, color, shape] when it has four columns.
+def build(values: KArray, columns: KInt) -> KArray:
+    """The state of the board whose tiles are given column by column in ``values``:
+    the n rows, then the n columns (caller's coordinates), then the n kinds, or the n
+    colours and then the n shapes when ``columns`` is 4 (n = len(values) // columns).
 
-    Checked: coordinates in the playing area (|row|, |col| <= COORD_MAX) and tiles that exist (else BAD_INPUT: the caller
-    checks its input itself to say what is wrong), two tiles on one cell, more than 3
-    copies of a kind, tiles too far apart, an invalid line, tiles not connected.  A
-    rejected board gives an empty state whose st[S_ERROR] is the verdict (OK = 0
-    otherwise), st[S_ERROR_ROW], st[S_ERROR_COL] the caller's cell it is about,
-    st[S_ERROR_ARG] the direction of an invalid line (0 row, 1 column) or the kind with
-    too many copies (st[S_ERROR_N] of them).  The checks are made in that order, each
-    over the tiles in the given order (lines and connectivity: in (row, col) order of
-    their first cell); TOO_FAR (the tiles span MAX_SPAN cells or more) is found before
-    all but the first."""
-    n = cells.shape[0]
+    Checked: coordinates in the playing area (|row|, |col| <= COORD_MAX) and tiles
+    that exist (else BAD_INPUT: the caller checks its input itself to say what is
+    wrong), two tiles on one cell, more than 3 copies of a kind, tiles too far apart,
+    an invalid line, tiles not connected.  A rejected board gives an empty state whose
+    st[S_ERROR] is the verdict (OK = 0 otherwise), st[S_ERROR_ROW], st[S_ERROR_COL]
+    the caller's cell it is about, st[S_ERROR_ARG] the direction of an invalid line (0
+    row, 1 column) or the kind with too many copies (st[S_ERROR_N] of them).  The
+    checks are made in that order, each over the tiles in the given order (lines and
+    connectivity: in (row, col) order of their first cell); TOO_FAR (the tiles span
+    MAX_SPAN cells or more) is found before all but the first."""
+    n = values.shape[0] // columns
     if n == 0:
         return new_empty_state()
-    rows = cells[:, 0]
-    cols = cells[:, 1]
-    kinds = np.empty(n, np.int64)
+    lo_r = values[0]
+    hi_r = lo_r
+    lo_c = values[n]
+    hi_c = lo_c
     for a in range(n):
-        if cells.shape[1] == 4:
-            color = cells[a, 2]
-            shape = cells[a, 3]
+        row = values[a]
+        col = values[n + a]
+        if columns == 4:
+            color = values[2 * n + a]
+            shape = values[3 * n + a]
             if color < 0 or color >= 6 or shape < 0 or shape >= 6:
                 return _set_error(new_empty_state(), BAD_INPUT, 0, 0, 0, 0)
-            kinds[a] = color * 6 + shape
         else:
-            kinds[a] = cells[a, 2]
-            if kinds[a] < 0 or kinds[a] >= 36:
+            kind = values[2 * n + a]
+            if kind < 0 or kind >= 36:
                 return _set_error(new_empty_state(), BAD_INPUT, 0, 0, 0, 0)
-        if abs(rows[a]) >= COORD_LIMIT or abs(cols[a]) >= COORD_LIMIT:
+        if abs(row) >= COORD_LIMIT or abs(col) >= COORD_LIMIT:
             return _set_error(new_empty_state(), BAD_INPUT, 0, 0, 0, 0)
-    lo_r = rows[0]
-    hi_r = rows[0]
-    lo_c = cols[0]
-    hi_c = cols[0]
-    for a in range(n):
-        lo_r = min(lo_r, rows[a])
-        hi_r = max(hi_r, rows[a])
-        lo_c = min(lo_c, cols[a])
-        hi_c = max(hi_c, cols[a])
+        lo_r = min(lo_r, row)
+        hi_r = max(hi_r, row)
+        lo_c = min(lo_c, col)
+        hi_c = max(hi_c, col)
     if hi_r - lo_r >= MAX_SPAN or hi_c - lo_c >= MAX_SPAN:
         # No window for it; the caller looks for the problems to report first.
         return _set_error(new_empty_state(), TOO_FAR, 0, 0, 0, 0)
@@ -333,45 +390,30 @@ def build(cells: KArray) -> KArray:
     width = st[S_WIDTH]
     row_at = st[S_ROW_AT]
     for a in range(n):
-        i = rows[a] - top
-        j = cols[a] - left
+        i = values[a] - top
+        j = values[n + a] - left
         if st[row_at + i * width + j] < 0:
-            return _set_error(new_empty_state(), SAME_CELL, rows[a], cols[a], 0, 0)
-        _place(st, i, j, kinds[a])
+            return _set_error(new_empty_state(), SAME_CELL, values[a], values[n + a], 0, 0)
+        _place(st, i, j, _kind_of(values, columns, n, a))
     for a in range(n):
-        k = kinds[a]
-        if st[S_COUNTS + k] > 3:
-            return _set_error(new_empty_state(), TOO_MANY_COPIES, 0, 0, k, st[S_COUNTS + k])
+        kind = _kind_of(values, columns, n, a)
+        if st[S_COUNTS + kind] > 3:
+            return _set_error(new_empty_state(), TOO_MANY_COPIES, 0, 0, kind, st[S_COUNTS + kind])
+    height = st[S_HEIGHT]
+    bad = _fill_cross_checks(st)
+    if bad >= 0:
+        direction = 0 if bad < height * width else 1
+        p = bad - direction * height * width
+        return _set_error(new_empty_state(), INVALID_LINE, p // width + top, p % width + left, direction, 0)
+    # Connectivity: a flood fill from the first tile in (row, col) order must reach
+    # them all.
     r0 = st[S_R0]
-    r1 = st[S_R1]
     c0 = st[S_C0]
-    c1 = st[S_C1]
-    # Every line, rows first, from its first tile.
-    for direction in range(2):
-        step = 1 if direction == 0 else width
-        for i in range(r0, r1):
-            for j in range(c0, c1):
-                p = i * width + j
-                if st[row_at + p] >= 0 or st[row_at + p - step] < 0:
-                    continue
-                allowed = np.int64(ALL_KINDS)
-                t = p
-                while st[row_at + t] < 0:
-                    allowed = fold_tile(allowed, ~st[row_at + t])
-                    t += step
-                if allowed < 0:
-                    return _set_error(new_empty_state(), INVALID_LINE, i + top, j + left, direction, 0)
-    # Connectivity: a flood fill from the first tile must reach them all.
-    seen = np.zeros(st[S_HEIGHT] * width, np.bool_)
+    start = r0 * width + c0
+    while st[row_at + start] >= 0:
+        start += 1
+    seen = np.zeros(height * width, np.bool_)
     queue = np.empty(n, np.int64)
-    start = -1
-    for i in range(r0, r1):
-        for j in range(c0, c1):
-            if st[row_at + i * width + j] < 0:
-                start = i * width + j
-                break
-        if start >= 0:
-            break
     queue[0] = start
     seen[start] = True
     head = 0
@@ -385,13 +427,18 @@ def build(cells: KArray) -> KArray:
                 queue[tail] = q
                 tail += 1
     if tail != n:
-        for i in range(r0, r1):
-            for j in range(c0, c1):
-                p = i * width + j
-                if st[row_at + p] < 0 and not seen[p]:
-                    return _set_error(new_empty_state(), NOT_CONNECTED, i + top, j + left, 0, 0)
-    _fill_cross_checks(st)
+        for p in range(r0 * width, st[S_R1] * width):
+            if st[row_at + p] < 0 and not seen[p]:
+                return _set_error(new_empty_state(), NOT_CONNECTED, p // width + top, p % width + left, 0, 0)
     return st
+
+
+@inline_helper
+def _kind_of(values: KArray, columns: KInt, n: KInt, a: KInt) -> KInt:
+    """The kind of tile ``a`` of build's ``values``."""
+    if columns == 4:
+        return values[2 * n + a] * 6 + values[3 * n + a]
+    return values[2 * n + a]
 
 
 @kernel

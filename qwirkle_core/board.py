@@ -6,11 +6,12 @@ query is one kernel call that recomputes nothing."""
 
 from __future__ import annotations
 
-import itertools
+import functools
 import operator
+import struct
 import threading
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -113,8 +114,32 @@ _EMPTY_STATE = _state.empty_state()
 _EMPTY_STATE.setflags(write=False)
 _NO_LOG = np.zeros(1, np.int64)  # the log of a board never pushed to (read only)
 _NO_LOG.setflags(write=False)
-_FLAT = itertools.chain.from_iterable
 _KIND = operator.attrgetter("kind")
+
+
+@functools.cache
+def _packer(count: int) -> Callable[..., bytes]:
+    return struct.Struct(f"={count}q").pack
+
+
+def _packed(count: int, *numbers: int) -> npt.NDArray[np.int64] | None:
+    """``numbers`` (``count`` <= 4 * 108 Python ints) as a read-only int64 array, or
+    None if one is beyond int64 (a struct packs them at C speed, twice as fast as
+    numpy converts a list)."""
+    try:
+        return np.frombuffer(_packer(count)(*numbers), np.int64)
+    except struct.error:
+        return None
+
+
+def _placed_values(items: list[Placement]) -> npt.NDArray[np.int64]:
+    """Checked placements as build's values: rows, columns, kinds (read-only, as
+    ``_packed`` gives them: the kernel is compiled for one array type)."""
+    values = np.array(
+        [r for r, _, _ in items] + [c for _, c, _ in items] + [t.kind for _, _, t in items], dtype=np.int64
+    )
+    values.setflags(write=False)
+    return values
 
 
 class Board:
@@ -166,29 +191,34 @@ class Board:
         """A board from ``(row, col, Tile)`` (or ``(row, col, color, shape)``) items.
 
         Raises :class:`InvalidPositionError` for a board that no game can produce."""
-        if isinstance(placements, (str, bytes)) or not isinstance(placements, Iterable):
+        if type(placements) is list:
+            items = placements
+        elif isinstance(placements, (str, bytes)) or not isinstance(placements, Iterable):
             raise InvalidPositionError(f"a board is a sequence of (row, col, tile) placements, got {show(placements)}")
-        items = placements if isinstance(placements, list) else list(placements)
-        if not items:
+        else:
+            items = list(placements)
+        n = len(items)
+        if not n:
             return cls()
-        # The common case, checked at C speed: (row, col, Tile) tuples of ints; the
-        # kernel checks the ranges.  Anything else takes the slow path, which names
-        # what is wrong.
-        if set(map(type, items)) == {tuple} and set(map(len, items)) == {3}:
-            flat = list(_FLAT(items))
-            tiles = flat[2::3]
-            if set(map(type, tiles)) == {Tile}:
-                flat[2::3] = map(_KIND, tiles)
-                if set(map(type, flat)) == {int}:
-                    board = cls._built(flat, 3, None)
+        # The common case, checked at C speed: (row, col, Tile) tuples of ints (not
+        # booleans: the type of each is counted); the kernel checks the ranges.
+        # Anything else takes the slow path, which names what is wrong.
+        if n <= MAX_SPAN and list(map(type, items)).count(tuple) == n:
+            try:
+                rows, cols, tiles = zip(*items, strict=True)
+            except ValueError:
+                pass
+            else:
+                coords = rows + cols
+                if list(map(type, coords)).count(int) == 2 * n and list(map(type, tiles)).count(Tile) == n:
+                    board = cls._built(_packed(3 * n, *coords, *map(_KIND, tiles)), 3, None)
                     if board is not None:
                         return board
         try:
             checked = [_placement(p) for p in items]
         except InvalidMoveError as exc:
             raise InvalidPositionError(str(exc)) from None
-        flat = [v for r, c, t in checked for v in (r, c, t.kind)]
-        board = cls._built(flat, 3, checked)
+        board = cls._built(_placed_values(checked), 3, checked)
         assert board is not None
         return board
 
@@ -197,16 +227,22 @@ class Board:
         """From ``[[row, col, color, shape], ...]``."""
         if not isinstance(value, list):
             raise InvalidPositionError(f"a board is a list of [row, col, color, shape], got {show(value)}")
-        if not value:
+        n = len(value)
+        if not n:
             return cls()
-        # The common case, checked at C speed: lists of four ints (the kernel checks
-        # their ranges).
-        if set(map(type, value)) == {list} and set(map(len, value)) == {4}:
-            flat = list(_FLAT(value))
-            if set(map(type, flat)) == {int}:
-                board = cls._built(flat, 4, None)
-                if board is not None:
-                    return board
+        # The common case, checked at C speed: lists of four ints, not booleans (the
+        # kernel checks their ranges).
+        if n <= MAX_SPAN and list(map(type, value)).count(list) == n:
+            try:
+                rows, cols, colors, shapes = zip(*value, strict=True)
+            except ValueError:
+                pass
+            else:
+                numbers = rows + cols + colors + shapes
+                if list(map(type, numbers)).count(int) == 4 * n:
+                    board = cls._built(_packed(4 * n, *numbers), 4, None)
+                    if board is not None:
+                        return board
         for item in value:
             if not isinstance(item, list) or len(item) != 4:
                 raise InvalidPositionError(f"a board tile is [row, col, color, shape], got {show(item)}")
@@ -214,27 +250,27 @@ class Board:
 
     def _load(self, items: list[Placement]) -> None:
         if items:
-            board = Board._built([v for r, c, t in items for v in (r, c, t.kind)], 3, items)
+            board = Board._built(_placed_values(items), 3, items)
             assert board is not None
             self._st = board._st
             self._n_tiles = board._n_tiles
 
     @classmethod
-    def _built(cls, flat: list[int], columns: int, items: list[Placement] | None) -> Board | None:
-        """The board of ``flat`` (rows of [row, col, kind] or [row, col, color,
-        shape], end to end), built and checked in one kernel call; None when the input
-        itself is out of range (only possible when ``items`` is None: the caller then
-        checks its input the slow way)."""
-        try:
-            cells = np.array(flat, dtype=np.int64).reshape(-1, columns)
-        except OverflowError:
+    def _built(cls, values: npt.NDArray[np.int64] | None, columns: int, items: list[Placement] | None) -> Board | None:
+        """The board of ``values`` (see ``_state.build``: rows, columns, then kinds, or
+        colours and shapes when ``columns`` is 4), built and checked in one kernel
+        call; None when the input itself is out of range (``values`` None: a number
+        beyond int64; only possible when ``items`` is None: the caller then checks its
+        input the slow way)."""
+        if values is None:
             return None
-        st = _state.build(cells)
+        st = _state.build(values, columns)
         verdict = int(st[S_ERROR])
         if verdict == _rules.OK:
-            return cls._with_state(st, cells.shape[0])
+            return cls._with_state(st, len(values) // columns)
         if verdict == _state.BAD_INPUT:
             return None
+        cells = values.reshape(columns, -1).T
         r, c, arg, n = (int(v) for v in st[_state.S_ERROR_ROW : _state.S_ERROR_N + 1])
         if verdict == _rules.SAME_CELL:
             raise InvalidPositionError(f"two tiles on one cell ({r}, {c})")
