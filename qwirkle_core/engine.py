@@ -102,22 +102,32 @@ def _req_str(req: dict[str, Any], key: str) -> str:
 _TILE_TEXT = [t.text() for t in ALL_TILES]
 
 
+_TILE_TEXT_ARRAY = np.array(_TILE_TEXT, dtype=object)
+
+
 def _move_json(table_moves: MoveList, check: Callable[[], None] | None = None) -> list[dict[str, Any]]:
-    """Each move as {"placements", "score", "text"}: one pass over the table, no Move
-    objects (a reply may list tens of thousands of moves)."""
-    out = []
-    text = _TILE_TEXT
-    for i, row in enumerate(table_moves.table.tolist()):
-        n = row[COL_N]
-        cells = [(row[COL_ROWS + s], row[COL_COLS + s], row[COL_KINDS + s]) for s in range(n)]
-        out.append(
-            {
-                "placements": [[r, c, k // 6, k % 6] for r, c, k in cells],
-                "score": row[COL_SCORE],
-                "text": " ".join([f"{text[k]}@{r},{c}" for r, c, k in cells]),
-            }
-        )
-        if check is not None and i % 4096 == 4095:
+    """Each move as {"placements", "score", "text"}, in the list's order, with no Move
+    objects (a reply may list tens of thousands of moves): the moves of each size are
+    turned into lists and text together, column by column."""
+    table = table_moves.table
+    out: list[dict[str, Any]] = [{} for _ in range(table.shape[0])]
+    sizes = table[:, COL_N]
+    for n in range(1, 7):
+        where = np.flatnonzero(sizes == n)
+        if not where.size:
+            continue
+        group = table[where].astype(np.int64)
+        rows = group[:, COL_ROWS : COL_ROWS + n]
+        cols = group[:, COL_COLS : COL_COLS + n]
+        kinds = group[:, COL_KINDS : COL_KINDS + n]
+        placements = np.stack([rows, cols, kinds // 6, kinds % 6], axis=-1).tolist()
+        columns = []
+        for s in range(n):
+            columns += [_TILE_TEXT_ARRAY[kinds[:, s]].tolist(), rows[:, s].tolist(), cols[:, s].tolist()]
+        texts = map(" ".join(["{}@{},{}"] * n).format, *columns)
+        for i, placed, score, text in zip(where.tolist(), placements, group[:, COL_SCORE].tolist(), texts):
+            out[i] = {"placements": placed, "score": score, "text": text}
+        if check is not None:
             check()
     return out
 
