@@ -52,7 +52,7 @@ class Limits:
 
     ``max_line_bytes``: the longest request line (a longer one gets an error reply and
     is skipped).  ``max_moves``: the most moves one reply lists (``moves``, ``analyse``;
-    the worst position known has 39,050).  ``max_games``: the most games one
+    positions with about 39,000 moves exist).  ``max_games``: the most games one
     ``selfplay`` request plays.  ``timeout``: seconds a request may run unless it asks
     for its own ``"timeout"`` (None: no limit)."""
 
