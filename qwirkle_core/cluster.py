@@ -2,7 +2,9 @@
 once, run chunk tasks with retries.
 
 A worker loads the numba kernels from the on-disk cache when it joins (the
-:class:`Warmup` plugin plays one game and replays it), so no task ever compiles.  On
+:class:`Warmup` plugin plays one game and replays it), so no task ever compiles.  A
+local cluster's workers share this machine's cache, which the client fills first: with
+a cold cache the kernels are compiled once, not once per worker.  On
 a cluster of several machines, give every worker a cache first: run
 ``python -m qwirkle_core warmup`` (or one self-play game) on each machine, or in the
 worker image, or point every worker at one shared ``NUMBA_CACHE_DIR``.  Workers
@@ -52,6 +54,12 @@ def connect(workers: int | None, scheduler: str | None, client: Any = None) -> I
             if scheduler is not None:
                 client = stack.enter_context(Client(scheduler))
             else:
+                # The workers of a local cluster share this machine's kernel cache: fill
+                # it here first, so that they load the kernels instead of all compiling
+                # them at once when the cache is cold (and racing to write its index).
+                from .datasets import warm_kernels  # datasets imports this module lazily
+
+                warm_kernels()
                 cluster = stack.enter_context(
                     LocalCluster(
                         n_workers=workers or 1, threads_per_worker=1, processes=True, dashboard_address=":0"
