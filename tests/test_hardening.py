@@ -61,6 +61,10 @@ from qwirkle_core.records import read_records, record_line
         lambda: queries.position_planes(Board("Rc@0,0"), 100000),  # was MemoryError
         lambda: queries.position_planes(Board("Rc@0,0"), np.uint64(2**64 - 1)),  # was OverflowError
         lambda: queries.position_planes(Board("Rc@0,0"), 8, dtype="no such dtype"),
+        # numpy parses dtype strings with ast: a SyntaxError or "not a 2- or 3- tuple"
+        # ValueError came out (found by the long fuzz run)
+        lambda: queries.position_planes(Board("Rc@0,0"), 8, dtype="01"),
+        lambda: queries.position_planes(Board("Rc@0,0"), 8, dtype="0/"),
         lambda: Move.from_text("Rc@٣,0"),  # was read as row 3
         lambda: Move.from_text("Rc@" + "9" * 5000 + ",0"),  # was a plain ValueError
         lambda: Board().pop(),  # IndexError, now also a QwirkleError
