@@ -26,7 +26,7 @@ def test_every_example_is_tested() -> None:
     scripts = {p.name for p in EXAMPLES.glob("*.py")}
     assert scripts == {
         "demo.py", "analyse_position.py", "engine_client.py", "tournament.py", "monte_carlo_bot.py",
-        "dataset_stats.py", "train_vector_policy.py", "openspiel_ismcts_vs_greedy.py",
+        "dataset_stats.py", "train_vector_policy.py", "openspiel_ismcts_vs_greedy.py", "maskable_ppo.py",
     }
 
 
@@ -84,3 +84,18 @@ def test_openspiel_ismcts_vs_greedy() -> None:
     pytest.importorskip("pyspiel", reason="the rl extra (pip install qwirkle-core[rl]) is not installed")
     out = run("openspiel_ismcts_vs_greedy.py", "--games", "1", "--simulations", "2", "--rollouts", "2")
     assert "ISMCTS won" in out
+
+
+@pytest.mark.skipif("NUMBA_DISABLE_JIT" in __import__("os").environ, reason="games of sub-steps: too slow without the JIT")
+def test_maskable_ppo() -> None:
+    pytest.importorskip("gymnasium", reason="the rl extra (pip install qwirkle-core[rl]) is not installed")
+    try:
+        import sb3_contrib  # noqa: F401
+    except ImportError:  # the example says what it needs and exits with status 2
+        proc = subprocess.run(
+            [sys.executable, str(EXAMPLES / "maskable_ppo.py")], capture_output=True, text=True, timeout=600, check=False
+        )
+        assert proc.returncode == 2 and "needs sb3-contrib" in proc.stderr
+        return
+    out = run("maskable_ppo.py", "--steps", "64", "--n-steps", "64", "--games", "1")
+    assert "steps/s" in out and "win rate against random" in out

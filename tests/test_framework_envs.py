@@ -72,6 +72,25 @@ def test_gymnasium_check_env() -> None:
     check_env(QwirkleVsBot(players=2, opponents="greedy"), skip_render_check=True)
 
 
+@pytest.mark.skipif(NO_JIT, reason="PPO steps the env hundreds of times: too slow with the JIT off")
+def test_maskable_ppo_trains_on_qwirkle_vs_bot() -> None:
+    """sb3-contrib's MaskablePPO (not a dependency: torch is too big for the rl extra)."""
+    sb3_contrib = pytest.importorskip("sb3_contrib", reason="sb3-contrib (and torch) not installed: pip install sb3-contrib")
+    env = QwirkleVsBot(players=2, opponents="random")
+    model = sb3_contrib.MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=0)
+    model.learn(total_timesteps=128)
+    assert model.num_timesteps == 128
+    obs, _ = env.reset(seed=3)
+    for _ in range(20):  # the masked policy plays legal sub-steps only
+        mask = env.action_masks()
+        action, _ = model.predict(obs, action_masks=mask, deterministic=False)
+        assert mask[int(action)]
+        obs, _, terminated, truncated, info = env.step(int(action))
+        assert "illegal" not in info
+        if terminated or truncated:
+            break
+
+
 def test_gymnasium_masked_play_and_illegal_actions() -> None:
     env = QwirkleVsBot(players=3, opponents=["random", None, "greedy"], learner=1, render_mode="rgb_array")
     obs, info = env.reset(seed=5)

@@ -90,11 +90,14 @@ def test_chance_tiles_and_hidden_information() -> None:
     assert resampled.observation_string(player) == state.observation_string(player)
     assert len(state.observation_tensor(player)) == qos.OBS_SIZE
     info_tensor = np.array(state.information_state_tensor(player))
-    assert len(info_tensor) == qos.INFO_SIZE
+    assert len(info_tensor) == qos.INFO_SIZE == game.information_state_tensor_size()
     # the copies the player has not seen: the bag and the other hands
-    assert info_tensor[qos.OBS_SIZE :].sum() == state.meta[gl.M_BAG] + sum(
+    assert info_tensor[qos.OBS_SIZE : qos.OBS_SIZE + 36].sum() == state.meta[gl.M_BAG] + sum(
         int(state.hand_sizes[p]) for p in range(3) if p != player
     )
+    # the resampled twin: the same information state for the player
+    assert resampled.information_state_string(player) == state.information_state_string(player)
+    assert resampled.information_state_tensor(player) == state.information_state_tensor(player)
     other = (player + 1) % 3
     assert state.information_state_string(player) != state.information_state_string(other)
     clone.apply_action(clone.legal_actions()[0])
@@ -122,3 +125,105 @@ def test_mcts_and_ismcts_play_whole_games() -> None:
 def test_bad_parameters() -> None:
     with pytest.raises(Exception, match="2 to 6"):
         pyspiel.load_game("python_qwirkle", {"players": 7})
+
+
+def to_decision(state: Any, rng: np.random.Generator) -> Any:
+    while state.is_chance_node():
+        outcomes, probs = zip(*state.chance_outcomes())
+        state.apply_action(int(rng.choice(outcomes, p=probs)))
+    return state
+
+
+def exchange_position(seed: int) -> Any:
+    """A 2-player position after the opening, at the second player's turn (who may exchange)."""
+    game = pyspiel.load_game("python_qwirkle", {"players": 2})
+    rng = np.random.default_rng(seed)
+    state = to_decision(game.new_initial_state(), rng)
+    opener = state.current_player()
+    while state.current_player() == opener:
+        state.apply_action(int(rng.choice(state.legal_actions())))
+        to_decision(state, rng)
+    return state
+
+
+def marks(state: Any) -> list[int]:
+    return [a for a in state.legal_actions() if state.action_to_string(a).startswith("mark")]
+
+
+def info(state: Any, player: int) -> tuple[str, bytes]:
+    return state.information_state_string(player), np.array(state.information_state_tensor(player), np.float32).tobytes()
+
+
+def test_information_state_has_perfect_recall() -> None:
+    base = exchange_position(5)
+    mover = base.current_player()
+    viewer = 1 - mover
+    first = marks(base)[0]
+    # Exchanging one tile or two: the viewer's observation is the same after the draws
+    # (board, scores, bag size, hand sizes, their own hand), their information state not.
+    one, two = base.clone(), base.clone()
+    one.apply_action(first)
+    two.apply_action(first)
+    two.apply_action(marks(two)[0])
+    for state in (one, two):
+        state.apply_action(qos.END)
+        while state.is_chance_node():
+            state.apply_action(state.chance_outcomes()[0][0])
+    assert one.observation_string(viewer) == two.observation_string(viewer)
+    assert one.observation_tensor(viewer) == two.observation_tensor(viewer)
+    for a, b in zip(info(one, viewer), info(two, viewer)):
+        assert a != b
+    # Exchanging a different tile, drawing the same: the viewer cannot tell, the mover can.
+    kinds = marks(base)
+    if len(kinds) > 1:
+        a, b = base.clone(), base.clone()
+        for state, mark in ((a, kinds[0]), (b, kinds[-1])):
+            state.apply_action(mark)
+            state.apply_action(qos.END)
+        drawn = min(set(dict(a.chance_outcomes())) & set(dict(b.chance_outcomes())))
+        a.apply_action(drawn)
+        b.apply_action(drawn)
+        assert info(a, viewer) == info(b, viewer)
+        assert all(x != y for x, y in zip(info(a, mover), info(b, mover)))
+        assert "mark 1" in a.information_state_string(viewer)
+        assert f"mark {a.action_to_string(kinds[0])[5:]}" in a.information_state_string(mover)
+    # The turn records: the opening, the exchange (its size, not its tiles), the turn begun.
+    turns = np.array(one.information_state_tensor(viewer))[qos.INFO_SIZE - qos.MAX_TURNS * qos.TURN_COLS :]
+    table = turns.reshape(qos.MAX_TURNS, qos.TURN_COLS)
+    assert table[:, qos.T_BEGUN].sum() == one.meta[gl.M_TURNS] + 1  # the turns over and the one begun
+    assert table[1, qos.T_EXCHANGE] == 1 and table[1, qos.T_N] == 1 and table[1, qos.T_MARKS] == 0
+
+
+def test_clone_and_serialization_keep_the_record() -> None:
+    game = pyspiel.load_game("python_qwirkle", {"players": 2})
+    rng = np.random.default_rng(4)
+    state = to_decision(game.new_initial_state(), rng)
+    for _ in range(60):
+        state.apply_action(int(rng.choice(state.legal_actions())))
+        to_decision(state, rng)
+    before = str(state), info(state, 0), info(state, 1)
+    clone = state.clone()
+    for _ in range(30):  # the clone plays on; the original (sharing its board state) is untouched
+        clone.apply_action(int(rng.choice(clone.legal_actions())))
+        to_decision(clone, rng)
+    assert (str(state), info(state, 0), info(state, 1)) == before
+    assert clone.meta[gl.M_BOARD_TILES] > state.meta[gl.M_BOARD_TILES]
+    again = pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, state))[1]
+    assert (str(again), info(again, 0), info(again, 1)) == before
+    again.apply_action(again.legal_actions()[0])
+    assert (str(state), info(state, 0), info(state, 1)) == before
+
+
+def test_turn_cap() -> None:
+    """A player who only exchanges: the game stops at MAX_TURNS turns, every one recorded."""
+    game = pyspiel.load_game("python_qwirkle", {"players": 2})
+    rng = np.random.default_rng(1)
+    state = to_decision(game.new_initial_state(), rng)
+    while not state.is_terminal():
+        legal = state.legal_actions()
+        options = marks(state)
+        state.apply_action(qos.END if qos.END in legal else options[0] if options else legal[0])
+        to_decision(state, rng)
+    assert state.truncated and state.meta[gl.M_TURNS] == qos.MAX_TURNS
+    table = np.array(state.information_state_tensor(0))[-qos.MAX_TURNS * qos.TURN_COLS :].reshape(qos.MAX_TURNS, -1)
+    assert table[:, qos.T_DONE].all()

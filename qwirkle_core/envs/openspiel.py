@@ -17,22 +17,31 @@
   chance node per tile drawn (``draw_kind``), the exchanged tiles back into the bag
   (``return_to_bag``), then ``close_turn`` (the going-out bonus, the next seat) and
   ``ending`` (blocked or dead boards).
-- Returns: +1 to each seat with the highest score, -1 to the others (a game stopped at
-  the turn cap, or by a turn whose every move leaves the window, is a terminal state
-  with these returns too; ``state.truncated`` says so).
+- Returns: +1 to each seat with the highest score, -1 to the others.  A game stopped at
+  the turn cap (``MAX_TURNS`` = 256 turns, about three times the longest of 900 games
+  of random sub-steps) or by a turn whose every move leaves the window is a terminal
+  state with these returns too; ``state.truncated`` says so.
 - A player sees the board, the scores, the hand sizes, the bag size and their own hand
-  (and the tiles they drew; not the others' hands, draws or exchanged tiles): the
-  observation string and tensor say so; the information state string adds what the
-  player saw happen, in order (perfect recall); the information state tensor is the
-  observation tensor with, per kind, the copies the player has not seen.
+  (and the tiles they drew; not the others' hands, draws or exchanged tiles, only how
+  many): the observation string and tensor say so.  The information state (string and
+  tensor) has perfect recall: the observation plus everything the player saw happen, in
+  order (their own deal and draws, every turn's placements with their cells and score,
+  each exchange's size, and its tiles for their own, passes).  Both are functions of
+  that sequence and determine it, so two states share the string exactly when they
+  share the tensor.  See ``INFO_PARTS`` for the tensor's layout.
 - ``resample_from_infostate`` deals what the player cannot see anew with the kernel
-  behind ``Game.determinize`` (``redeal_unseen``).  Serialization is OpenSpiel's (the
-  action history, replayed).  ``clone`` copies the arrays (OpenSpiel deep-copies a Python state's attributes).
+  behind ``Game.determinize`` (``redeal_unseen``); the twin has the player's information
+  state.  (Its record of the others' private draws is the original's, so it is
+  consistent only for that player.)
+- Serialization is OpenSpiel's (the history, and the attributes pickled).  ``clone`` is
+  cheap: the state is one attribute (``_Core``) whose deep copy copies the small arrays
+  (meta, hands, bag, scores, the turn in progress) and shares the board state (only a
+  placement writes it, and it writes a copy) and the turn records (immutable tuples).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -45,11 +54,13 @@ from ..tiles import ALL_TILES
 from . import _kernels as k
 from .encoding import DEFAULT_WINDOW, action_count, describe, end_id, pass_id
 
-__all__ = ["QwirkleGame", "QwirkleState"]
+__all__ = ["INFO_PARTS", "MAX_TURNS", "QwirkleGame", "QwirkleState"]
 
 WIDTH = DEFAULT_WINDOW
 N_ACTIONS = action_count(WIDTH)
-MAX_GAME_LENGTH = gl.MAX_TURNS * 14 + 6 * gl.MAX_PLAYERS  # a turn: <= 7 decisions + 6 draws
+MAX_TURNS = 256  # the game is stopped (truncated) after this many turns
+# A turn: at most 6 placements or marks and END, then at most 6 draws; and the deal.
+MAX_GAME_LENGTH = MAX_TURNS * 13 + 6 * gl.MAX_PLAYERS
 
 _GAME_TYPE = pyspiel.GameType(
     short_name="python_qwirkle",
@@ -69,12 +80,90 @@ _GAME_TYPE = pyspiel.GameType(
 )
 
 
-class _Log(list[tuple[int, str]]):
-    """The seen-events list; OpenSpiel clones a state by deep-copying its attributes,
-    and the entries are immutable, so a shallow copy is enough (and 100x faster)."""
+class _Turn(NamedTuple):
+    """One turn as the players saw it (immutable: a new one for each sub-step)."""
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> _Log:
-        return _Log(self)
+    mover: int
+    places: tuple[tuple[int, int, int], ...] = ()  # (kind, row, col), board coordinates
+    marks: tuple[int, ...] = ()  # the kinds marked for an exchange (the mover's secret)
+    kind: int = -1  # gl.PLACE, gl.EXCHANGE or gl.PASS once END or PASS is played
+    score: int = 0  # the placement's points (the going-out bonus not included)
+    drawn: tuple[int, ...] = ()  # the kinds drawn after it (the mover's secret)
+
+
+_ARRAYS = ("meta", "hands", "hand_sizes", "bag", "scores", "partial", "turn_action", "turn_row")
+_FLAGS = ("players", "dealt", "placed", "marked", "pending", "n_drawn", "truncated", "deal", "turns", "cur")
+
+
+class _Core:
+    """Everything a state holds: OpenSpiel clones a Python state by deep-copying each
+    attribute of a new initial state, and this is the only one."""
+
+    __slots__ = ("st", *_ARRAYS, *_FLAGS)
+
+    def __init__(self, players: int) -> None:
+        self.st = empty_state()  # never written in place: a placement pushes onto a copy
+        self.meta = np.zeros(gl.N_META, np.int64)
+        self.meta[gl.M_PLAYERS] = players
+        self.meta[gl.M_BAG] = gl.N_TILES
+        self.hands = np.zeros((gl.MAX_PLAYERS, gl.HAND_SIZE), np.int64)
+        self.hand_sizes = np.zeros(gl.MAX_PLAYERS, np.int64)
+        self.bag = np.arange(gl.N_TILES, dtype=np.int64) // 3  # a multiset: the order is not kept
+        self.scores = np.zeros(gl.MAX_PLAYERS, np.int64)
+        self.partial = np.full(12, -1, np.int64)  # the turn in progress: placements, then marks
+        self.turn_action = np.zeros(gl.ACTION_COLS, np.int64)
+        self.turn_row = np.zeros(gl.LOG_COLS, np.int32)
+        self.players = players
+        self.dealt = 0  # tiles dealt so far
+        self.placed = 0  # the turn in progress: placements (partial[:6]) and marks (partial[6:])
+        self.marked = 0
+        self.pending = 0  # draws left in the turn being settled
+        self.n_drawn = 0
+        self.truncated = False
+        self.deal: tuple[int, ...] = ()  # the kinds dealt, in order (seat = index // 6)
+        self.turns: tuple[_Turn, ...] = ()  # the turns over
+        self.cur: _Turn | None = None  # the turn in progress
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Core:
+        c = _Core.__new__(_Core)
+        c.st = self.st
+        c.meta = self.meta.copy()
+        c.hands = self.hands.copy()
+        c.hand_sizes = self.hand_sizes.copy()
+        c.bag = self.bag.copy()
+        c.scores = self.scores.copy()
+        c.partial = self.partial.copy()
+        c.turn_action = self.turn_action.copy()
+        c.turn_row = self.turn_row.copy()
+        c.players = self.players
+        c.dealt = self.dealt
+        c.placed = self.placed
+        c.marked = self.marked
+        c.pending = self.pending
+        c.n_drawn = self.n_drawn
+        c.truncated = self.truncated
+        c.deal = self.deal  # immutable tuples
+        c.turns = self.turns
+        c.cur = self.cur
+        return c
+
+    def __getstate__(self) -> dict[str, Any]:  # pickling (OpenSpiel's serialization)
+        return {name: getattr(self, name) for name in self.__slots__}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for name, value in state.items():
+            setattr(self, name, value)
+
+
+_INITIAL: dict[int, _Core] = {}
+
+
+def _initial_core(players: int) -> _Core:
+    """The core of a new state of ``players`` (never written: see QwirkleState)."""
+    core = _INITIAL.get(players)
+    if core is None:
+        core = _INITIAL[players] = _Core(players)
+    return core
 
 
 class QwirkleGame(pyspiel.Game):  # type: ignore[misc]
@@ -109,52 +198,87 @@ class QwirkleGame(pyspiel.Game):  # type: ignore[misc]
 
 class QwirkleState(pyspiel.State):  # type: ignore[misc]
     """A position of python_qwirkle: the game loop's arrays (board state, meta, hands,
-    bag as a multiset, scores) and the turn in progress (sub-steps, draws pending)."""
+    bag as a multiset, scores), the turn in progress (sub-steps, draws pending) and the
+    record of the turns (for the information state), all in ``self._s``."""
+
+    _s: _Core
 
     def __init__(self, game: QwirkleGame) -> None:
         super().__init__(game)
-        self.players = game.players
-        self.st = empty_state()  # the board state (qwirkle_core._state)
-        self.meta = np.zeros(gl.N_META, np.int64)
-        self.meta[gl.M_PLAYERS] = self.players
-        self.meta[gl.M_BAG] = gl.N_TILES
-        self.hands = np.zeros((gl.MAX_PLAYERS, gl.HAND_SIZE), np.int64)
-        self.hand_sizes = np.zeros(gl.MAX_PLAYERS, np.int64)
-        self.bag = np.arange(gl.N_TILES, dtype=np.int64) // 3
-        self.scores = np.zeros(gl.MAX_PLAYERS, np.int64)
-        self.dealt = 0
-        self.partial = np.full(12, -1, np.int64)
-        self.placed = 0
-        self.marked = 0
-        self.pending = 0  # draws left in the turn being settled
-        self.n_drawn = 0
-        self.turn_action = np.zeros(gl.ACTION_COLS, np.int64)
-        self.turn_row = np.zeros(gl.LOG_COLS, np.int32)
-        self.truncated = False
-        # What each seat saw happen, in order: (-1: everyone; a seat: that seat; -2 - seat:
-        # everyone but that seat), token.
-        self.seen = _Log()
+        # Shared with every new state until its first action (which copies it): a new
+        # state is made for each clone, which then replaces this attribute.
+        self._s = _initial_core(game.players)
+
+    # The arrays and flags, for the examples and tests (the kernels' arguments).
+    @property
+    def st(self) -> npt.NDArray[np.int64]:
+        """The board state (``qwirkle_core._state``; shared with clones, never written)."""
+        return self._s.st
+
+    @property
+    def meta(self) -> npt.NDArray[np.int64]:
+        """The game loop's meta array (``_gameloop.M_*``)."""
+        return self._s.meta
+
+    @property
+    def hands(self) -> npt.NDArray[np.int64]:
+        """int64[6, 6]: the hands (seat, slot)."""
+        return self._s.hands
+
+    @property
+    def hand_sizes(self) -> npt.NDArray[np.int64]:
+        """int64[6]: the hand sizes."""
+        return self._s.hand_sizes
+
+    @property
+    def bag(self) -> npt.NDArray[np.int64]:
+        """int64[108]: the bag's kinds (the first ``meta[M_BAG]``; a multiset)."""
+        return self._s.bag
+
+    @property
+    def scores(self) -> npt.NDArray[np.int64]:
+        """int64[6]: the scores."""
+        return self._s.scores
+
+    @property
+    def turn_action(self) -> npt.NDArray[np.int64]:
+        """The action of the turn being settled (``_gameloop.A_*``)."""
+        return self._s.turn_action
+
+    @property
+    def players(self) -> int:
+        """The number of players."""
+        return self._s.players
+
+    @property
+    def pending(self) -> int:
+        """Draws left in the turn being settled."""
+        return self._s.pending
+
+    @property
+    def truncated(self) -> bool:
+        """Whether the game was stopped (the turn cap, or no encodable move)."""
+        return self._s.truncated
 
     # ----------------------------------------------------------- reading
-    def _mover(self) -> int:
-        return int(self.meta[gl.M_PLAYER])
-
     def current_player(self) -> int:
-        if self.truncated or self.meta[gl.M_OVER]:
+        s = self._s
+        if s.truncated or s.meta[gl.M_OVER]:
             return int(pyspiel.PlayerId.TERMINAL)
-        if self.dealt < 6 * self.players or self.pending:
+        if s.dealt < 6 * s.players or s.pending:
             return int(pyspiel.PlayerId.CHANCE)
-        return self._mover()
+        return int(s.meta[gl.M_PLAYER])
 
     def is_terminal(self) -> bool:
-        return bool(self.truncated or self.meta[gl.M_OVER])
+        s = self._s
+        return bool(s.truncated or s.meta[gl.M_OVER])
 
     def _mask(self) -> tuple[npt.NDArray[np.bool_], int]:
+        s = self._s
         mask = np.zeros(N_ACTIONS, np.bool_)
-        seat = self._mover()
+        seat = int(s.meta[gl.M_PLAYER])
         _, _, end_score = k.turn_mask(
-            self.st, self.meta, self.hands[seat], self.hand_sizes[seat], WIDTH,
-            self.partial, self.placed, self.marked, mask,
+            s.st, s.meta, s.hands[seat], s.hand_sizes[seat], WIDTH, s.partial, s.placed, s.marked, mask,
         )
         return mask, int(end_score)
 
@@ -162,105 +286,118 @@ class QwirkleState(pyspiel.State):  # type: ignore[misc]
         return [int(a) for a in np.flatnonzero(self._mask()[0])]
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        size = int(self.meta[gl.M_BAG])
-        counts = np.bincount(self.bag[:size], minlength=36)
+        s = self._s
+        size = int(s.meta[gl.M_BAG])
+        counts = np.bincount(s.bag[:size], minlength=36)
         return [(int(kind), float(c) / size) for kind, c in enumerate(counts) if c]
 
     def returns(self) -> list[float]:
+        s = self._s
         if not self.is_terminal():
-            return [0.0] * self.players
-        scores = self.scores[: self.players]
+            return [0.0] * s.players
+        scores = s.scores[: s.players]
         top = scores.max()
-        return [1.0 if s == top else -1.0 for s in scores]
+        return [1.0 if v == top else -1.0 for v in scores]
 
     # ----------------------------------------------------------- playing
     def _apply_action(self, action: int) -> None:
-        if self.is_chance_node():
+        s = self._s
+        if s.pending or s.dealt < 6 * s.players:
             self._draw(int(action))
             return
-        seat = self._mover()
-        what, kind, _, _ = describe(action, WIDTH)
+        assert s.cur is not None
+        what, kind, i, j = describe(action, WIDTH)
         if what == "place":
-            self.partial[self.placed] = action
-            self.placed += 1
-            self.seen.append((-1, str(action)))
+            top, left = k.window_of(s.st, s.meta, WIDTH)
+            s.partial[s.placed] = action
+            s.placed += 1
+            s.cur = s.cur._replace(places=(*s.cur.places, (kind, int(top) + i, int(left) + j)))
             return
         if what == "mark":
-            self.partial[6 + self.marked] = kind
-            self.marked += 1
-            self.seen.append((seat, f"m{kind}"))
-            self.seen.append((-2 - seat, "m?"))
+            s.partial[6 + s.marked] = kind
+            s.marked += 1
+            s.cur = s.cur._replace(marks=(*s.cur.marks, kind))
             return
-        self.seen.append((-1, "end" if what == "end" else "pass"))
-        act = self.turn_action
+        act = s.turn_action
         if what == "pass":
             gl.set_pass(act)
-        elif self.placed:
+        elif s.placed:
             _, end_score = self._mask()
-            top, left = k.window_of(self.st, self.meta, WIDTH)
+            top, left = k.window_of(s.st, s.meta, WIDTH)
             act[gl.A_TYPE] = gl.PLACE
-            act[gl.A_N] = self.placed
+            act[gl.A_N] = s.placed
             act[gl.A_SCORE] = end_score
-            for s in range(self.placed):
-                code = int(self.partial[s])
-                act[gl.A_KINDS + s] = code // (WIDTH * WIDTH)
-                act[gl.A_ROWS + s] = (code % (WIDTH * WIDTH)) // WIDTH + top
-                act[gl.A_COLS + s] = code % WIDTH + left
-            self.st = gl.place_tiles(self.st, self.meta, act)
+            for n in range(s.placed):
+                code = int(s.partial[n])
+                act[gl.A_KINDS + n] = code // (WIDTH * WIDTH)
+                act[gl.A_ROWS + n] = (code % (WIDTH * WIDTH)) // WIDTH + top
+                act[gl.A_COLS + n] = code % WIDTH + left
+            s.st = gl.place_tiles(s.st.copy(), s.meta, act)  # a copy: clones share the board state
         else:
-            gl.set_exchange(act, self.partial[6:], self.marked)
-        size = gl.take_tiles(self.meta, self.hands, self.hand_sizes, self.scores, act, self.turn_row)
-        self.hand_sizes[seat] = size
-        self.n_drawn = 0
+            gl.set_exchange(act, s.partial[6:], s.marked)
+        s.cur = s.cur._replace(kind=int(act[gl.A_TYPE]), score=int(act[gl.A_SCORE]) if s.placed else 0)
+        seat = int(s.meta[gl.M_PLAYER])
+        size = gl.take_tiles(s.meta, s.hands, s.hand_sizes, s.scores, act, s.turn_row)
+        s.hand_sizes[seat] = size
+        s.n_drawn = 0
         if act[gl.A_TYPE] == gl.PLACE:
-            self.pending = min(gl.HAND_SIZE - size, int(self.meta[gl.M_BAG]))
+            s.pending = min(gl.HAND_SIZE - size, int(s.meta[gl.M_BAG]))
         elif act[gl.A_TYPE] == gl.EXCHANGE:
-            self.pending = int(act[gl.A_N])
+            s.pending = int(act[gl.A_N])
         else:
-            self.pending = 0
-        self.partial[:] = -1
-        self.placed = self.marked = 0
-        if not self.pending:
+            s.pending = 0
+        s.partial[:] = -1
+        s.placed = s.marked = 0
+        if not s.pending:
             self._finish_turn()
 
     def _draw(self, kind: int) -> None:
-        if self.dealt < 6 * self.players:
-            seat = self.dealt // 6
-            self.hand_sizes[seat] = gl.draw_kind(self.hands[seat], self.hand_sizes[seat], self.bag, self.meta, kind)
-            self.dealt += 1
-            self.seen.append((seat, f"d{kind}"))
-            self.seen.append((-2 - seat, "d?"))
-            if self.dealt == 6 * self.players:
+        s = self._s
+        if s.dealt == 0:  # the first action: the shared initial core is copied
+            s = self._s = s.__deepcopy__({})
+        if s.dealt < 6 * s.players:
+            seat = s.dealt // 6
+            s.hand_sizes[seat] = gl.draw_kind(s.hands[seat], s.hand_sizes[seat], s.bag, s.meta, kind)
+            s.dealt += 1
+            s.deal = (*s.deal, kind)
+            if s.dealt == 6 * s.players:
                 gl.start_play(
-                    self.meta, self.hands, self.hand_sizes, int(self.meta[gl.M_BAG]), self.players,
+                    s.meta, s.hands, s.hand_sizes, int(s.meta[gl.M_BAG]), s.players,
                     np.arange(gl.MAX_PLAYERS, dtype=np.int64),
                 )
+                s.cur = _Turn(int(s.meta[gl.M_PLAYER]))
             return
-        seat = self._mover()
-        size = gl.draw_kind(self.hands[seat], self.hand_sizes[seat], self.bag, self.meta, kind)
+        seat = int(s.meta[gl.M_PLAYER])
+        size = gl.draw_kind(s.hands[seat], s.hand_sizes[seat], s.bag, s.meta, kind)
         if size < 0:
             raise pyspiel.SpielError(f"no {ALL_TILES[kind]} left in the bag")
-        self.hand_sizes[seat] = size
-        self.seen.append((seat, f"d{kind}"))
-        self.seen.append((-2 - seat, "d?"))
-        self.n_drawn += 1
-        self.pending -= 1
-        if not self.pending:
+        assert s.cur is not None
+        s.hand_sizes[seat] = size
+        s.cur = s.cur._replace(drawn=(*s.cur.drawn, kind))
+        s.n_drawn += 1
+        s.pending -= 1
+        if not s.pending:
             self._finish_turn()
 
     def _finish_turn(self) -> None:
-        act = self.turn_action
+        s = self._s
+        act = s.turn_action
         if act[gl.A_TYPE] == gl.EXCHANGE:
-            gl.return_to_bag(self.bag, self.meta, act)
-        gl.close_turn(self.meta, self.hand_sizes, self.scores, act, self.turn_row, self.n_drawn)
-        if self.meta[gl.M_OVER]:
+            gl.return_to_bag(s.bag, s.meta, act)
+        gl.close_turn(s.meta, s.hand_sizes, s.scores, act, s.turn_row, s.n_drawn)
+        assert s.cur is not None
+        s.turns = (*s.turns, s.cur)
+        s.cur = None
+        if s.meta[gl.M_OVER]:
             return
-        end = gl.ending(self.st, self.meta, self.hands, self.hand_sizes, self.bag)
+        end = gl.ending(s.st, s.meta, s.hands, s.hand_sizes, s.bag)
         if end != gl.END_NONE:
-            self.meta[gl.M_OVER] = 1
-            self.meta[gl.M_END] = end
-        elif self.meta[gl.M_TURNS] >= gl.MAX_TURNS or not self._mask()[0].any():
-            self.truncated = True  # the turn cap, or every legal move outside the window
+            s.meta[gl.M_OVER] = 1
+            s.meta[gl.M_END] = end
+        elif s.meta[gl.M_TURNS] >= MAX_TURNS or not self._mask()[0].any():
+            s.truncated = True  # the turn cap, or every legal move outside the window
+        else:
+            s.cur = _Turn(int(s.meta[gl.M_PLAYER]))
 
     # ----------------------------------------------------------- strings
     def _action_to_string(self, player: int, action: int) -> str:
@@ -274,37 +411,60 @@ class QwirkleState(pyspiel.State):  # type: ignore[misc]
         return what
 
     def __str__(self) -> str:
-        hands = "/".join("".join(ALL_TILES[int(t)].text() for t in self.hands[p, : self.hand_sizes[p]]) or "-"
-                         for p in range(self.players))
+        s = self._s
+        hands = "/".join("".join(ALL_TILES[int(t)].text() for t in s.hands[p, : s.hand_sizes[p]]) or "-"
+                         for p in range(s.players))
         return (
-            f"{_board_text(self)}|{hands}|bag {int(self.meta[gl.M_BAG])}|"
-            f"{','.join(str(int(s)) for s in self.scores[: self.players])}|{self.current_player()}"
+            f"{_board_text(s)}|{hands}|bag {int(s.meta[gl.M_BAG])}|"
+            f"{','.join(str(int(v)) for v in s.scores[: s.players])}|{self.current_player()}"
         )
 
     # ------------------------------------------------- hidden information
     def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> QwirkleState:
         """A state the player cannot tell from this one: the bag and the other hands
         dealt anew (the kernel of ``Game.determinize``), seeded from the sampler."""
-        if self.dealt < 6 * self.players:
+        if self._s.dealt < 6 * self._s.players:
             raise pyspiel.SpielError("resample_from_infostate needs the deal done")
         seed = int(probability_sampler() * 2**32) & 0xFFFFFFFF
         state: QwirkleState = self.clone()
-        gl.redeal_unseen(state.meta, state.hands, state.hand_sizes, state.bag, player_id, new_state(seed, GAME_STREAM))
+        s = state._s
+        gl.redeal_unseen(s.meta, s.hands, s.hand_sizes, s.bag, player_id, new_state(seed, GAME_STREAM))
         return state
 
 
-def _board_text(state: QwirkleState) -> str:
-    tiles = tiles_of(state.st).tolist()
+def _board_text(s: _Core) -> str:
+    tiles = tiles_of(s.st).tolist()
     return " ".join(f"{ALL_TILES[kind].text()}@{r},{c}" for r, c, kind in tiles) or "-"
+
+
+def _tiles_text(kinds: tuple[int, ...]) -> str:
+    return "".join(ALL_TILES[kind].text() for kind in kinds)
 
 
 # The observation tensor: 6 colour and 6 shape planes of the window, the tiles placed
 # this turn (one plane), the hand (36 counts) and marks (36), the scores and hand sizes
 # rotated to the player (6 + 6), the bag size, the opening size, whether the player is
-# to move; the information state tensor adds the unseen copies of each kind (36).
+# to move.
 PLANES = 13
 OBS_SIZE = PLANES * WIDTH * WIDTH + 36 + 36 + 6 + 6 + 3
-INFO_SIZE = OBS_SIZE + 36
+
+# The information state tensor: the observation, then what the player saw happen.  A
+# row of "turns" per turn (turn t of the game in row t; zeros for turns not begun):
+TURN_COLS = 39
+T_BEGUN, T_DONE, T_MOVER, T_PLACE, T_EXCHANGE, T_PASS, T_N, T_SCORE, T_DRAWN = range(9)
+T_PLACES = 9  # 6 x (kind + 1, row, col): the tiles placed, board coordinates
+T_MARKS = 27  # 6 x (kind + 1): the tiles exchanged, for the player's own turns only
+T_DRAWS = 33  # 6 x (kind + 1): the tiles drawn after it, in order, own turns only
+INFO_PARTS: dict[str, tuple[int, ...]] = {
+    "observation": (OBS_SIZE,),
+    "unseen": (36,),  # per kind, the copies the player has not seen (bag and other hands)
+    "board_turns": (WIDTH, WIDTH),  # per window cell, 1 + the turn its tile was placed at
+    "deal": (7,),  # the player's 6 dealt kinds + 1, in order; the tiles dealt so far
+    "turns": (MAX_TURNS, TURN_COLS),  # begun, done, mover (rotated to the player), type
+    # (place, exchange, pass: one-hot, once done), tiles placed or marked so far, the
+    # placement's points, tiles drawn after it, then T_PLACES, T_MARKS, T_DRAWS above
+}
+INFO_SIZE = sum(int(np.prod(shape)) for shape in INFO_PARTS.values())
 
 
 class QwirkleObserver:
@@ -313,58 +473,111 @@ class QwirkleObserver:
     def __init__(self, perfect_recall: bool) -> None:
         self.perfect_recall = perfect_recall
         self.tensor = np.zeros(INFO_SIZE if perfect_recall else OBS_SIZE, np.float32)
-        self.dict = {"observation": self.tensor}
+        self.dict: dict[str, npt.NDArray[np.float32]] = {}
+        at = 0
+        for name, shape in INFO_PARTS.items() if perfect_recall else [("observation", (OBS_SIZE,))]:
+            size = int(np.prod(shape))
+            self.dict[name] = self.tensor[at : at + size].reshape(shape)
+            at += size
         self._board = np.zeros((WIDTH, WIDTH), np.int8)
 
     def set_from(self, state: QwirkleState, player: int) -> None:
-        t = self.tensor
-        t.fill(0)
-        if state.dealt < 6 * state.players:
-            held = state.hands[player, : state.hand_sizes[player]]
-            np.add.at(t[PLANES * WIDTH * WIDTH : PLANES * WIDTH * WIDTH + 36], held, 1)
+        self.tensor.fill(0)
+        s = state._s
+        self._observation(s, player, self.dict["observation"])
+        if self.perfect_recall:
+            self._recall(s, player)
+
+    def _observation(self, s: _Core, player: int, t: npt.NDArray[np.float32]) -> None:
+        at = PLANES * WIDTH * WIDTH
+        if s.dealt < 6 * s.players:
+            np.add.at(t[at : at + 36], s.hands[player, : s.hand_sizes[player]], 1)
             return
-        top, left = k.window_of(state.st, state.meta, WIDTH)
-        k.write_board(state.st, state.meta, top, left, WIDTH, self._board)
-        planes = t[: PLANES * WIDTH * WIDTH].reshape(PLANES, WIDTH, WIDTH)
+        top, left = k.window_of(s.st, s.meta, WIDTH)
+        k.write_board(s.st, s.meta, top, left, WIDTH, self._board)
+        planes = t[:at].reshape(PLANES, WIDTH, WIDTH)
         rows, cols = np.nonzero(self._board >= 0)
         kinds = self._board[rows, cols].astype(np.int64)
         planes[kinds // 6, rows, cols] = 1
         planes[6 + kinds % 6, rows, cols] = 1
-        mover = state._mover()
-        at = PLANES * WIDTH * WIDTH
+        mover = int(s.meta[gl.M_PLAYER])
         hand = t[at : at + 36]
-        np.add.at(hand, state.hands[player, : state.hand_sizes[player]], 1)
+        np.add.at(hand, s.hands[player, : s.hand_sizes[player]], 1)
         if player == mover:
-            for s in range(state.placed):
-                code = int(state.partial[s])
+            for n in range(s.placed):
+                code = int(s.partial[n])
                 planes[12, (code % (WIDTH * WIDTH)) // WIDTH, code % WIDTH] = 1
                 hand[code // (WIDTH * WIDTH)] -= 1
-            for s in range(state.marked):
-                hand[state.partial[6 + s]] -= 1
-                t[at + 36 + state.partial[6 + s]] += 1
+            for n in range(s.marked):
+                hand[s.partial[6 + n]] -= 1
+                t[at + 36 + s.partial[6 + n]] += 1
         at += 72
-        for j in range(state.players):
-            seat = (player + j) % state.players
-            t[at + j] = state.scores[seat]
-            t[at + 6 + j] = state.hand_sizes[seat]
+        for j in range(s.players):
+            seat = (player + j) % s.players
+            t[at + j] = s.scores[seat]
+            t[at + 6 + j] = s.hand_sizes[seat]
         at += 12
-        t[at] = state.meta[gl.M_BAG]
-        t[at + 1] = state.meta[gl.M_OPENING]
+        t[at] = s.meta[gl.M_BAG]
+        t[at + 1] = s.meta[gl.M_OPENING]
         t[at + 2] = float(player == mover)
-        if self.perfect_recall:
-            unseen = 3.0 - gl.board_counts(state.st).astype(np.float32)  # the whole board
-            np.subtract.at(unseen, state.hands[player, : state.hand_sizes[player]], 1)
-            t[OBS_SIZE:] = unseen
+
+    def _recall(self, s: _Core, player: int) -> None:
+        d = self.dict
+        unseen = d["unseen"]
+        unseen[:] = 3.0 - gl.board_counts(s.st).astype(np.float32)  # the whole board
+        np.subtract.at(unseen, s.hands[player, : s.hand_sizes[player]], 1)
+        own = s.deal[6 * player : 6 * player + 6]
+        d["deal"][: len(own)] = np.array(own, np.float32) + 1
+        d["deal"][6] = s.dealt
+        top, left = k.window_of(s.st, s.meta, WIDTH)
+        board_turns, table = d["board_turns"], d["turns"]
+        for t, turn in enumerate(_turns(s)):
+            row = table[t]
+            row[T_BEGUN] = 1
+            row[T_DONE] = turn.kind >= 0
+            row[T_MOVER] = (turn.mover - player) % s.players
+            if turn.kind >= 0:
+                row[T_PLACE + turn.kind] = 1
+            row[T_N] = len(turn.places) + len(turn.marks)
+            row[T_SCORE] = turn.score
+            row[T_DRAWN] = len(turn.drawn)
+            for n, (kind, r, c) in enumerate(turn.places):
+                row[T_PLACES + 3 * n : T_PLACES + 3 * n + 3] = (kind + 1, r, c)
+                if turn.kind == gl.PLACE and 0 <= r - top < WIDTH and 0 <= c - left < WIDTH:
+                    board_turns[r - top, c - left] = t + 1
+            if turn.mover == player:
+                row[T_MARKS : T_MARKS + len(turn.marks)] = np.array(turn.marks, np.float32) + 1
+                row[T_DRAWS : T_DRAWS + len(turn.drawn)] = np.array(turn.drawn, np.float32) + 1
 
     def string_from(self, state: QwirkleState, player: int) -> str:
-        hand = "".join(ALL_TILES[int(x)].text() for x in state.hands[player, : state.hand_sizes[player]])
-        scores = ",".join(str(int(s)) for s in state.scores[: state.players])
-        text = f"p{player} hand {hand or '-'} scores {scores} bag {int(state.meta[gl.M_BAG])} board {_board_text(state)}"
-        if player == state._mover():
-            text += f" turn {list(state.partial[: state.placed])}{list(state.partial[6 : 6 + state.marked])}"
+        s = state._s
+        hand = "".join(ALL_TILES[int(x)].text() for x in s.hands[player, : s.hand_sizes[player]])
+        scores = ",".join(str(int(v)) for v in s.scores[: s.players])
+        text = f"p{player} hand {hand or '-'} scores {scores} bag {int(s.meta[gl.M_BAG])} board {_board_text(s)}"
+        if s.dealt == 6 * s.players and player == int(s.meta[gl.M_PLAYER]):
+            text += f" turn {s.partial[: s.placed].tolist()}{s.partial[6 : 6 + s.marked].tolist()}"
         if self.perfect_recall:
-            text += " | " + " ".join(tok for who, tok in state.seen if who in (-1, player) or (who <= -2 and -2 - who != player))
+            text += f" | deal {_tiles_text(s.deal[6 * player : 6 * player + 6]) or '-'} of {s.dealt}"
+            for t, turn in enumerate(_turns(s)):
+                text += f" | t{t} p{turn.mover}"
+                if turn.places:
+                    text += " " + " ".join(f"{ALL_TILES[kind].text()}@{r},{c}" for kind, r, c in turn.places)
+                if turn.marks:
+                    mine = turn.mover == player
+                    text += f" mark {_tiles_text(turn.marks) if mine else len(turn.marks)}"
+                if turn.kind == gl.PLACE:
+                    text += f" +{turn.score}"
+                elif turn.kind == gl.EXCHANGE:
+                    text += " exchange"
+                elif turn.kind == gl.PASS:
+                    text += " pass"
+                if turn.drawn:
+                    text += f" draw {_tiles_text(turn.drawn) if turn.mover == player else len(turn.drawn)}"
         return text
+
+
+def _turns(s: _Core) -> tuple[_Turn, ...]:
+    return s.turns if s.cur is None else (*s.turns, s.cur)
 
 
 pyspiel.register_game(_GAME_TYPE, QwirkleGame)
