@@ -119,22 +119,14 @@ _KIND = operator.attrgetter("kind")
 
 @functools.cache
 def _packer(count: int) -> Callable[..., bytes]:
+    """Packs ``count`` (<= 4 * 108) Python ints as int64 at C speed, twice as fast as
+    numpy converts a list (struct.error for a number beyond int64)."""
     return struct.Struct(f"={count}q").pack
 
 
-def _packed(count: int, *numbers: int) -> npt.NDArray[np.int64] | None:
-    """``numbers`` (``count`` <= 4 * 108 Python ints) as a read-only int64 array, or
-    None if one is beyond int64 (a struct packs them at C speed, twice as fast as
-    numpy converts a list)."""
-    try:
-        return np.frombuffer(_packer(count)(*numbers), np.int64)
-    except struct.error:
-        return None
-
-
 def _placed_values(items: list[Placement]) -> npt.NDArray[np.int64]:
-    """Checked placements as build's values: rows, columns, kinds (read-only, as
-    ``_packed`` gives them: the kernel is compiled for one array type)."""
+    """Checked placements as build's values: rows, columns, kinds (read-only, as the
+    fast paths' packed bytes give them: the kernel is compiled for one array type)."""
     values = np.array(
         [r for r, _, _ in items] + [c for _, c, _ in items] + [t.kind for _, _, t in items], dtype=np.int64
     )
@@ -211,9 +203,14 @@ class Board:
             else:
                 coords = rows + cols
                 if list(map(type, coords)).count(int) == 2 * n and list(map(type, tiles)).count(Tile) == n:
-                    board = cls._built(_packed(3 * n, *coords, *map(_KIND, tiles)), 3, None)
-                    if board is not None:
-                        return board
+                    try:
+                        packed = _packer(3 * n)(*coords, *map(_KIND, tiles))
+                    except struct.error:
+                        pass
+                    else:
+                        board = cls._built(np.frombuffer(packed, np.int64), 3, None)
+                        if board is not None:
+                            return board
         try:
             checked = [_placement(p) for p in items]
         except InvalidMoveError as exc:
@@ -240,9 +237,14 @@ class Board:
             else:
                 numbers = rows + cols + colors + shapes
                 if list(map(type, numbers)).count(int) == 4 * n:
-                    board = cls._built(_packed(4 * n, *numbers), 4, None)
-                    if board is not None:
-                        return board
+                    try:
+                        packed = _packer(4 * n)(*numbers)
+                    except struct.error:
+                        pass
+                    else:
+                        board = cls._built(np.frombuffer(packed, np.int64), 4, None)
+                        if board is not None:
+                            return board
         for item in value:
             if not isinstance(item, list) or len(item) != 4:
                 raise InvalidPositionError(f"a board tile is [row, col, color, shape], got {show(item)}")
@@ -256,14 +258,11 @@ class Board:
             self._n_tiles = board._n_tiles
 
     @classmethod
-    def _built(cls, values: npt.NDArray[np.int64] | None, columns: int, items: list[Placement] | None) -> Board | None:
+    def _built(cls, values: npt.NDArray[np.int64], columns: int, items: list[Placement] | None) -> Board | None:
         """The board of ``values`` (see ``_state.build``: rows, columns, then kinds, or
         colours and shapes when ``columns`` is 4), built and checked in one kernel
-        call; None when the input itself is out of range (``values`` None: a number
-        beyond int64; only possible when ``items`` is None: the caller then checks its
-        input the slow way)."""
-        if values is None:
-            return None
+        call; None when the input itself is out of range (only possible when ``items``
+        is None: the caller then checks its input the slow way)."""
         st = _state.build(values, columns)
         verdict = int(st[S_ERROR])
         if verdict == _rules.OK:

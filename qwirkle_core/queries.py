@@ -481,7 +481,7 @@ def position_planes(
             raise QwirkleError(f"a window side is an integer from 1 to {MAX_PLANE_SIDE}, got {show(v)}")
     try:
         out_dtype = np.dtype(dtype)
-    except Exception:  # numpy parses a string dtype with ast: any error may come out
+    except Exception:  # noqa: BLE001 - numpy parses a dtype string with ast: any error may come out
         raise QwirkleError(f"dtype must be a numpy dtype, got {show(dtype)}") from None
     height = int(height)
     width = int(width)
