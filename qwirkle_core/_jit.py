@@ -311,7 +311,7 @@ def helper(func: F) -> F:
     Prefer it to :func:`inline_helper`: numba-IR inlining copies, types and lowers the
     helper again at every call site, which made the first call of the move generator
     seconds slower to compile, and measured no faster at run time."""
-    return kernel(func)
+    return _compile(func, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 
 
 def inline_helper(func: F) -> F:
