@@ -32,7 +32,7 @@ import numpy.typing as npt
 from numba import prange
 
 from ._geometry import KArray, KInt
-from ._jit import inline_helper, kernel, parallel_kernel
+from ._jit import helper, inline_kernel, kernel, parallel_kernel
 from ._lines import lowest_kind
 from ._movegen import (
     COL_COLS,
@@ -58,7 +58,7 @@ from ._state import (
     S_WIDTH,
     new_empty_state,
     pop,
-    push,
+    push_legal,
     regrown,
     run_line,
 )
@@ -125,7 +125,7 @@ LOG_COLS = 36
 
 
 # ----------------------------------------------------------------- small helpers
-@inline_helper
+@helper
 def largest_group(mask: KInt) -> KInt:
     """Most kinds of ``mask`` that share one colour or one shape (the opening rule:
     identical tiles count once, which a mask does by construction)."""
@@ -166,7 +166,7 @@ def new_table() -> KArray:
     return np.empty((INITIAL_CAPACITY, OUT_COLS), np.int32)
 
 
-@kernel
+@inline_kernel
 def placements_into(st: KArray, mask: KInt, mode: KInt, out: KArray) -> KArray:
     """The rows ``generate`` keeps for ``mode``: a view of ``out``, or of a larger
     table when ``out`` is too small."""
@@ -177,7 +177,7 @@ def placements_into(st: KArray, mask: KInt, mode: KInt, out: KArray) -> KArray:
     return out[:n]
 
 
-@kernel
+@inline_kernel
 def legal_placements(st: KArray, meta: KArray, mask: KInt, mode: KInt, out: KArray) -> KArray:
     """The move table of the kinds in ``mask`` for the position (written into ``out``
     when it is large enough); on the empty board only the openings of exactly
@@ -286,7 +286,7 @@ def set_place(action: KArray, table: KArray, i: KInt) -> None:
 
 
 # ------------------------------------------------------------------------ bots
-@kernel
+@inline_kernel
 def choose_random(
     st: KArray, meta: KArray, hand: KArray, hand_size: KInt, rng: KArray, action: KArray, out: KArray,
 ) -> None:
@@ -307,14 +307,28 @@ def choose_random(
         set_pass(action)
 
 
+@helper
+def sort_small(a: KArray, n: KInt) -> None:
+    """Sort a[:n] in place (a hand: at most 6 values; numba's np.sort takes seconds to
+    compile)."""
+    for i in range(1, n):
+        v = a[i]
+        j = i
+        while j > 0 and a[j - 1] > v:
+            a[j] = a[j - 1]
+            j -= 1
+        a[j] = v
+
+
 @kernel
 def exchange_all(hand: KArray, hand_size: KInt, bag_size: KInt, action: KArray) -> None:
     """The greedy bot's exchange: as many tiles as the bag allows, lowest kinds first."""
-    kinds = np.sort(hand[:hand_size])
+    kinds = hand[:hand_size].copy()
+    sort_small(kinds, hand_size)
     set_exchange(action, kinds, min(hand_size, bag_size))
 
 
-@kernel
+@inline_kernel
 def choose_greedy(
     st: KArray, meta: KArray, hand: KArray, hand_size: KInt, rng: KArray, action: KArray, out: KArray,
 ) -> None:
@@ -336,6 +350,7 @@ H_THREAT_COPY = 4  # per unseen copy of the tile that makes a Qwirkle of a line 
 H_OWN_QWIRKLE = 8  # a line of five whose Qwirkle tile the bot keeps for its next turn
 H_GOING_OUT = 4 * GOING_OUT_BONUS
 REPLY_CANDIDATES = 8  # moves the two-player endgame looks a reply ahead for
+VALUE_MIN = -(1 << 63)  # a move that drops out
 
 
 @kernel
@@ -401,16 +416,18 @@ def five_lines(st: KArray, table: KArray, i: KInt, out: KArray, saved: KArray) -
     return found
 
 
-@kernel
+@inline_kernel
 def best_reply(st: KArray, table: KArray, i: KInt, reply_mask: KInt, reply_size: KInt) -> KInt:
     """After move ``i`` of ``table``, the points of the best placement of the kinds in
     ``reply_mask`` (a hand of ``reply_size`` tiles), with the going-out bonus when a
     best placement empties that hand.  The move is pushed and popped again."""
     undo = np.zeros(1 + 2 * LOG_PER_PUSH, np.int64)
+    move = np.empty(ACTION_COLS, np.int64)  # the row as an action row: one push and
+    set_place(move, table, i)  # one regrown compiled for the game loop, not two
     after = st
-    if push(after, undo, table[i], False) == NEED_REGROW:
-        after = regrown(st, table[i])
-        push(after, undo, table[i], False)
+    if push_legal(after, undo, move, move[A_SCORE]) == NEED_REGROW:
+        after = regrown(st, move)
+        push_legal(after, undo, move, move[A_SCORE])
     replies = placements_into(after, reply_mask, MODE_BEST, new_table())
     points = 0
     for j in range(replies.shape[0]):
@@ -457,7 +474,9 @@ def choose_heuristic(
         returned = np.empty(HAND_SIZE, np.int64)
         n_out = 0
         kept = np.int64(0)
-        for kind in np.sort(hand[:hand_size]):
+        in_order = hand[:hand_size].copy()
+        sort_small(in_order, hand_size)
+        for kind in in_order:
             bit = np.int64(1) << kind
             if (best_group & bit) and not (kept & bit):
                 kept |= bit
@@ -468,7 +487,7 @@ def choose_heuristic(
             for i in range(hand_size):
                 returned[i] = hand[i]
             n_out = hand_size
-            returned[:n_out] = np.sort(returned[:n_out])
+            sort_small(returned, n_out)
         set_exchange(action, returned, min(n_out, bag_size))
         return
     counts = board_counts(st)
@@ -519,16 +538,23 @@ def choose_heuristic(
                     value += H_OWN_QWIRKLE
         values[i] = value
     if exact_reply and n_moves > 1:
-        # Look a reply ahead for the REPLY_CANDIDATES best moves so far (a stable sort,
-        # so that ties keep generation order); the others drop out.
-        order = np.argsort(-values, kind="mergesort")
-        for rank in range(n_moves):
-            i = order[rank]
-            if rank >= REPLY_CANDIDATES:
-                values[i] = np.iinfo(np.int64).min
+        # Look a reply ahead for the REPLY_CANDIDATES best moves so far (the highest
+        # values, ties in generation order); the others drop out.
+        candidate = np.zeros(n_moves, np.bool_)
+        for _ in range(min(REPLY_CANDIDATES, n_moves)):
+            top = -1
+            for i in range(n_moves):
+                if not candidate[i] and (top < 0 or values[i] > values[top]):
+                    top = i
+            candidate[top] = True
+        for i in range(n_moves):
+            if not candidate[i]:
+                values[i] = VALUE_MIN
             elif kept_tiles[i] > 0:
                 values[i] -= H_SCORE * best_reply(st, table, i, reply_mask, reply_size)
-    best = values.max()
+    best = values[0]
+    for i in range(1, n_moves):
+        best = max(best, values[i])
     n_best = 0
     for i in range(n_moves):
         if values[i] == best:
@@ -542,17 +568,43 @@ def choose_heuristic(
             pick -= 1
 
 
-@kernel
+@inline_kernel
 def choose_action(
     bot: KInt, st: KArray, meta: KArray, hand: KArray, hand_size: KInt, rng: KArray, action: KArray, out: KArray,
 ) -> None:
     """The action of ``bot`` for the seat to move; ``out`` is a move table to write into."""
+    choose_action_of(bot, st, meta, hand, hand_size, rng, action, out, True, True, True)
+
+
+@inline_kernel
+def choose_action_of(
+    bot: KInt, st: KArray, meta: KArray, hand: KArray, hand_size: KInt, rng: KArray, action: KArray, out: KArray,
+    random: KInt, greedy: KInt, heuristic: KInt,
+) -> None:
+    """:func:`choose_action` among the bots in play: ``random``, ``greedy`` and
+    ``heuristic`` are each True, or None when no seat plays that bot (see
+    :func:`bots_in_play`).  A None is a type to numba: the bot's branch is pruned
+    before typing, so its code is not compiled (the heuristic bot alone takes seconds
+    to compile)."""
     if bot == BOT_RANDOM:
-        choose_random(st, meta, hand, hand_size, rng, action, out)
+        if random is not None:
+            choose_random(st, meta, hand, hand_size, rng, action, out)
     elif bot == BOT_GREEDY:
-        choose_greedy(st, meta, hand, hand_size, rng, action, out)
-    else:
+        if greedy is not None:
+            choose_greedy(st, meta, hand, hand_size, rng, action, out)
+    elif heuristic is not None:
         choose_heuristic(st, meta, hand, hand_size, rng, action, out)
+
+
+def bots_in_play(bots: npt.NDArray[np.int64], n_players: int) -> tuple[bool | None, bool | None, bool | None]:
+    """The (random, greedy, heuristic) arguments of :func:`play_games`: True for a bot
+    that a seat of ``bots[:n_players]`` plays, else None (its code is not compiled)."""
+    seated = set(bots[:n_players].tolist())
+    return (
+        True if BOT_RANDOM in seated else None,
+        True if BOT_GREEDY in seated else None,
+        True if BOT_HEURISTIC in seated else None,
+    )
 
 
 # ----------------------------------------------------------------- the game loop
@@ -642,20 +694,20 @@ def draw_kind(hand: KArray, hand_size: KInt, bag: KArray, meta: KArray, kind: KI
     return -1
 
 
-@kernel
+@inline_kernel
 def place_tiles(st: KArray, meta: KArray, action: KArray) -> KArray:
     """The board part of a place action: push its tiles on the board state (nothing
     is logged for undo: games go forward).  Returns the state: ``st`` updated, or a
     larger one when the tiles neared the edge of its window."""
     no_undo = np.empty(0, np.int64)  # an empty log: push logs nothing
-    if push(st, no_undo, action, False) == NEED_REGROW:
+    if push_legal(st, no_undo, action, action[A_SCORE]) == NEED_REGROW:
         st = regrown(st, action)
-        push(st, no_undo, action, False)
+        push_legal(st, no_undo, action, action[A_SCORE])
     meta[M_BOARD_TILES] += action[A_N]
     return st
 
 
-@kernel
+@inline_kernel
 def settle_turn(
     meta: KArray, hands: KArray, hand_sizes: KArray, bag: KArray, scores: KArray, game_rng: KArray, action: KArray, row: KArray,
 ) -> None:
@@ -740,7 +792,7 @@ def close_turn(meta: KArray, hand_sizes: KArray, scores: KArray, action: KArray,
     meta[M_TURNS] += 1
 
 
-@kernel
+@inline_kernel
 def apply_action(
     st: KArray, meta: KArray, hands: KArray, hand_sizes: KArray, bag: KArray, scores: KArray, game_rng: KArray, action: KArray, row: KArray,
 ) -> KArray:
@@ -773,11 +825,13 @@ def ending(st: KArray, meta: KArray, hands: KArray, hand_sizes: KArray, bag: KAr
     return END_NONE if fits & left else END_DEAD
 
 
-@kernel
+@inline_kernel
 def play_out(
     st: KArray, meta: KArray, hands: KArray, hand_sizes: KArray, bag: KArray, scores: KArray, game_rng: KArray, bot_rngs: KArray, bots: KArray, log: KArray,
+    random: KInt, greedy: KInt, heuristic: KInt,
 ) -> KInt:
-    """Play the position to its end with ``bots[seat]``; log turns while rows last.
+    """Play the position to its end with ``bots[seat]``; log turns while rows last
+    (``random``, ``greedy``, ``heuristic``: the bots in play, see choose_action_of).
     Returns the number of turns played (compare with ``log.shape[0]``); meta[M_END]
     says how the game ended, END_RUNAWAY if it reached MAX_TURNS turns.
 
@@ -795,7 +849,10 @@ def play_out(
             meta[M_END] = END_RUNAWAY
             break
         player = meta[M_PLAYER]
-        choose_action(bots[player], st, meta, hands[player], hand_sizes[player], bot_rngs[player], action, out)
+        choose_action_of(
+            bots[player], st, meta, hands[player], hand_sizes[player], bot_rngs[player], action, out,
+            random, greedy, heuristic,
+        )
         if action[A_TYPE] != PLACE:
             end = ending(st, meta, hands, hand_sizes, bag)
             if end != END_NONE:
@@ -808,7 +865,7 @@ def play_out(
     return played
 
 
-@kernel
+@inline_kernel
 def new_game_state(
     n_players: KInt, seed_low: KInt, seed_high: KInt, tie_rank: KArray,
 ) -> tuple[KArray, KArray, KArray, KArray, KArray, KArray, KArray, KArray]:
@@ -828,7 +885,7 @@ def new_game_state(
     return st, meta, hands, hand_sizes, bag, scores, game_rng, bot_rngs
 
 
-@kernel
+@inline_kernel
 def play_game(
     n_players: KInt, seed_low: KInt, seed_high: KInt, tie_rank: KArray, bots: KArray, log: KArray,
 ) -> tuple[KArray, KInt, KInt]:
@@ -837,7 +894,7 @@ def play_game(
     st, meta, hands, hand_sizes, bag, scores, game_rng, bot_rngs = new_game_state(
         n_players, seed_low, seed_high, tie_rank
     )
-    turns = play_out(st, meta, hands, hand_sizes, bag, scores, game_rng, bot_rngs, bots, log)
+    turns = play_out(st, meta, hands, hand_sizes, bag, scores, game_rng, bot_rngs, bots, log, True, True, True)
     return scores, turns, meta[M_END]
 
 
@@ -845,16 +902,32 @@ def play_game(
 def play_games_serial(
     n_players: KInt, seeds_low: KArray, seeds_high: KArray, tie_rank: KArray, bots: KArray, logs: KArray,
 ) -> tuple[KArray, KArray, KArray]:
-    """Games i = 0.. with seeds (seeds_low[i], seeds_high[i]) on one core."""
+    """Games i = 0.. with seeds (seeds_low[i], seeds_high[i]) on one core, every bot
+    compiled (:func:`play_games` compiles only the bots in play)."""
+    return play_games(n_players, seeds_low, seeds_high, tie_rank, bots, logs, True, True, True)
+
+
+@inline_kernel
+def play_games(
+    n_players: KInt, seeds_low: KArray, seeds_high: KArray, tie_rank: KArray, bots: KArray, logs: KArray,
+    random: KInt, greedy: KInt, heuristic: KInt,
+) -> tuple[KArray, KArray, KArray]:
+    """Games i = 0.. with seeds (seeds_low[i], seeds_high[i]) on one core, played by
+    ``bots``; ``random``, ``greedy``, ``heuristic`` are :func:`bots_in_play`'s (the
+    code of a bot no seat plays is not compiled)."""
     n = seeds_low.shape[0]
     scores = np.zeros((n, MAX_PLAYERS), np.int64)
     turns = np.zeros(n, np.int64)
     ends = np.zeros(n, np.int64)
     for i in range(n):
-        s, t, e = play_game(n_players, seeds_low[i], seeds_high[i], tie_rank, bots, logs[i])
-        scores[i] = s
-        turns[i] = t
-        ends[i] = e
+        st, meta, hands, hand_sizes, bag, game_scores, game_rng, bot_rngs = new_game_state(
+            n_players, seeds_low[i], seeds_high[i], tie_rank
+        )
+        turns[i] = play_out(
+            st, meta, hands, hand_sizes, bag, game_scores, game_rng, bot_rngs, bots, logs[i], random, greedy, heuristic
+        )
+        scores[i] = game_scores
+        ends[i] = meta[M_END]
     return scores, turns, ends
 
 
@@ -921,7 +994,7 @@ def rollouts_parallel(
         for p in range(MAX_PLAYERS):
             seed_state(bot_rngs[p], seeds_low[i], seeds_high[i], 1 + p)
         no_log = np.zeros((0, LOG_COLS), np.int32)
-        play_out(g, m, h, hs, b, s, rng, bot_rngs, bots, no_log)
+        play_out(g, m, h, hs, b, s, rng, bot_rngs, bots, no_log, True, True, True)
         out[i] = s
         ends[i] = m[M_END]
     return out, ends

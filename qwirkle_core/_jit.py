@@ -289,12 +289,38 @@ def parallel_kernel(func: F) -> F:
     return _compile(func, parallel=True)
 
 
-def inline_helper(func: F) -> F:
-    """A small scalar helper, inlined into its callers at numba-IR level.
+def inline_kernel(func: F) -> F:
+    """A kernel (callable from Python, cached) that other kernels inline at numba-IR
+    level instead of calling.
 
-    A plain call between two cached kernels is not inlined across their separately
-    compiled libraries; for helpers in the innermost loops that call costs more than
-    the helper's work.
+    For the layers of a call chain (the game loop calls the turn, which calls the bot,
+    which calls the move generator): numba optimises and generates machine code for
+    every kernel's module with all its callees linked in, so each layer that is a
+    kernel of its own compiles everything below it once more (half the CPU time of a
+    first self-play game went to that).  Inlined, a layer costs its own typing once
+    per call site and nothing more; keep it to functions with one or two call sites
+    in kernels."""
+    return _compile(func, inline="always")
+
+
+def helper(func: F) -> F:
+    """A small function for kernels: compiled once, and inlined by LLVM into each
+    kernel that calls it (numba links the callee's code into the caller's module before
+    optimising it, so a call to a few-line function costs nothing at run time).
+
+    Prefer it to :func:`inline_helper`: numba-IR inlining copies, types and lowers the
+    helper again at every call site, which made the first call of the move generator
+    seconds slower to compile, and measured no faster at run time."""
+    return _compile(func, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+
+
+def inline_helper(func: F) -> F:
+    """A helper inlined into its callers at numba-IR level (typed and lowered again at
+    every call site: costly to compile).
+
+    Only for helpers that LLVM would not inline (too large) and whose call costs
+    run-time speed: they take arrays, and a call that stays a call costs reference
+    counting on each of them.  The move generator's walks are such helpers.
     """
     return cast(F, numba.njit(inline="always")(func))
 

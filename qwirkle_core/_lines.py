@@ -9,10 +9,10 @@ import numba
 import numpy as np
 
 from ._geometry import NEIGHBOURS, KInt
-from ._jit import inline_helper
+from ._jit import helper
 
 
-@inline_helper
+@helper
 def fold_tile(allowed: KInt, kind: KInt) -> KInt:
     """Add tile ``kind`` to a line whose addable kinds are ``allowed``.
 
@@ -27,7 +27,7 @@ def fold_tile(allowed: KInt, kind: KInt) -> KInt:
     return allowed & ~(np.int64(1) << kind) & NEIGHBOURS[kind]
 
 
-@inline_helper
+@helper
 def line_points(length: KInt) -> KInt:
     """Points for one scored line of ``length`` tiles (a Qwirkle of six scores 12)."""
     if length < 2:
@@ -50,13 +50,13 @@ else:  # pragma: no cover - the JIT-off coverage run takes the branch above
     _trailing_zeros = cast(Callable[[KInt], KInt], trailing_zeros)
 
 
-@inline_helper
+@helper
 def lowest_bit(word: KInt) -> KInt:
     """Index of the lowest set bit of a non-zero int64 (one instruction under the JIT)."""
     return _trailing_zeros(word)
 
 
-@inline_helper
+@helper
 def lowest_kind(mask: KInt) -> KInt:
     """Index of the lowest set bit of a non-zero kind mask."""
     return _trailing_zeros(mask)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._geometry import ALL_KINDS, NEIGHBOURS, KArray, KInt
-from ._jit import inline_helper, kernel
+from ._jit import helper, inline_helper, kernel
 from ._lines import fold_tile, line_points, lowest_bit, lowest_kind
 from ._state import (
     LEN_SHIFT,
@@ -94,7 +94,7 @@ def write_move(
             out[count, COL_KINDS + s] = -1
 
 
-@inline_helper
+@helper
 def keep_move(mode: KInt, score: KInt, best: KInt, count: KInt) -> tuple[bool, KInt, KInt]:
     """Whether ``mode`` keeps a move of ``score``; the best score and the rows kept
     so far after it (a better score under MODE_BEST drops the rows kept)."""

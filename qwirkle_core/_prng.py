@@ -20,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ._geometry import KArray, KInt
-from ._jit import inline_helper, kernel
+from ._jit import helper, kernel
 
 MASK32 = 0xFFFFFFFF
 SEED_LIMIT = 1 << 64
@@ -33,7 +33,7 @@ def bot_stream(seat: int) -> int:
     return 1 + seat
 
 
-@inline_helper
+@helper
 def mul32(a: int, b: int) -> int:
     """``a * b mod 2**32`` for a, b < 2**32, without any product reaching 2**63."""
     low = a * (b & 0xFFFF)
@@ -41,12 +41,12 @@ def mul32(a: int, b: int) -> int:
     return (low + high) & MASK32
 
 
-@inline_helper
+@helper
 def rotl32(x: int, k: int) -> int:
     return ((x << k) | (x >> (32 - k))) & MASK32
 
 
-@inline_helper
+@helper
 def fmix32(h: int) -> int:
     """murmur3's finaliser: a bijection of 32-bit words that mixes every bit."""
     h ^= h >> 16

@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._geometry import ALL_KINDS, COORD_MAX, KArray, KInt
-from ._jit import inline_helper, kernel
+from ._jit import helper, kernel
 from ._lines import fold_tile, line_points
 
 # Header slots.
@@ -118,7 +118,7 @@ def new_empty_state() -> KArray:
 
 
 # ----------------------------------------------------------------- small helpers
-@inline_helper
+@helper
 def logged_write(st: KArray, log: KArray, i: KInt, value: KInt) -> None:
     """st[i] = value, remembering the old word in the log (unless the log is empty:
     no undo wanted)."""
@@ -130,7 +130,7 @@ def logged_write(st: KArray, log: KArray, i: KInt, value: KInt) -> None:
     st[i] = value
 
 
-@inline_helper
+@helper
 def line_info(st: KArray, at: KInt, x: KInt, step: KInt) -> KInt:
     """The info word of the empty cell ``x`` along ``step`` (1: its row, with ``at`` the
     row-info section; width: its column, with the column-info section): the kinds the
@@ -184,7 +184,7 @@ def joined_info(before: KInt, n_before: KInt, after: KInt, after_kinds: KInt, n_
     return mask | (np.int64(length) << LEN_SHIFT)
 
 
-@inline_helper
+@helper
 def kind_at(st: KArray, row: KInt, col: KInt) -> KInt:
     """The kind on the caller's cell (row, col), or -1 (empty, or outside the window)."""
     i = row - st[S_TOP]
@@ -195,7 +195,7 @@ def kind_at(st: KArray, row: KInt, col: KInt) -> KInt:
     return ~word if word < 0 else -1
 
 
-@inline_helper
+@helper
 def run_line(st: KArray, p: KInt, step: KInt) -> tuple[KInt, KInt]:
     """(length, kinds that could join, or -1 if invalid) of the line of tiles through
     the occupied window cell ``p`` along ``step``."""
@@ -236,7 +236,7 @@ def _blank(top: KInt, left: KInt, height: KInt, width: KInt) -> KArray:
     return st
 
 
-@inline_helper
+@helper
 def _place(st: KArray, i: KInt, j: KInt, kind: KInt) -> None:
     """Put a tile on the empty window cell (i, j), without the cross-checks or the log."""
     width = st[S_WIDTH]
@@ -254,7 +254,7 @@ def _place(st: KArray, i: KInt, j: KInt, kind: KInt) -> None:
     _mark_count(st, kind)
 
 
-@inline_helper
+@helper
 def _mark_count(st: KArray, kind: KInt) -> None:
     """Set ``kind``'s bit in the masks of kinds with at least 1, 2, 3 copies."""
     bit = np.int64(1) << kind
@@ -623,6 +623,13 @@ def push(st: KArray, log: KArray, move: KArray, check: KInt) -> KInt:
             return -verdict
     else:
         score = move[ROW_SCORE]
+    return push_legal(st, log, move, score)
+
+
+@kernel
+def push_legal(st: KArray, log: KArray, move: KArray, score: KInt) -> KInt:
+    """:func:`push` of a legal ``move`` whose score is ``score`` (what the game loop
+    calls: its moves come from move tables, and it compiles no judge)."""
     n = move[ROW_N]
     height = st[S_HEIGHT]
     width = st[S_WIDTH]

@@ -50,6 +50,8 @@ class _EngineBot(Bot):
         if type(seat) is not int or not 0 <= seat < _gameloop.MAX_PLAYERS:
             raise QwirkleError(f"a seat is an integer 0..{_gameloop.MAX_PLAYERS - 1}, got {show(seat)}")
         self._rng = _prng.new_state(_check_seed(seed), _prng.bot_stream(seat))
+        # This bot alone is compiled for it.
+        self._in_play = _gameloop.bots_in_play(np.array([self.engine_id], np.int64), 1)
 
     def choose(self, game: Game) -> Action:
         st, meta, hands, hand_sizes, _, _, _ = game.engine_state(copy_state=False)
@@ -59,8 +61,9 @@ class _EngineBot(Bot):
         # again: give it a copy so that a bot never writes to the game.
         if self.engine_id == _gameloop.BOT_HEURISTIC:
             st = st.copy()
-        _gameloop.choose_action(
-            self.engine_id, st, meta, hands[seat], hand_sizes[seat], self._rng, action, _gameloop.new_table()
+        _gameloop.choose_action_of(
+            self.engine_id, st, meta, hands[seat], hand_sizes[seat], self._rng, action, _gameloop.new_table(),
+            *self._in_play,
         )
         return action_from_row(action)
 

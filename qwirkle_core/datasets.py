@@ -294,6 +294,7 @@ def play_chunk(
     bot_ids = np.zeros(_gameloop.MAX_PLAYERS, np.int64)
     bot_ids[: spec.players] = [BOT_IDS[b] for b in spec.bots]
     tie_rank = np.arange(_gameloop.MAX_PLAYERS, dtype=np.int64)
+    in_play = _gameloop.bots_in_play(bot_ids, spec.players)  # only their code is compiled
     logs = _gameloop.empty_logs(min(BATCH, stop - start), LOG_CAPACITY)
     all_scores, all_turns, all_ends, all_rows = [], [], [], []
     for lo in range(start, stop, BATCH):
@@ -301,7 +302,7 @@ def play_chunk(
         low, high = seed_words([(spec.seed + i) % SEED_LIMIT for i in range(lo, hi)])
         batch_logs = logs[: hi - lo]
         # Kernels release the GIL: threads of one process play chunks side by side.
-        scores, turns, ends = _gameloop.play_games_serial(spec.players, low, high, tie_rank, bot_ids, batch_logs)
+        scores, turns, ends = _gameloop.play_games(spec.players, low, high, tie_rank, bot_ids, batch_logs, *in_play)
         runaway = np.flatnonzero(ends == _gameloop.END_RUNAWAY)
         if runaway.size:
             raise RunawayGameError(
@@ -314,8 +315,9 @@ def play_chunk(
             for i in range(hi - lo):
                 log = batch_logs[i, : turns[i]]
                 if turns[i] > LOG_CAPACITY:
-                    log = _gameloop.empty_logs(1, int(turns[i]))[0]
-                    _gameloop.play_game(spec.players, low[i], high[i], tie_rank, bot_ids, log)
+                    logged = _gameloop.empty_logs(1, int(turns[i]))
+                    _gameloop.play_games(spec.players, low[i : i + 1], high[i : i + 1], tie_rank, bot_ids, logged, *in_play)
+                    log = logged[0]
                 parts.append(log)
             all_rows.append(np.concatenate(parts))
         else:

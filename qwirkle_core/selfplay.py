@@ -163,9 +163,10 @@ def play_batches(
     tie_rank = np.arange(_gameloop.MAX_PLAYERS, dtype=np.int64)
     n_threads = max(1, threads if threads is not None else default_threads()) if parallel else 1
     capacity = LOG_CAPACITY if record else 0
+    in_play = _gameloop.bots_in_play(bot_ids, players)  # only their code is compiled
     # Load (or compile) the kernel outside the timed calls: one game, not counted.
     low, high = seed_words([seed])
-    _gameloop.play_games_serial(players, low, high, tie_rank, bot_ids, _gameloop.empty_logs(1, 0))
+    _gameloop.play_games(players, low, high, tie_rank, bot_ids, _gameloop.empty_logs(1, 0), *in_play)
     # Batches small enough that every thread gets several (a steady progress bar).
     size = max(1, min(batch, -(-games // (4 * n_threads))))
 
@@ -173,7 +174,7 @@ def play_batches(
         seeds = [(seed + i) % SEED_LIMIT for i in range(start, min(games, start + size))]
         lo, hi = seed_words(seeds)
         logs = _gameloop.empty_logs(len(seeds), capacity)
-        scores, turns, ends = _gameloop.play_games_serial(players, lo, hi, tie_rank, bot_ids, logs)
+        scores, turns, ends = _gameloop.play_games(players, lo, hi, tie_rank, bot_ids, logs, *in_play)
         text = b""
         if record and not np.any(ends == _gameloop.END_RUNAWAY):
             long_games = np.flatnonzero(turns > capacity)
@@ -182,7 +183,7 @@ def play_batches(
                 wider = _gameloop.empty_logs(len(seeds), int(turns.max()))
                 wider[:, :capacity] = logs
                 for i in long_games:
-                    _gameloop.play_game(players, lo[i], hi[i], tie_rank, bot_ids, wider[i])
+                    _gameloop.play_games(players, lo[i : i + 1], hi[i : i + 1], tie_rank, bot_ids, wider[i : i + 1], *in_play)
                 logs = wider
             text = records_text(players, seeds, scores, turns, ends, logs)
         return Batch(start, seeds, scores[:, :players], turns, ends, 0.0, text), time.perf_counter()
