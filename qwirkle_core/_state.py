@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._geometry import ALL_KINDS, COORD_MAX, KArray, KInt
-from ._jit import helper, kernel
+from ._jit import helper, inline_helper, kernel
 from ._lines import fold_tile, line_points
 
 # Header slots.
