@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._geometry import ALL_KINDS, COORD_MAX, KArray, KInt
-from ._jit import helper, inline_helper, kernel
+from ._jit import helper, kernel
 from ._lines import fold_tile, line_points
 
 # Header slots.
@@ -158,7 +158,7 @@ def line_info(st: KArray, at: KInt, x: KInt, step: KInt) -> KInt:
     return joined_info(before, n_before, after, after_kinds, n_after)
 
 
-@inline_helper
+@helper
 def joined_info(before: KInt, n_before: KInt, after: KInt, after_kinds: KInt, n_after: KInt) -> KInt:
     """The info word of an empty cell between a run L of ``n_before`` tiles that folds
     to ``before`` and a run R of ``n_after`` tiles (the kinds ``after_kinds``) that
@@ -265,7 +265,7 @@ def _mark_count(st: KArray, kind: KInt) -> None:
         st[S_FULL] |= bit
 
 
-@inline_helper
+@helper
 def _sweep(st: KArray, at: KInt, outer0: KInt, outer1: KInt, outer_step: KInt, inner0: KInt, inner1: KInt, step: KInt) -> KInt:
     """Write the info (section ``at``) of every empty cell beside a run of tiles along
     ``step``, going over the lines ``outer0 * outer_step`` .. of the tiles' box, each
@@ -433,7 +433,7 @@ def build(values: KArray, columns: KInt) -> KArray:
     return st
 
 
-@inline_helper
+@helper
 def _kind_of(values: KArray, columns: KInt, n: KInt, a: KInt) -> KInt:
     """The kind of tile ``a`` of build's ``values``."""
     if columns == 4:
