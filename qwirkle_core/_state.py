@@ -107,7 +107,7 @@ def new_log(pushes: int = 16) -> KArray:
     return np.zeros(1 + 2 * LOG_PER_PUSH * pushes, np.int64)
 
 
-@kernel
+@helper
 def new_empty_state() -> KArray:
     """empty_state() inside kernels."""
     st = np.zeros(HEADER, np.int64)
@@ -212,7 +212,7 @@ def run_line(st: KArray, p: KInt, step: KInt) -> tuple[KInt, KInt]:
 
 
 # ------------------------------------------------------------------- building
-@kernel
+@helper
 def _blank(top: KInt, left: KInt, height: KInt, width: KInt) -> KArray:
     """A window with no tiles."""
     n = height * width
@@ -310,7 +310,7 @@ def _sweep(st: KArray, at: KInt, outer0: KInt, outer1: KInt, outer_step: KInt, i
     return bad
 
 
-@kernel
+@helper
 def _fill_cross_checks(st: KArray) -> KInt:
     """The info of every empty cell beside a tile, computed from scratch.  Returns
     where the first invalid line starts: -1 if none, else the window index of its
@@ -330,7 +330,7 @@ def _fill_cross_checks(st: KArray) -> KInt:
     return -1
 
 
-@kernel
+@helper
 def _set_error(st: KArray, verdict: KInt, row: KInt, col: KInt, arg: KInt, n: KInt) -> KArray:
     st[S_ERROR] = verdict
     st[S_ERROR_ROW] = row
@@ -412,23 +412,23 @@ def build(values: KArray, columns: KInt) -> KArray:
     start = r0 * width + c0
     while st[row_at + start] >= 0:
         start += 1
-    seen = np.zeros(height * width, np.bool_)
+    seen = np.zeros(height * width, np.int64)  # int64, the one form of np.zeros the kernels compile
     queue = np.empty(n, np.int64)
     queue[0] = start
-    seen[start] = True
+    seen[start] = 1
     head = 0
     tail = 1
     while head < tail:
         p = queue[head]
         head += 1
         for q in (p - 1, p + 1, p - width, p + width):
-            if st[row_at + q] < 0 and not seen[q]:
-                seen[q] = True
+            if st[row_at + q] < 0 and seen[q] == 0:
+                seen[q] = 1
                 queue[tail] = q
                 tail += 1
     if tail != n:
         for p in range(r0 * width, st[S_R1] * width):
-            if st[row_at + p] < 0 and not seen[p]:
+            if st[row_at + p] < 0 and seen[p] == 0:
                 return _set_error(new_empty_state(), NOT_CONNECTED, p // width + top, p % width + left, 0, 0)
     return st
 
