@@ -218,7 +218,7 @@ def right_walk(
             return count, total, best, False
 
 
-@inline_helper
+@helper
 def start_cells(st: KArray, o: KInt, w: KInt, words: KInt, walk: KInt) -> KInt:
     """The cells of occupancy word ``o`` (word ``w`` of its row) where pass ``walk``
     starts: 0, the empty cells beside a tile; 1, the anchors of moves along the row
