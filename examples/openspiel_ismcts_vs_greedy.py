@@ -52,7 +52,7 @@ class GreedyRollouts(mcts.Evaluator):  # type: ignore[misc]
         seeds = self.rng.integers(0, 2**31, self.n)
         scores, _ = gl.rollouts_parallel(
             state.st, state.meta, state.hands, state.hand_sizes, state.bag, state.scores, GREEDY,
-            seeds, np.zeros(self.n, np.int64), state.current_player(),
+            seeds, np.zeros(self.n, np.int64), state.current_player(), *gl.bots_in_play(GREEDY, len(GREEDY)),
         )
         players = state.num_players()
         top = scores[:, :players].max(1, keepdims=True)

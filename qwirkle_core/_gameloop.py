@@ -972,9 +972,12 @@ def redeal_unseen(
 @parallel_kernel
 def rollouts_parallel(
     st: KArray, meta: KArray, hands: KArray, hand_sizes: KArray, bag: KArray, scores: KArray, bots: KArray, seeds_low: KArray, seeds_high: KArray, viewer: KInt,
+    random: KInt, greedy: KInt, heuristic: KInt,
 ) -> tuple[KArray, KArray]:
     """Play the position to the end once per seed, each on its own copy; with
     ``viewer`` >= 0, first deal what that seat cannot see anew (determinization).
+    ``random``, ``greedy``, ``heuristic`` are :func:`bots_in_play`'s (the code of a
+    bot no seat plays is not compiled).
     Returns the final scores, one row per rollout, and how each ended (END_*)."""
     n = seeds_low.shape[0]
     out = np.zeros((n, MAX_PLAYERS), np.int64)
@@ -994,7 +997,7 @@ def rollouts_parallel(
         for p in range(MAX_PLAYERS):
             seed_state(bot_rngs[p], seeds_low[i], seeds_high[i], 1 + p)
         no_log = np.zeros((0, LOG_COLS), np.int32)
-        play_out(g, m, h, hs, b, s, rng, bot_rngs, bots, no_log, True, True, True)
+        play_out(g, m, h, hs, b, s, rng, bot_rngs, bots, no_log, random, greedy, heuristic)
         out[i] = s
         ends[i] = m[M_END]
     return out, ends

@@ -159,7 +159,8 @@ def rollouts(
     low, high = _prng.seed_words(seeds)
     st, meta, hands, hand_sizes, bag, scores, _ = game.engine_state(copy_state=False)
     out, ends = interruptible(_gameloop.rollouts_parallel)(
-        st, meta, hands, hand_sizes, bag, scores, ids, low, high, -1 if viewer is None else viewer
+        st, meta, hands, hand_sizes, bag, scores, ids, low, high, -1 if viewer is None else viewer,
+        *_gameloop.bots_in_play(ids, game.players),  # only their code is compiled
     )
     runaway = np.flatnonzero(ends == _gameloop.END_RUNAWAY)
     if runaway.size:
