@@ -3,7 +3,9 @@ the API reference of every public module, from the docstrings, with pdoc.
 
     python docs/build.py [--out site]
 
-Needs the ``docs`` extra (``pip install -e '.[docs]'``).  Every warning is an error
+Needs the ``docs`` extra and, for the reference of the optional modules, every other
+one: ``pip install -e '.[docs,scale,rl]'``; without them it says so in one line and
+exits with status 2.  Every warning is an error
 (a docstring pdoc cannot read, a module that fails to import, a guide link to a page
 that does not exist), so CI (.ci/test.sh) fails on a broken site.
 """
@@ -14,6 +16,7 @@ import argparse
 import html
 import re
 import shutil
+import sys
 import warnings
 from pathlib import Path
 
@@ -35,6 +38,14 @@ GUIDES = [
     (ROOT / "CHANGELOG.md", "CHANGELOG.html", "Changes"),
 ]
 PAGE_OF = {src.resolve(): page for src, page, _ in GUIDES}
+
+INSTALL = "pip install -e '.[docs,scale,rl]'"
+
+
+def _missing(what: str) -> SystemExit:
+    """Exit with status 2 and one line on stderr naming what to install."""
+    print(f"docs/build.py: {what}; the documentation build needs every extra: {INSTALL}", file=sys.stderr)
+    return SystemExit(2)
 
 STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 56rem; margin: 0 auto; padding: 0 1rem 3rem;
@@ -95,11 +106,10 @@ def _resolve_named_tuple_annotations() -> None:
     for name in public_modules():
         try:
             module = importlib.import_module(name)
+        except ImportError as exc:  # an extra not installed: one clear line, status 2
+            raise _missing(f"cannot import {name} ({exc})") from None
         except Exception as exc:  # noqa: BLE001 - one clear line instead of a traceback
-            raise SystemExit(
-                f"docs/build.py: cannot import {name} ({exc}); the API reference needs every "
-                "optional extra: pip install -e '.[docs,scale,rl]'"
-            ) from None
+            raise SystemExit(f"docs/build.py: cannot import {name}: {exc!r}") from None
         for value in vars(module).values():
             if isinstance(value, type) and issubclass(value, tuple) and hasattr(value, "_fields"):
                 value.__new__.__annotations__.update(typing.get_type_hints(value))
@@ -107,9 +117,12 @@ def _resolve_named_tuple_annotations() -> None:
 
 def build(out: Path) -> None:
     """Write the site to ``out`` (replacing it)."""
-    import pdoc
-    import pdoc.render
-    from pdoc.render_helpers import to_html
+    try:
+        import pdoc
+        import pdoc.render
+        from pdoc.render_helpers import to_html
+    except ImportError as exc:
+        raise _missing(f"pdoc is not installed ({exc})") from None
 
     if out.exists():
         shutil.rmtree(out)
