@@ -15,13 +15,19 @@ Needs the scale extra: pip install 'qwirkle-core[scale]'.
 from __future__ import annotations
 
 import argparse
+import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
-import pyarrow.compute as pc
 
-from qwirkle_core.datasets import read_tables, write_dataset
+try:
+    import pyarrow.compute as pc
+
+    from qwirkle_core.datasets import read_tables, write_dataset
+except ImportError:
+    print("this example needs the scale extra (pyarrow, dask): pip install 'qwirkle-core[scale]'", file=sys.stderr)
+    sys.exit(2)
 
 SEAT_COLOURS = ["#3b82c4", "#e8743b", "#3a9a5b", "#9b59b6", "#c0392b", "#7f8c8d"]
 

@@ -19,17 +19,24 @@ example shows the plumbing (resampling, chance nodes, numba rollouts), not a str
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from typing import Any
 
 import numpy as np
-import pyspiel
-from open_spiel.python.algorithms import ismcts, mcts
+
+try:
+    import pyspiel
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    from qwirkle_core.envs import openspiel as qos
+except ImportError:
+    print("this example needs the rl extra (open_spiel): pip install 'qwirkle-core[rl]'", file=sys.stderr)
+    sys.exit(2)
 
 from qwirkle_core import _gameloop as gl
 from qwirkle_core._prng import bot_stream, new_state
 from qwirkle_core.envs import _kernels
-from qwirkle_core.envs import openspiel as qos
 from qwirkle_core.envs.encoding import end_id, mark_id, pass_id, place_id
 
 GREEDY = np.full(gl.MAX_PLAYERS, gl.BOT_GREEDY, np.int64)

@@ -116,7 +116,15 @@ def _choose_cache_dir() -> str | None:
     uses it), else a per-sources directory in the user's cache (it survives
     reinstalling the package), else beside the package, else None (numba then looks
     for a place itself, and kernel() falls back to no cache)."""
-    if os.environ.get("NUMBA_CACHE_DIR"):
+    chosen = os.environ.get("NUMBA_CACHE_DIR")
+    if chosen:
+        if not _writable_dir(Path(chosen)):
+            # numba then quietly caches elsewhere (beside the sources, or its own user
+            # cache) or nowhere.  Said once, when it matters: at the first compilation,
+            # or when someone asks where the cache is (warmup) -- not at import, before
+            # the command line has set up its message lines.
+            global CHOSEN_DIR_UNWRITABLE
+            CHOSEN_DIR_UNWRITABLE = chosen
         return None
     name = f"numba-{_sources_digest()}"
     for parent in (user_cache_root(), _PACKAGE / "__pycache__"):
@@ -126,14 +134,32 @@ def _choose_cache_dir() -> str | None:
     return None
 
 
+CHOSEN_DIR_UNWRITABLE: str | None = None  # NUMBA_CACHE_DIR, when set but not writable
 CACHE_DIR = _choose_cache_dir()
 CACHING = True  # becomes False at the first kernel that numba cannot cache
 
 
+_warned_unwritable_choice = False
+
+
+def _warn_unwritable_choice() -> None:
+    global _warned_unwritable_choice
+    if CHOSEN_DIR_UNWRITABLE is not None and not _warned_unwritable_choice:
+        _warned_unwritable_choice = True
+        log.warning(
+            "qwirkle_core: NUMBA_CACHE_DIR=%s is not a writable directory; numba falls back to "
+            "another cache place or none. Point NUMBA_CACHE_DIR at a writable directory.",
+            CHOSEN_DIR_UNWRITABLE,
+        )
+
+
 def cache_location() -> str:
     """Where compiled kernels are kept, in words (for ``warmup`` and messages)."""
+    _warn_unwritable_choice()
     if not CACHING:
         return "nowhere (no writable cache directory: set NUMBA_CACHE_DIR to one)"
+    if CHOSEN_DIR_UNWRITABLE is not None:
+        return f"numba's fallback cache directory (NUMBA_CACHE_DIR={CHOSEN_DIR_UNWRITABLE} is not writable)"
     return CACHE_DIR or os.environ.get("NUMBA_CACHE_DIR") or "numba's default cache directory"
 
 
@@ -172,7 +198,12 @@ class _CompileListener(event.Listener):  # type: ignore[misc]  # a base class of
                     if CACHING
                     else "no writable cache: every new process compiles again"
                 )
-                log.log(level, "compiling kernels for first use (%s), this takes a few seconds ...", where)
+                log.log(
+                    level,
+                    "compiling kernels for first use (%s): up to a minute or two; "
+                    "'qwirkle-core warmup' does it ahead ...",
+                    where,
+                )
             log.debug("compiling %s", name)
 
     def on_end(self, ev: Any) -> None:

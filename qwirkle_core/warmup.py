@@ -13,14 +13,18 @@ import os
 import subprocess
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
 from . import _jit
+from .errors import QwirkleError
 
 # Each group runs in its own process and compiles a share of the kernels through the
 # public API (so the cached entry points are the ones real calls use).  The groups are
-# sized so that two processes finish at about the same time.
+# sized so that two processes finish at about the same time.  A group may set
+# ``skipped`` to a reason (an optional extra that is missing); otherwise _OUTCOME
+# reports whether the group compiled or only loaded kernels from the cache.
 GROUPS: dict[str, str] = {
     "moves": """
 from qwirkle_core import Board, Move, parse_tiles
@@ -55,67 +59,115 @@ from qwirkle_core.game import Game
 from qwirkle_core.bots import rollouts
 rollouts(Game(players=2, seed=1), ["greedy", "greedy"], 2, viewer=0)
 """,
+    "envs": """
+from qwirkle_core.game import Game
+from qwirkle_core.envs import VectorQwirkle, legal_substeps
+env = VectorQwirkle(2, players=2, seed=1, opponents="greedy")
+env.reset()
+for _ in range(4):
+    env.step(env.random_actions())
+legal_substeps(Game(players=2, seed=1))
+""",
     # What a dataset chunk task runs (selfplay --out, check): with the scale extra only.
     "datasets": """
 try:
     import pyarrow
 except ImportError:
-    pyarrow = None
-if pyarrow is not None:
+    skipped = "skipped (needs the scale extra: pip install 'qwirkle-core[scale]')"
+else:
     from qwirkle_core.datasets import warm_kernels
     warm_kernels()
 """,
 }
 
 
+_OUTCOME = """
+from qwirkle_core import _jit as _qwirkle_jit
+print(globals().get("skipped") or ("compiled" if _qwirkle_jit._announced else "loaded from the cache"))
+"""
+
+
 @dataclass
 class WarmupReport:
-    """What :func:`warmup` did: seconds per group, failures, the cache's place."""
+    """What :func:`warmup` did: seconds and outcome per group, failures, the cache's place."""
 
     cache: str
     jobs: int = 1
     seconds: float = 0.0
     groups: dict[str, float] = field(default_factory=dict)
+    outcomes: dict[str, str] = field(default_factory=dict)
     failures: dict[str, str] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
-        """Whether every group compiled."""
+        """Whether every group ran (compiled, loaded from the cache, or was skipped)."""
         return not self.failures
+
+    @property
+    def compiled(self) -> bool:
+        """Whether any group compiled (rather than finding every kernel cached)."""
+        return any(outcome == "compiled" for outcome in self.outcomes.values())
 
     def lines(self) -> list[str]:
         """The report in a few lines of text."""
         groups = len(self.groups) + len(self.failures)
-        out = [f"compiled the kernels in {self.seconds:.1f} s ({groups} groups, {self.jobs} processes at a time)"]
-        out += [f"  {name}: {seconds:.1f} s" for name, seconds in self.groups.items()]
+        done = "compiled the kernels" if self.compiled else "the kernels were ready"
+        out = [f"{done} in {self.seconds:.1f} s ({groups} groups, {self.jobs} processes at a time)"]
+        out += [group_line(name, self.groups[name], self.outcomes.get(name, "")) for name in self.groups]
         out += [f"  {name}: FAILED: {message}" for name, message in self.failures.items()]
         out.append(f"cache: {self.cache}")
         return out
 
 
-def _run_group(name: str) -> tuple[str, float, str | None]:
+def group_line(name: str, seconds: float, outcome: str) -> str:
+    """One group's line of the report: ``  moves: 41.2 s (compiled)``."""
+    return f"  {name}: {seconds:.1f} s ({outcome})" if outcome else f"  {name}: {seconds:.1f} s"
+
+
+def _run_group(name: str) -> tuple[str, float, str, str | None]:
+    """Run one group in a fresh process: (name, seconds, outcome, error or None)."""
     began = time.perf_counter()
     proc = subprocess.run(
-        [sys.executable, "-c", GROUPS[name]], capture_output=True, text=True, check=False, env=dict(os.environ)
+        [sys.executable, "-c", GROUPS[name] + _OUTCOME],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=dict(os.environ),
     )
     error = None
     if proc.returncode != 0:
         lines = proc.stderr.strip().splitlines()
         error = lines[-1] if lines else f"exit status {proc.returncode}"
-    return name, time.perf_counter() - began, error
+    printed = proc.stdout.strip().splitlines()
+    return name, time.perf_counter() - began, printed[-1] if printed else "", error
 
 
-def warmup(jobs: int | None = None) -> WarmupReport:
+def warmup(
+    jobs: int | None = None, on_group: Callable[[str, float, str, str | None], None] | None = None
+) -> WarmupReport:
     """Compile every kernel into the on-disk cache, ``jobs`` processes at a time
-    (default: one per core, at most one per group).  Returns a :class:`WarmupReport`."""
+    (default: one per core, at most one per group).  ``on_group(name, seconds,
+    outcome, error)`` is called as each group finishes (the command line prints a line
+    per group, so a first warm-up of minutes is never silent).  Returns a
+    :class:`WarmupReport`."""
+    if jobs is not None and (type(jobs) is not int or jobs < 1):
+        raise QwirkleError(f"jobs is a positive number of processes, got {jobs!r}")
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(GROUPS)))
     report = WarmupReport(cache=_jit.cache_location(), jobs=jobs)
     began = time.perf_counter()
+    finished: dict[str, tuple[float, str, str | None]] = {}
     with ThreadPoolExecutor(jobs) as pool:
-        for name, seconds, error in pool.map(_run_group, GROUPS):
-            if error is None:
-                report.groups[name] = seconds
-            else:
-                report.failures[name] = error
+        for future in as_completed([pool.submit(_run_group, name) for name in GROUPS]):
+            name, seconds, outcome, error = future.result()
+            finished[name] = (seconds, outcome, error)
+            if on_group is not None:
+                on_group(name, seconds, outcome, error)
+    for name in GROUPS:  # the report lists the groups in their fixed order
+        seconds, outcome, error = finished[name]
+        if error is None:
+            report.groups[name] = seconds
+            report.outcomes[name] = outcome
+        else:
+            report.failures[name] = error
     report.seconds = time.perf_counter() - began
     return report

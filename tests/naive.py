@@ -591,7 +591,7 @@ def transform_move(move: Iterable[Placement], fn: Callable[[int, int], Cell]) ->
 # * The opener has the largest group (identical tiles counted once); a tie goes to
 #   the lowest seat unless the record's first turn is another tied seat (a tie-break
 #   order given to the game).  The opening places exactly that many tiles.
-# * The end (RULES.md): "out" (a hand emptied, +6), "blocked" (bag empty, no hand can
+# * The end (docs/rules.md): "out" (a hand emptied, +6), "blocked" (bag empty, no hand can
 #   place), "dead" (bag not empty, no tile of the bag or of a hand fits any empty
 #   cell beside the board, each tested alone).  The game ends right after the turn
 #   that makes one of them true.

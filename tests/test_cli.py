@@ -10,6 +10,9 @@ import pytest
 
 from qwirkle_core import Board, parse_tiles
 
+# Every test here starts the command line in a fresh process: left out by .ci/quick.sh.
+pytestmark = pytest.mark.process
+
 
 def run(args: list[str], stdin: bytes | str) -> subprocess.CompletedProcess[bytes]:
     data = stdin.encode() if isinstance(stdin, str) else stdin

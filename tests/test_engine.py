@@ -125,6 +125,7 @@ def test_serve_reads_lines_until_quit() -> None:
     assert [r["id"] for r in replies] == [1, 2]
 
 
+@pytest.mark.process
 def test_client_drives_a_real_engine_process() -> None:
     with EngineClient.start() as engine:
         assert engine.hello()["name"] == "qwirkle_core"

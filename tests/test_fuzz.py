@@ -302,6 +302,7 @@ raw_lines = st.one_of(
 )
 
 
+@pytest.mark.process
 @FUZZ
 @given(st.lists(raw_lines, min_size=1, max_size=8))
 def test_live_engine_answers_every_line(engine: subprocess.Popen[bytes], lines: list[bytes]) -> None:

@@ -409,6 +409,7 @@ def _ask(proc: subprocess.Popen[bytes], line: str | bytes) -> dict:  # type: ign
     return json.loads(proc.stdout.readline())  # type: ignore[no-any-return]
 
 
+@pytest.mark.process
 def test_engine_process_survives_the_killers_and_ends_cleanly():
     proc = _engine("--max-line-bytes", "20000")
     try:
@@ -428,6 +429,7 @@ def test_engine_process_survives_the_killers_and_ends_cleanly():
     assert proc.returncode == 0 and b"Traceback" not in err and b"error" not in err, err
 
 
+@pytest.mark.process
 def test_stop_ends_the_running_request_not_the_engine():
     proc = _engine()
     try:
@@ -446,6 +448,7 @@ def test_stop_ends_the_running_request_not_the_engine():
         proc.communicate()
 
 
+@pytest.mark.process
 @pytest.mark.parametrize(("sig", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_signals_end_the_engine_with_their_status(sig, status):
     proc = _engine()
@@ -493,6 +496,7 @@ def _one_error_line(stderr: bytes) -> bool:
 POSITION_JSON = b'{"board": [[0, 0, 0, 0]], "hand": [[0, 1]]}'
 
 
+@pytest.mark.process
 def test_moves_jsonl_answers_every_line_after_a_deep_one():
     deep = b"[" * 984 + b"]" * 984
     lines = [b'{"board": ' + deep + b', "hand": []}', POSITION_JSON, b'{"board": [], "hand": ' + deep + b"}", POSITION_JSON]
@@ -502,6 +506,7 @@ def test_moves_jsonl_answers_every_line_after_a_deep_one():
     assert result.returncode == 2 and b"Traceback" not in result.stderr and b"error" not in result.stderr
 
 
+@pytest.mark.process
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
 @pytest.mark.parametrize("command", [["moves"], ["render"], ["render", "--format", "text"]])
 def test_a_full_disk_is_a_one_line_error(command):
@@ -514,6 +519,7 @@ def test_a_full_disk_is_a_one_line_error(command):
     assert _one_error_line(result.stderr)
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("command", [["moves"], ["moves", "--jsonl"], ["render"], ["engine"]])
 def test_a_closed_stdin_is_handled(command):
     """A closed stdin (``<&-``) ended in "internal error"."""
@@ -526,6 +532,7 @@ def test_a_closed_stdin_is_handled(command):
     assert b"internal error" not in closed.stderr and b"Traceback" not in closed.stderr
 
 
+@pytest.mark.process
 def test_render_refuses_what_it_cannot_draw_or_write(tmp_path):
     for args in (["--highlight", "Rs@30000,30000"], ["--highlight", "Rs@1000000000,0"], ["--cell-size", "1e308"],
                  ["--cell-size", "nan"], ["-o", str(tmp_path / "no" / "such" / "dir.svg")], ["-o", str(tmp_path)]):

@@ -171,11 +171,43 @@ def test_warmup_runs_its_groups_and_reports(monkeypatch: pytest.MonkeyPatch, cap
     from qwirkle_core import warmup as warmup_module
     from qwirkle_core.cli import main
 
-    monkeypatch.setattr(warmup_module, "GROUPS", {"ok": "pass", "broken": "raise SystemExit('nope')"})
-    report = warmup_module.warmup(jobs=2)
-    assert set(report.groups) == {"ok"} and set(report.failures) == {"broken"} and not report.ok
+    groups = {"ok": "pass", "broken": "raise SystemExit('nope')", "optional": "skipped = 'skipped (no extra)'"}
+    monkeypatch.setattr(warmup_module, "GROUPS", groups)
+    seen: list[str] = []
+    report = warmup_module.warmup(jobs=2, on_group=lambda name, *_: seen.append(name))
+    assert sorted(seen) == sorted(groups)  # every group reported as it finished
+    assert set(report.groups) == {"ok", "optional"} and set(report.failures) == {"broken"} and not report.ok
+    assert report.outcomes == {"ok": "loaded from the cache", "optional": "skipped (no extra)"}
     assert report.lines()[-1].startswith("cache: ")
     monkeypatch.setattr(warmup_module, "GROUPS", {"ok": "pass"})
     assert main(["warmup", "--jobs", "1"]) == 0
-    out = capsys.readouterr().out
-    assert "compiled the kernels in" in out and "cache: " in out
+    captured = capsys.readouterr()
+    assert "the kernels were ready in" in captured.out and "cache: " in captured.out
+    # It talks before the wait and after each group, on stderr.
+    assert captured.err.startswith("qwirkle-core: compiling 1 groups") and "  ok: " in captured.err
+
+
+@pytest.mark.parametrize("jobs", ["0", "-3", "two"])
+def test_warmup_refuses_a_number_of_processes_below_one(jobs: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from qwirkle_core.cli import main
+    from qwirkle_core.errors import QwirkleError
+    from qwirkle_core.warmup import warmup
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["warmup", "--jobs", jobs])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("qwirkle-core: error: ") and err.count("\n") == 1
+    with pytest.raises(QwirkleError, match="jobs"):
+        warmup(jobs=0)
+
+
+def test_an_unwritable_numba_cache_dir_is_named_once(tmp_path: Path) -> None:
+    not_a_dir = tmp_path / "file"
+    not_a_dir.write_text("")
+    code = "import qwirkle_core, qwirkle_core._jit as j; print(j.cache_location())"
+    proc = _python(code, {"NUMBA_CACHE_DIR": str(not_a_dir / "cache")})
+    assert proc.returncode == 0, proc.stderr
+    warned = [line for line in proc.stderr.splitlines() if "NUMBA_CACHE_DIR" in line]
+    assert len(warned) == 1 and "not a writable directory" in warned[0]
+    assert "not writable" in proc.stdout

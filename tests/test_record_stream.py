@@ -66,6 +66,7 @@ def _selfplay(args: list[str], **kwargs: object) -> subprocess.CompletedProcess[
     )
 
 
+@pytest.mark.process
 def test_an_existing_record_file_is_never_destroyed(tmp_path: Path) -> None:
     path = tmp_path / "games.jsonl"
     first = _selfplay(["--games", "3", "--record", str(path), "--progress", "never"])
@@ -84,11 +85,13 @@ def test_an_existing_record_file_is_never_destroyed(tmp_path: Path) -> None:
         game_from_record(record)
 
 
+@pytest.mark.process
 def test_an_unwritable_record_path_exits_2(tmp_path: Path) -> None:
     done = _selfplay(["--games", "2", "--record", str(tmp_path / "no" / "such" / "dir.jsonl")])
     assert done.returncode == 2 and done.stderr.startswith("qwirkle-core: error: cannot write")
 
 
+@pytest.mark.process
 @pytest.mark.skipif(JIT_OFF, reason="needs games fast enough to interrupt mid-run")
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL])
 def test_an_interrupted_run_leaves_only_whole_replayable_lines(tmp_path: Path, signum: int) -> None:

@@ -94,6 +94,7 @@ def test_parallel_selfplay_records_pass_the_referee() -> None:
         assert res.end == record["end"] and res.scores == result.scores[i].tolist()
 
 
+@pytest.mark.process
 def test_the_selfplay_commands_record_file_passes_the_referee(tmp_path: Path) -> None:
     """The record file the command line streams, line by line."""
     path = tmp_path / "games.jsonl"

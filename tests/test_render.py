@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import os
 import random
 import re
 import subprocess
@@ -389,6 +390,9 @@ def test_render_record(
         status, out, _ = run_render(["--turn", str(n), "--output", str(output)], data, monkeypatch, capsys)
         assert (status, out) == (0, "")
         assert tile_cells(parse_svg(output.read_text(encoding="utf-8"))) == board_cells(replay(record, n))
+        umask = os.umask(0)
+        os.umask(umask)
+        assert output.stat().st_mode & 0o777 == 0o666 & ~umask  # a picture, not a private temporary file
 
     input_file = tmp_path / "games.jsonl"
     input_file.write_text(json.dumps(play_record(1, 4)) + "\n" + json.dumps(record) + "\n")
@@ -452,6 +456,7 @@ def test_bad_input_exits_2_with_one_line(
     assert err.startswith("qwirkle-core: error: ")
 
 
+@pytest.mark.process
 def test_python_dash_m_render(tmp_path: Path, record: dict[str, Any]) -> None:
     """The command as users run it, through the package's command line."""
     done = subprocess.run(

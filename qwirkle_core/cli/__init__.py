@@ -38,6 +38,17 @@ def fail(message: str, status: int = 2) -> int:
     return status
 
 
+def positive_int(text: str) -> int:
+    """An argparse ``type`` for a count that must be at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def program_name(argv0: str | None = None) -> str:
     """How the user started the program, for usage lines: ``qwirkle-core`` for the
     installed script, ``python -m qwirkle_core`` for the module."""
@@ -119,7 +130,11 @@ def _show_library_messages() -> None:
 def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
     """Run one command; returns the exit status."""
     parser = build_parser(prog)
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # reported by the command's own parser, so the hint names its --help
+        commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        owner = commands.choices.get(getattr(args, "command", None) or "", parser)
+        owner.error(f"unrecognized arguments: {' '.join(unknown)}")
     if getattr(args, "handler", None) is None:
         parser.error("no command given")
     _show_library_messages()

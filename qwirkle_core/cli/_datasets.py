@@ -9,7 +9,7 @@ import json
 import sys
 from typing import IO, Any
 
-from . import fail
+from . import NAME, fail
 
 EXIT_BAD_ARGS = 2
 EXIT_IO = 1
@@ -32,7 +32,7 @@ class ChunkProgress:
             from tqdm import tqdm
 
             self.bar = tqdm(
-                total=total, initial=done, desc=self.label, unit=" games", file=self.stream,
+                total=total, initial=done, desc=f"{NAME}: {self.label}", unit=" games", file=self.stream,
                 dynamic_ncols=True, mininterval=0.5, smoothing=0.05,
             )
         else:

@@ -9,6 +9,7 @@ import sys
 from typing import Any
 
 from ..engine import Limits
+from . import positive_int
 
 _DEFAULTS = Limits()
 
@@ -23,15 +24,15 @@ def register(subparsers: Any) -> None:
         "Ends at end of input or on quit (status 0), on SIGINT (130) or SIGTERM (143).",
     )
     parser.add_argument(
-        "--max-line-bytes", type=int, default=_DEFAULTS.max_line_bytes, metavar="N",
+        "--max-line-bytes", type=positive_int, default=_DEFAULTS.max_line_bytes, metavar="N",
         help=f"longest request line; a longer one gets an error reply (default {_DEFAULTS.max_line_bytes})",
     )
     parser.add_argument(
-        "--max-moves", type=int, default=_DEFAULTS.max_moves, metavar="N",
+        "--max-moves", type=positive_int, default=_DEFAULTS.max_moves, metavar="N",
         help=f"most moves listed in one reply (default {_DEFAULTS.max_moves})",
     )
     parser.add_argument(
-        "--max-games", type=int, default=_DEFAULTS.max_games, metavar="N",
+        "--max-games", type=positive_int, default=_DEFAULTS.max_games, metavar="N",
         help=f"most games one selfplay request plays (default {_DEFAULTS.max_games})",
     )
     parser.add_argument(

@@ -123,6 +123,15 @@ def _write_file(path: str, text: str) -> None:
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".render-", suffix=".tmp", dir=directory)
     try:
+        # mkstemp makes the file private (0600); give the picture the mode any new file
+        # would get (0666 less the umask), or the mode of the file it replaces.
+        try:
+            mode = os.stat(path).st_mode & 0o777
+        except OSError:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        os.fchmod(fd, mode)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
             f.flush()

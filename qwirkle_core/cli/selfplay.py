@@ -28,7 +28,7 @@ from ..datasets import DEFAULT_CHUNK_SIZE
 from ..errors import QwirkleError
 from ..game import END_NAMES, MAX_PLAYERS, MIN_PLAYERS
 from ..selfplay import BATCH, SelfPlayArgumentError, SelfPlayResult, parse_bots, play_batches
-from . import fail
+from . import NAME, fail
 from ._datasets import dataset_options, run_selfplay_dataset
 
 EXIT_BAD_ARGS = 2
@@ -139,7 +139,7 @@ class ProgressBar:
 
             tty = hasattr(self.stream, "isatty") and self.stream.isatty()
             self.bar = tqdm(
-                total=self.total, file=self.stream, unit=" games", desc="selfplay", smoothing=0.1,
+                total=self.total, file=self.stream, unit=" games", desc=f"{NAME}: selfplay", smoothing=0.1,
                 mininterval=0.2, dynamic_ncols=tty,
                 # Off a terminal (or where tqdm cannot ask it): $COLUMNS, else 80.
                 ncols=None if tty else shutil.get_terminal_size().columns - 1,

@@ -11,7 +11,9 @@ import argparse
 import sys
 from typing import Any
 
-from ..warmup import warmup
+from .. import _jit
+from ..warmup import GROUPS, group_line, warmup
+from . import NAME, positive_int
 
 
 def register(subparsers: Any) -> None:
@@ -22,13 +24,26 @@ def register(subparsers: Any) -> None:
         description="Compile every kernel into numba's on-disk cache, on several processes "
         "at once, and print where the cache lives and how long it took.",
     )
-    parser.add_argument("--jobs", metavar="N", type=int, default=None, help="processes (default: one per core)")
+    parser.add_argument("--jobs", metavar="N", type=positive_int, default=None, help="processes (default: one per core)")
     parser.set_defaults(handler=run)
+
+
+def _progress(name: str, seconds: float, outcome: str, error: str | None) -> None:
+    line = f"  {name}: FAILED: {error}" if error is not None else group_line(name, seconds, outcome)
+    print(line, file=sys.stderr, flush=True)
 
 
 def run(args: argparse.Namespace) -> int:
     """The ``warmup`` command; returns the exit status."""
-    report = warmup(jobs=args.jobs)
+    # The first warm-up of an environment takes minutes on a small machine: say so at
+    # once, then a line per group as it finishes (stderr; the report goes to stdout).
+    print(
+        f"{NAME}: compiling {len(GROUPS)} groups of kernels into {_jit.cache_location()} "
+        "(minutes the first time, a few seconds once cached) ...",
+        file=sys.stderr,
+        flush=True,
+    )
+    report = warmup(jobs=args.jobs, on_group=_progress)
     for line in report.lines():
         print(line)
     sys.stdout.flush()
