@@ -22,18 +22,10 @@ from .errors import QwirkleError
 
 # Each group runs in its own process and compiles a share of the kernels through the
 # public API (so the cached entry points are the ones real calls use).  The groups are
-# sized so that two processes finish at about the same time.  A group may set
-# ``skipped`` to a reason (an optional extra that is missing); otherwise _OUTCOME
-# reports whether the group compiled or only loaded kernels from the cache.
+# listed longest first (measured on 2 cores), so that two processes finish at about
+# the same time.  A group may set ``skipped`` to a reason (an optional extra that is
+# missing); otherwise _OUTCOME reports whether it compiled or only loaded kernels.
 GROUPS: dict[str, str] = {
-    "moves": """
-from qwirkle_core import Board, Move, parse_tiles
-b = Board("Rc@0,0 Rs@0,1 Bs@1,1")
-h = parse_tiles("Rd Bd Gs Yc Rs Pl")
-b.legal_moves(h); b.count_moves(h); b.has_move(h); b.best_moves(h); b.legal_tile_masks()
-b.score(Move.from_text("Rd@0,2")); b.push(Move.from_text("Rd@0,2")); b.pop()
-e = Board(); e.legal_moves(h); e.count_moves(h); e.has_move(h); e.best_moves(h)
-""",
     "queries": """
 from qwirkle_core import Board, parse_tiles, queries
 b = Board("Rc@0,0 Rs@0,1 Bs@1,1")
@@ -42,6 +34,15 @@ queries.top_moves(b, h, 3); queries.moves_with_tiles(b, h, parse_tiles("Rd"))
 queries.moves_on_cells(b, h, [(0, 2)]); queries.qwirkle_slots(b); queries.move_risk(b, h)
 queries.position_planes(b, 16)
 queries.batch_counts([(b, h)]); queries.batch_best_scores([(b, h)]); queries.batch_moves([(b, h)])
+""",
+    "envs": """
+from qwirkle_core.game import Game
+from qwirkle_core.envs import VectorQwirkle, legal_substeps
+env = VectorQwirkle(2, players=2, seed=1, opponents="greedy")
+env.reset()
+for _ in range(4):
+    env.step(env.random_actions())
+legal_substeps(Game(players=2, seed=1))
 """,
     "games": """
 from qwirkle_core.game import Game
@@ -59,14 +60,13 @@ from qwirkle_core.game import Game
 from qwirkle_core.bots import rollouts
 rollouts(Game(players=2, seed=1), ["greedy", "greedy"], 2, viewer=0)
 """,
-    "envs": """
-from qwirkle_core.game import Game
-from qwirkle_core.envs import VectorQwirkle, legal_substeps
-env = VectorQwirkle(2, players=2, seed=1, opponents="greedy")
-env.reset()
-for _ in range(4):
-    env.step(env.random_actions())
-legal_substeps(Game(players=2, seed=1))
+    "moves": """
+from qwirkle_core import Board, Move, parse_tiles
+b = Board("Rc@0,0 Rs@0,1 Bs@1,1")
+h = parse_tiles("Rd Bd Gs Yc Rs Pl")
+b.legal_moves(h); b.count_moves(h); b.has_move(h); b.best_moves(h); b.legal_tile_masks()
+b.score(Move.from_text("Rd@0,2")); b.push(Move.from_text("Rd@0,2")); b.pop()
+e = Board(); e.legal_moves(h); e.count_moves(h); e.has_move(h); e.best_moves(h)
 """,
     # What a dataset chunk task runs (selfplay --out, check): with the scale extra only.
     "datasets": """

@@ -44,7 +44,8 @@ def run(args: argparse.Namespace) -> int:
         flush=True,
     )
     report = warmup(jobs=args.jobs, on_group=_progress)
-    for line in report.lines():
+    lines = report.lines()
+    for line in (lines[0], lines[-1]):  # each group's line is on stderr already
         print(line)
     sys.stdout.flush()
     return 0 if report.ok else 1
