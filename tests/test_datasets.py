@@ -18,6 +18,8 @@ pa = pytest.importorskip("pyarrow", reason="datasets need the scale extra: pip i
 pq = pytest.importorskip("pyarrow.parquet", reason="datasets need the scale extra")
 
 from qwirkle_core import datasets
+
+dask_config = pytest.importorskip("dask.config", reason="clusters need the scale extra")
 from qwirkle_core.cli import check as check_command
 from qwirkle_core.cli import main
 from qwirkle_core.datasets import (
@@ -403,3 +405,7 @@ def test_a_local_cluster_from_the_library(tmp_path: Path) -> None:
     summary = write_dataset(tmp_path / "ds", 40, 2, ["greedy"], seed=2, chunk_size=20, workers=1)
     assert summary.written == 40 and "1 workers" in summary.where and summary.startup_seconds > 0
     assert list(read_records(tmp_path / "ds")) == selfplay(40, 2, ["greedy", "greedy"], seed=2, record=True).records
+    from qwirkle_core import cluster
+
+    with cluster.connect(1, None) as (local, _):  # the local cluster's workers do not profile
+        assert set(local.run(lambda: dask_config.get("distributed.worker.profile.enabled")).values()) == {False}
