@@ -9,11 +9,11 @@ a cluster of several machines, give every worker a cache first: run
 ``python -m qwirkle_core warmup`` (or one self-play game) on each machine, or in the
 worker image, or point every worker at one shared ``NUMBA_CACHE_DIR``.  Workers
 should run one thread each (``dask worker --nthreads 1 --nworkers N``): a chunk
-keeps one core busy from start to end.  Turn off the workers' statistical profiler
-(``DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False``, or
-``distributed.worker.profile.enabled: false`` in their Dask config): it samples every
-thread's stack every 10 ms, which cost 6 % of the games/s of a 2-worker local cluster
-on a 2-core machine.  Local clusters started here run without it.
+keeps one core busy from start to end.  Give the workers :data:`QUIET_WORKERS`'
+Dask configuration (no statistical profiler, slower housekeeping ticks; e.g.
+``DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False`` in their environment): on a
+2-core machine Dask's defaults made a chunk 8 % slower than on a thread of one process.
+Local clusters started here use it.
 
 Needs the ``scale`` extra (``pip install qwirkle-core[scale]``).
 """
@@ -35,6 +35,19 @@ except ImportError:  # pragma: no cover - CI installs the extra
     raise QwirkleError("clusters need dask.distributed: pip install 'qwirkle-core[scale]'") from None
 
 PLUGIN_NAME = "qwirkle-core-warmup"
+
+# A chunk task keeps its core busy for seconds; Dask's housekeeping around it took that
+# core from it.  On 2 cores, 60,000 greedy games on a 2-worker local cluster: a chunk
+# took 2.6 s in a worker and 2.4 s on a thread of one process, and the statistical
+# profiler (a stack sample every 10 ms) cost 6 % of the games/s; without it and with
+# these intervals, a chunk takes what it takes on a thread.  Local clusters use this;
+# the module docs tell how to set it on other clusters.
+QUIET_WORKERS: dict[str, object] = {
+    "distributed.worker.profile.enabled": False,  # default: a sample every 10 ms
+    "distributed.admin.tick.interval": "1s",  # default 20 ms: the event-loop watchdog
+    "distributed.admin.system-monitor.interval": "5s",  # default 500 ms: psutil readings
+    "distributed.worker.memory.monitor-interval": "1s",  # default 100 ms
+}
 TASK_RETRIES = 3  # a task that raised is tried this often again; a lost worker's tasks are rerun anyway
 
 
@@ -65,9 +78,8 @@ def connect(workers: int | None, scheduler: str | None, client: Any = None) -> I
                 from .datasets import warm_kernels  # datasets imports this module lazily
 
                 warm_kernels()
-                # No statistical profiler on the workers (6 % of the games/s, measured):
-                # the nannies hand this configuration to the worker processes.
-                with dask.config.set({"distributed.worker.profile.enabled": False}):
+                # The nannies hand this configuration to the worker processes.
+                with dask.config.set(QUIET_WORKERS):
                     cluster = stack.enter_context(
                         LocalCluster(
                             n_workers=workers or 1, threads_per_worker=1, processes=True, dashboard_address=":0"

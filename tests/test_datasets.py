@@ -407,5 +407,6 @@ def test_a_local_cluster_from_the_library(tmp_path: Path) -> None:
     assert list(read_records(tmp_path / "ds")) == selfplay(40, 2, ["greedy", "greedy"], seed=2, record=True).records
     from qwirkle_core import cluster
 
-    with cluster.connect(1, None) as (local, _):  # the local cluster's workers do not profile
-        assert set(local.run(lambda: dask_config.get("distributed.worker.profile.enabled")).values()) == {False}
+    with cluster.connect(1, None) as (local, _):  # the local cluster's workers keep quiet
+        for key, value in cluster.QUIET_WORKERS.items():
+            assert set(local.run(dask_config.get, key).values()) == {value}
