@@ -179,3 +179,41 @@ def test_replies_hide_the_bag_and_the_other_hands() -> None:
 def test_a_request_without_cmd_says_so() -> None:
     reply = EngineSession().handle({"id": 3, "players": 2})
     assert reply == {"id": 3, "error": 'missing "cmd" (a request is an object {"cmd": ...}; see hello)'}
+
+
+@pytest.mark.parametrize("seed", [3, 8])
+def test_listed_moves_are_the_move_list_in_order_and_the_line_says_the_same(seed: int) -> None:
+    """The moves of a reply are written as JSON text column by column (no dict per
+    move): they must be the MoveList's moves, in its order, field for field, and the
+    line the engine process writes must parse to what ``handle`` returns."""
+    from qwirkle_core.bots import make_bot
+    from qwirkle_core.engine import reply_line
+
+    game = Game(players=2, seed=seed)
+    bot = make_bot("greedy")
+    session = EngineSession()
+    for _ in range(12):
+        if game.is_over:
+            break
+        ask(session, cmd="position", position=game.to_string())
+        want = [
+            {
+                "placements": [[r, c, int(t.color), int(t.shape)] for r, c, t in m.placements],
+                "score": m.score,
+                "text": m.text(),
+            }
+            for m in game.legal_moves()
+        ]
+        request = {"cmd": "moves", "id": [1, "x"]}
+        reply = session.handle(request)
+        assert reply["moves"] == want
+        line = json.loads(reply_line(session._answer(request)))
+        assert line == reply and list(line) == sorted(line, key=lambda k: k == "moves")  # moves last
+        analysed = session.handle({"cmd": "analyse", "top": 10_000})
+        by_text = {m["text"]: m for m in want}
+        ranked = [{k: m[k] for k in ("placements", "score", "text")} for m in analysed["moves"]]
+        assert len(ranked) == len(want) and all(m == by_text[m["text"]] for m in ranked)
+        assert [m["score"] for m in ranked] == sorted((m["score"] for m in want), reverse=True)
+        assert all(type(m["leaves_qwirkle"]) is bool and type(m["opens_slots"]) is int for m in analysed["moves"])
+        assert json.loads(reply_line(session._answer({"cmd": "analyse", "top": 10_000}))) == analysed
+        game.push(bot.choose(game))
