@@ -12,7 +12,8 @@ import sys
 from typing import Any
 
 from .. import _jit
-from ..warmup import GROUPS, group_line, warmup
+from .. import warmup as warmup_module
+from ..warmup import group_line, warmup
 from . import NAME, positive_int
 
 
@@ -38,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     # The first warm-up of an environment takes minutes on a small machine: say so at
     # once, then a line per group as it finishes (stderr; the report goes to stdout).
     print(
-        f"{NAME}: compiling {len(GROUPS)} groups of kernels into {_jit.cache_location()} "
+        f"{NAME}: compiling {len(warmup_module.GROUPS)} groups of kernels into {_jit.cache_location()} "
         "(minutes the first time, a few seconds once cached) ...",
         file=sys.stderr,
         flush=True,
