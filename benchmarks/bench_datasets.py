@@ -13,30 +13,14 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-import numpy as np
 import pytest
 
+from benchmarks.bench_selfplay import GAMES, GREEDY, NO_LOGS, SEEDS_HIGH, SEEDS_LOW, TIE_RANK, _report
 from qwirkle_core import _gameloop
 
 pytest.importorskip("pyarrow", reason="datasets need the scale extra")
 
 from qwirkle_core.datasets import DatasetSpec, _prepare, warm_kernels, write_chunk
-
-GAMES = 1000
-TIE_RANK = np.arange(_gameloop.MAX_PLAYERS, dtype=np.int64)
-GREEDY = np.full(_gameloop.MAX_PLAYERS, _gameloop.BOT_GREEDY, np.int64)
-SEEDS_LOW = np.arange(GAMES, dtype=np.int64)
-SEEDS_HIGH = np.zeros(GAMES, np.int64)
-NO_LOGS = _gameloop.empty_logs(GAMES, 0)
-
-
-def _report(benchmark, label: str) -> None:  # type: ignore[no-untyped-def]
-    if benchmark.stats is None:  # --benchmark-disable: the function ran once, untimed
-        return
-    stats = benchmark.stats.stats
-    benchmark.extra_info["games_per_second"] = round(GAMES / stats.mean)
-    benchmark.extra_info["games_per_second_best_round"] = round(GAMES / stats.min)
-    print(f"\n{label}: {GAMES / stats.mean:,.0f} games/s (best round {GAMES / stats.min:,.0f})")
 
 
 def test_greedy_games_no_output_one_core(benchmark) -> None:  # type: ignore[no-untyped-def]
