@@ -124,3 +124,44 @@ def test_an_interrupted_run_leaves_only_whole_replayable_lines(tmp_path: Path, s
     for line in lines[:: max(1, len(lines) // 20)]:
         game_from_record(line)
     assert os.path.getsize(path) == len(data)
+
+
+_KILLED_WRITER = r"""
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("line_writer", sys.argv[1])
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+writer = module.LineWriter(open(sys.argv[2], "ab"))
+number = 0
+while True:  # batches of 40,000 numbered lines (~4 MB), until killed
+    writer.write(b"".join(b"%09d %s\n" % (number + i, b"x" * 90) for i in range(40_000)))
+    number += 40_000
+"""
+
+
+@pytest.mark.process
+@pytest.mark.parametrize("delay", [0.0, 0.003, 0.011, 0.029])
+def test_sigkill_in_the_middle_of_a_batch_leaves_whole_lines(tmp_path: Path, delay: float) -> None:
+    """SIGKILL cannot be caught: the run may die while a batch is sent or written.  The
+    helper process writes a batch only whole, so the file ends with a whole line."""
+    from qwirkle_core import _line_writer
+
+    path = tmp_path / "lines.txt"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _KILLED_WRITER, _line_writer.__file__, str(path)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while (not path.exists() or path.stat().st_size == 0) and time.monotonic() < deadline:
+            assert proc.poll() is None, proc.communicate()
+            time.sleep(0.001)
+        time.sleep(delay)  # somewhere in the next batches: sending, writing or syncing
+        proc.kill()
+        proc.communicate(timeout=60)  # stderr is shared: this waits for the helper too
+    finally:
+        proc.kill()
+    data = path.read_bytes()
+    assert data.endswith(b"\n") and len(data) % 100 == 0
+    numbers = [int(line[:9]) for line in data.splitlines()]
+    assert numbers == list(range(len(numbers))) and len(numbers) % 40_000 == 0

@@ -22,6 +22,7 @@ from typing import IO, Any
 import numba
 import numpy as np
 
+from .._line_writer import LineWriter
 from .._prng import SEED_LIMIT
 from ..bots import BOT_IDS
 from ..datasets import DEFAULT_CHUNK_SIZE
@@ -75,14 +76,6 @@ def open_record_file(path: str, append: bool) -> IO[bytes]:
         return handle
     except OSError as exc:
         raise RecordFileError(f"cannot write {path}: {exc.strerror}") from None
-
-
-def write_whole(out: IO[bytes], text: bytes) -> None:
-    """Append whole lines and push them to the disk before the next batch, so that an
-    interrupted run leaves every game finished so far, each on a whole line."""
-    out.write(text)
-    out.flush()
-    os.fsync(out.fileno())
 
 
 class _StopOnSignal:
@@ -226,9 +219,11 @@ def run(args: argparse.Namespace) -> int:
     if args.record:
         # Opened before the games, so that a bad path fails at once.
         try:
-            out = open_record_file(args.record, args.append)
+            out = LineWriter(open_record_file(args.record, args.append))
         except RecordFileError as exc:
             return fail(str(exc), EXIT_BAD_ARGS)
+        except OSError as exc:
+            return fail(f"cannot write {args.record}: {exc.strerror}", EXIT_BAD_ARGS)
     if threads is not None:
         numba.set_num_threads(threads)
     show = args.progress == "always" or (args.progress == "auto" and games > BATCH and sys.stderr.isatty())
@@ -251,7 +246,7 @@ def run(args: argparse.Namespace) -> int:
             seconds += batch.seconds
             if out is not None:
                 try:
-                    write_whole(out, batch.records_text)
+                    out.write(batch.records_text)
                 except OSError as exc:
                     return fail(f"cannot write {args.record}: {exc.strerror}", EXIT_BAD_ARGS)
             if bar is not None:
