@@ -31,6 +31,8 @@ from qwirkle_core.game import MAX_SCORE, Action, Game
 from qwirkle_core.moves import COORD_MAX
 from qwirkle_core.records import read_records, record_line
 
+from .signals import popen_taking_sigint
+
 # ----------------------------------------------------------- wrong kinds of error
 
 
@@ -394,7 +396,7 @@ def test_analyse_of_every_move_matches_the_risk_of_each():
 
 
 def _engine(*args: str) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
+    return popen_taking_sigint(
         [sys.executable, "-m", "qwirkle_core", "engine", *args],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -464,7 +466,7 @@ def test_signals_end_the_engine_with_their_status(sig, status):
 @pytest.mark.slow
 def test_sigint_during_parallel_selfplay_exits_130():
     """Used to end in SystemError: ... returned a result with an exception set."""
-    proc = subprocess.Popen(
+    proc = popen_taking_sigint(
         [sys.executable, "-m", "qwirkle_core", "selfplay", "--games", "100000000", "--progress", "never"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

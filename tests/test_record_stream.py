@@ -19,6 +19,8 @@ from qwirkle_core.bots import BOT_IDS
 from qwirkle_core.records import game_from_record, read_records, record_from_log, record_line
 from qwirkle_core.selfplay import play_batches, records_text
 
+from .signals import popen_taking_sigint
+
 JIT_OFF = bool(numba.config.DISABLE_JIT)
 TIE = np.arange(6, dtype=np.int64)
 
@@ -96,7 +98,7 @@ def test_an_unwritable_record_path_exits_2(tmp_path: Path) -> None:
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL])
 def test_an_interrupted_run_leaves_only_whole_replayable_lines(tmp_path: Path, signum: int) -> None:
     path = tmp_path / "games.jsonl"
-    proc = subprocess.Popen(
+    proc = popen_taking_sigint(
         [sys.executable, "-m", "qwirkle_core", "selfplay", "--games", "2000000", "--bots", "random",
          "--threads", "1", "--record", str(path), "--progress", "never"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
