@@ -31,6 +31,10 @@ say "the documentation site (warnings are errors)"
 #   NUMBA_BOUNDSCHECK): an out-of-range access raises instead of reading junk;
 # - [nojit] the JIT off, under coverage (at least 90% of qwirkle_core);
 # - [jit] the JIT on: tests, doctests (README and docs/ too), every benchmark once.
+# [bounds] and [nojit] leave out the tests that start fresh processes (markers
+# process and slow): those children run the kernels the in-process tests already
+# check, coverage does not see into them, and without the JIT they only take long.
+# [jit] runs every test.
 # pytest prints one line per test file as it finishes it; each run's lines are
 # prefixed with its name.  A run that collects no test exits 5: that is a failure.
 say "the suite: [bounds] bounds-checked, [nojit] JIT off with coverage, [jit] JIT on (side by side)"
@@ -41,10 +45,11 @@ run() {  # run NAME COMMAND...: the command's output, live, each line prefixed [
     "$@" 2>&1 | sed -u "s/^/[$name] /"
 }
 pytest_args=(-p no:warnings -o console_output_style=count --color=no)
+in_process=(-m "not process and not slow")
 NUMBA_BOUNDSCHECK=1 NUMBA_CACHE_DIR="$PWD/.numba_cache_boundscheck" \
-    run bounds "$bin/python" -m pytest tests "${pytest_args[@]}" &
+    run bounds "$bin/python" -m pytest tests "${pytest_args[@]}" "${in_process[@]}" &
 bounds=$!
-NUMBA_DISABLE_JIT=1 run nojit "$bin/python" -m pytest tests "${pytest_args[@]}" \
+NUMBA_DISABLE_JIT=1 run nojit "$bin/python" -m pytest tests "${pytest_args[@]}" "${in_process[@]}" \
     --cov=qwirkle_core --cov-report=term:skip-covered --cov-fail-under=90 &
 nojit=$!
 run jit "$bin/python" -m pytest tests benchmarks qwirkle_core README.md docs "${pytest_args[@]}" \
