@@ -29,7 +29,12 @@ from qwirkle_core.moves import COORD_MAX
 from .games import Choices, as_naive, hand_as_naive, moves_as_naive, random_positions
 from .naive import naive_legal_moves, naive_masks, naive_score
 
-SETTINGS = settings(deadline=None, max_examples=8, suppress_health_check=[HealthCheck.too_slow])
+# Fewer examples without the JIT (the coverage run): see test_against_reference.py.
+SETTINGS = settings(
+    deadline=None,
+    max_examples=3 if numba.config.DISABLE_JIT else 8,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 
 NaiveBoard = dict[tuple[int, int], tuple[int, int]]
 
