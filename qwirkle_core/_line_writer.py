@@ -54,7 +54,8 @@ class LineWriter:
         helper = self._helper
         assert helper.stdin is not None and helper.stdout is not None
         try:
-            helper.stdin.write(_HEADER.pack(len(text)) + text)
+            helper.stdin.write(_HEADER.pack(len(text)))
+            helper.stdin.write(text)  # not joined to the header: a batch can be megabytes
             helper.stdin.flush()
             reply = helper.stdout.readline()
         except BrokenPipeError:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import signal
@@ -167,3 +168,21 @@ def test_sigkill_in_the_middle_of_a_batch_leaves_whole_lines(tmp_path: Path, del
     assert data.endswith(b"\n") and len(data) % 100 == 0
     numbers = [int(line[:9]) for line in data.splitlines()]
     assert numbers == list(range(len(numbers))) and len(numbers) % 40_000 == 0
+
+
+def test_the_line_writer_appends_batches_and_reports_write_errors(tmp_path: Path) -> None:
+    from qwirkle_core._line_writer import LineWriter
+
+    path = tmp_path / "lines.txt"
+    writer = LineWriter(open(path, "xb"))  # noqa: SIM115 - the writer closes it
+    for batch in (b"a\n", b"", b"b\nc\n", b"d\n" * 100_000):
+        writer.write(batch)
+    writer.close()
+    assert path.read_bytes() == b"a\nb\nc\n" + b"d\n" * 100_000
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full on this system")
+    full = LineWriter(open("/dev/full", "wb"))  # noqa: SIM115 - the writer closes it
+    with pytest.raises(OSError) as caught:
+        full.write(b"e\n")
+    assert caught.value.errno == errno.ENOSPC
+    full.close()
