@@ -7,18 +7,21 @@ part of a line at the end of the file.  So the writing is done by a small helper
 process instead: the run sends it each batch whole (length first), and the helper
 writes a batch only once it has all of it.  If the run dies while sending, the helper
 drops the part it got; if the run dies while the helper writes, the helper finishes
-the write.  Either way the file ends with a whole line.  (Only a kill of the helper
-itself in the middle of a write, or a power cut, can still cut a line short; ``selfplay
---append`` cuts such a line off before it adds games.)
+the write; a write that fails (a full disk) is cut back to where the batch began.
+Either way the file ends with a whole line.  (A kill of the helper too in the middle of
+a write -- the whole process group, a container stopped -- or a power cut can still
+cut a line short; ``selfplay --append`` cuts such a line off before it adds games.)
 
 The helper is this file run as a script with the standard library only (``python -I
 -S``, about 20 ms to start, not the second it takes to import numpy and numba).  It
 ignores SIGINT, SIGTERM and SIGHUP, so that a Ctrl-C sent to the whole process group
 stops the run, which then closes the pipe; the helper leaves when the pipe closes.
+Where there is no POSIX (Windows) the batches are written in the run's own process.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import struct
@@ -29,6 +32,10 @@ from typing import IO
 _HEADER = struct.Struct(">Q")  # the length of the batch that follows
 
 
+class RecordWriterError(OSError):
+    """The helper process could not be started, or stopped answering."""
+
+
 class LineWriter:
     """Appends batches of whole lines to the open file ``out`` through a helper
     process; :meth:`write` returns once the batch is written and synced, and raises
@@ -36,22 +43,40 @@ class LineWriter:
 
     def __init__(self, out: IO[bytes]) -> None:
         self._out = out
-        fd = out.fileno()
+        self._helper: subprocess.Popen[bytes] | None = None
+        if os.name != "posix":
+            return
+        # The helper gets the file as a descriptor of 3 or more: were it 0 or 1 (this
+        # process started with stdin or stdout closed), the helper's pipes would take
+        # its place.
+        import fcntl
+
         try:
-            # stderr is shared, so whoever waits for the run's output to end (a pipe
-            # reader, a test) also waits for the helper's last write.
-            self._helper = subprocess.Popen(
-                [sys.executable, "-I", "-S", os.path.abspath(__file__), str(fd)],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                pass_fds=(fd,),
-            )
-        except BaseException:
+            fd = fcntl.fcntl(out.fileno(), fcntl.F_DUPFD_CLOEXEC, 3)
+            try:
+                # stderr is shared, so whoever waits for the run's output to end (a
+                # pipe reader, a test) also waits for the helper's last write.
+                self._helper = subprocess.Popen(
+                    [sys.executable, "-I", "-S", os.path.abspath(__file__), str(fd)],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    pass_fds=(fd,),
+                )
+            finally:
+                os.close(fd)
+        except (OSError, ValueError) as exc:
             out.close()
-            raise
+            raise RecordWriterError(
+                errno.EIO, f"cannot start the record writer ({sys.executable or 'no Python executable'}): {exc}"
+            ) from None
 
     def write(self, text: bytes) -> None:
         helper = self._helper
+        if helper is None:  # no helper process on this system
+            self._out.write(text)
+            self._out.flush()
+            os.fsync(self._out.fileno())
+            return
         assert helper.stdin is not None and helper.stdout is not None
         try:
             helper.stdin.write(_HEADER.pack(len(text)))
@@ -60,27 +85,29 @@ class LineWriter:
             reply = helper.stdout.readline()
         except BrokenPipeError:
             reply = b""
-        if reply != b"ok\n":
-            number = int(reply.split()[1]) if reply.startswith(b"error ") else 0
-            if number:
-                raise OSError(number, os.strerror(number))
-            raise OSError(0, "the record writer stopped")
+        if reply == b"ok\n":
+            return
+        number = int(reply.split()[1]) if reply.startswith(b"error ") else 0
+        if number:
+            raise OSError(number, os.strerror(number))
+        raise RecordWriterError(errno.EPIPE, f"the record writer stopped (exit status {helper.wait()})")
 
     def close(self) -> None:
         """Close the pipe (the helper then leaves) and the file."""
         helper = self._helper
-        try:
-            if helper.stdin is not None:
-                helper.stdin.close()
-        except BrokenPipeError:
-            pass
-        helper.wait()
-        if helper.stdout is not None:
-            helper.stdout.close()
+        if helper is not None:
+            try:
+                if helper.stdin is not None:
+                    helper.stdin.close()
+            except BrokenPipeError:
+                pass
+            if helper.stdout is not None:
+                helper.stdout.close()
+            helper.wait()
         self._out.close()
 
 
-def _read_exactly(stream: IO[bytes], size: int) -> bytes | None:
+def _read_exactly(stream: IO[bytes], size: int) -> bytes | None:  # pragma: no cover - runs in the helper process
     """``size`` bytes from ``stream``, or None where it ends first."""
     parts = []
     while size:
@@ -92,12 +119,35 @@ def _read_exactly(stream: IO[bytes], size: int) -> bytes | None:
     return b"".join(parts)
 
 
-def _serve(fd: int) -> None:
-    """The helper: write each whole batch read from stdin to ``fd``, then sync it and
-    answer ``ok`` (or ``error ERRNO``) on stdout."""
-    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(signum, signal.SIG_IGN)
-    source, answers = sys.stdin.buffer, sys.stdout.buffer
+def _write_batch(fd: int, text: bytes) -> bytes:  # pragma: no cover - runs in the helper process
+    """Write and sync one batch; the answer for the run.  A write that fails partway
+    is cut back to where the batch began, so that the file still ends with a whole
+    line."""
+    try:
+        start = os.fstat(fd).st_size
+    except OSError:
+        start = -1
+    try:
+        view = memoryview(text)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    except OSError as exc:
+        if start >= 0:
+            try:
+                os.ftruncate(fd, start)
+            except OSError:
+                pass  # not a regular file (/dev/full): nothing to cut back
+        return b"error %d\n" % (exc.errno or errno.EIO)
+    return b"ok\n"
+
+
+def _serve(fd: int) -> None:  # pragma: no cover - runs in the helper process (tests run it there)
+    """The helper: write each whole batch read from stdin to ``fd``, then answer
+    ``ok`` (or ``error ERRNO``) on stdout."""
+    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+        signal.signal(getattr(signal, name), signal.SIG_IGN)
+    source = sys.stdin.buffer
     while True:
         header = _read_exactly(source, _HEADER.size)
         if header is None:
@@ -105,20 +155,12 @@ def _serve(fd: int) -> None:
         text = _read_exactly(source, _HEADER.unpack(header)[0])
         if text is None:
             return  # the run died while sending: this batch is not written at all
+        answer = _write_batch(fd, text)
         try:
-            view = memoryview(text)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
-            answer = b"ok\n"
-        except OSError as exc:
-            answer = b"error %d\n" % (exc.errno or 0)
-        try:
-            answers.write(answer)
-            answers.flush()
+            os.write(1, answer)  # unbuffered: nothing left to fail at exit
         except BrokenPipeError:
             return  # the run is gone; the batch is written
 
 
-if __name__ == "__main__":
+if __name__ == "__main__":  # pragma: no cover
     _serve(int(sys.argv[1]))

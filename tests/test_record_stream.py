@@ -6,6 +6,7 @@ import errno
 import json
 import os
 import signal
+import struct
 import subprocess
 import sys
 import time
@@ -135,23 +136,27 @@ spec = importlib.util.spec_from_file_location("line_writer", sys.argv[1])
 module = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(module)
 writer = module.LineWriter(open(sys.argv[2], "ab"))
-number = 0
-while True:  # batches of 40,000 numbered lines (~4 MB), until killed
-    writer.write(b"".join(b"%09d %s\n" % (number + i, b"x" * 90) for i in range(40_000)))
-    number += 40_000
+batch = b"".join(b"%06d %s\n" % (i, b"x" * 93) for i in range(40_000))  # 4 MB, built once
+while True:  # until killed: most of the time goes to sending and writing
+    writer.write(batch)
 """
+_BATCH = b"".join(b"%06d %s\n" % (i, b"x" * 93) for i in range(40_000))
+
+
+def _line_writer_module() -> str:
+    from qwirkle_core import _line_writer
+
+    return _line_writer.__file__
 
 
 @pytest.mark.process
 @pytest.mark.parametrize("delay", [0.0, 0.003, 0.011, 0.029])
 def test_sigkill_in_the_middle_of_a_batch_leaves_whole_lines(tmp_path: Path, delay: float) -> None:
     """SIGKILL cannot be caught: the run may die while a batch is sent or written.  The
-    helper process writes a batch only whole, so the file ends with a whole line."""
-    from qwirkle_core import _line_writer
-
+    helper process writes a batch only whole, so the file holds whole batches."""
     path = tmp_path / "lines.txt"
     proc = subprocess.Popen(
-        [sys.executable, "-c", _KILLED_WRITER, _line_writer.__file__, str(path)],
+        [sys.executable, "-c", _KILLED_WRITER, _line_writer_module(), str(path)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )
     try:
@@ -161,13 +166,52 @@ def test_sigkill_in_the_middle_of_a_batch_leaves_whole_lines(tmp_path: Path, del
             time.sleep(0.001)
         time.sleep(delay)  # somewhere in the next batches: sending, writing or syncing
         proc.kill()
-        proc.communicate(timeout=60)  # stderr is shared: this waits for the helper too
+        _, err = proc.communicate(timeout=60)  # stderr is shared: this waits for the helper too
     finally:
         proc.kill()
     data = path.read_bytes()
-    assert data.endswith(b"\n") and len(data) % 100 == 0
-    numbers = [int(line[:9]) for line in data.splitlines()]
-    assert numbers == list(range(len(numbers))) and len(numbers) % 40_000 == 0
+    assert data and data == _BATCH * (len(data) // len(_BATCH))
+    assert b"Traceback" not in err and b"Exception" not in err, err
+
+
+def _helper(path: Path) -> subprocess.Popen[bytes]:
+    """The helper process alone, writing to ``path`` (as LineWriter starts it)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    try:
+        return subprocess.Popen(
+            [sys.executable, "-I", "-S", _line_writer_module(), str(fd)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, pass_fds=(fd,),
+        )
+    finally:
+        os.close(fd)
+
+
+@pytest.mark.process
+def test_the_helper_writes_nothing_of_a_batch_it_did_not_get_whole(tmp_path: Path) -> None:
+    path = tmp_path / "lines.txt"
+    helper = _helper(path)
+    whole = b"a\nb\n"
+    cut = b"c\nd\ne\n"
+    out, err = helper.communicate(
+        struct.pack(">Q", len(whole)) + whole + struct.pack(">Q", len(cut)) + cut[:3], timeout=60
+    )
+    assert (out, err, helper.returncode) == (b"ok\n", b"", 0)
+    assert path.read_bytes() == whole
+
+
+@pytest.mark.process
+def test_a_writer_whose_helper_died_raises(tmp_path: Path) -> None:
+    from qwirkle_core._line_writer import LineWriter, RecordWriterError
+
+    writer = LineWriter(open(tmp_path / "lines.txt", "xb"))  # noqa: SIM115 - the writer closes it
+    writer.write(b"a\n")
+    assert writer._helper is not None
+    writer._helper.kill()
+    writer._helper.wait()
+    with pytest.raises(RecordWriterError, match="the record writer stopped"):
+        writer.write(b"b\n")
+    writer.close()
+    assert (tmp_path / "lines.txt").read_bytes() == b"a\n"
 
 
 def test_the_line_writer_appends_batches_and_reports_write_errors(tmp_path: Path) -> None:

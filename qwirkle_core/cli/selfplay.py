@@ -22,7 +22,7 @@ from typing import IO, Any
 import numba
 import numpy as np
 
-from .._line_writer import LineWriter
+from .._line_writer import LineWriter, RecordWriterError
 from .._prng import SEED_LIMIT
 from ..bots import BOT_IDS
 from ..datasets import DEFAULT_CHUNK_SIZE
@@ -222,8 +222,8 @@ def run(args: argparse.Namespace) -> int:
             out = LineWriter(open_record_file(args.record, args.append))
         except RecordFileError as exc:
             return fail(str(exc), EXIT_BAD_ARGS)
-        except OSError as exc:
-            return fail(f"cannot write {args.record}: {exc.strerror}", EXIT_BAD_ARGS)
+        except RecordWriterError as exc:
+            return fail(str(exc.strerror), EXIT_BAD_ARGS)
     if threads is not None:
         numba.set_num_threads(threads)
     show = args.progress == "always" or (args.progress == "auto" and games > BATCH and sys.stderr.isatty())
