@@ -119,7 +119,7 @@ def _read_exactly(stream: IO[bytes], size: int) -> bytes | None:  # pragma: no c
     return b"".join(parts)
 
 
-def _write_batch(fd: int, text: bytes) -> bytes:  # pragma: no cover - runs in the helper process
+def _write_batch(fd: int, text: bytes) -> bytes:
     """Write and sync one batch; the answer for the run.  A write that fails partway
     is cut back to where the batch began, so that the file still ends with a whole
     line."""

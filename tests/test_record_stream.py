@@ -230,3 +230,33 @@ def test_the_line_writer_appends_batches_and_reports_write_errors(tmp_path: Path
         full.write(b"e\n")
     assert caught.value.errno == errno.ENOSPC
     full.close()
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGXFSZ"), reason="needs RLIMIT_FSIZE and SIGXFSZ")
+def test_a_batch_that_fails_partway_is_cut_back(tmp_path: Path) -> None:
+    """A write that fails after part of the batch (a full disk; here a file size
+    limit) leaves the file as it was before the batch, so it still ends whole."""
+    import resource
+
+    from qwirkle_core._line_writer import _write_batch
+
+    path = tmp_path / "lines.txt"
+    path.write_bytes(b"a\n" * 1000)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+    limits = resource.getrlimit(resource.RLIMIT_FSIZE)
+    handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    try:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (3000, limits[1]))
+        answer = _write_batch(fd, b"b\n" * 5000)  # the first 1,000 bytes fit, then EFBIG
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, limits)
+        signal.signal(signal.SIGXFSZ, handler)
+        os.close(fd)
+    assert answer == b"error %d\n" % errno.EFBIG
+    assert path.read_bytes() == b"a\n" * 1000
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+    try:
+        assert _write_batch(fd, b"c\n") == b"ok\n"
+    finally:
+        os.close(fd)
+    assert path.read_bytes() == b"a\n" * 1000 + b"c\n"
