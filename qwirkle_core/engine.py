@@ -102,8 +102,6 @@ def _req_str(req: dict[str, Any], key: str) -> str:
 _TILE_TEXT = [t.text() for t in ALL_TILES]
 
 
-
-
 class RawJSON(str):
     """JSON text already encoded (a long list of moves), put into a reply line as it
     is by :func:`reply_line`; :meth:`EngineSession.handle` gives callers in Python
@@ -585,11 +583,14 @@ def reply_line(reply: dict[str, Any]) -> str:
     """A reply as one line of JSON.  An ``id`` that cannot be written back (nested too
     deeply) is replaced by null and the reply by an error, so every line is JSON."""
     try:
-        raw = [(key, value) for key, value in reply.items() if isinstance(value, RawJSON)]
+        raw = {key: value for key, value in reply.items() if isinstance(value, RawJSON)}
         if not raw:
             return dumps(reply)
-        line = dumps({key: value for key, value in reply.items() if not isinstance(value, RawJSON)})
-        return line[:-1] + "".join(f"{',' if len(line) > 2 or i else ''}{dumps(key)}:{value}" for i, (key, value) in enumerate(raw)) + "}"
+        # The other members encoded as usual, then the pre-encoded ones as they are.
+        head = dumps({key: value for key, value in reply.items() if key not in raw})[1:-1]
+        members = [head] if head else []
+        members += [f"{dumps(key)}:{value}" for key, value in raw.items()]
+        return "{" + ",".join(members) + "}"
     except (ValueError, TypeError, RecursionError):
         return dumps({"id": None, "error": "the request's id cannot be echoed (nested too deeply)"})
 

@@ -114,13 +114,16 @@ class WarmupReport:
         done = "compiled the kernels" if self.compiled else "the kernels were ready"
         out = [f"{done} in {self.seconds:.1f} s ({groups} groups, {self.jobs} processes at a time)"]
         out += [group_line(name, self.groups[name], self.outcomes.get(name, "")) for name in self.groups]
-        out += [f"  {name}: FAILED: {message}" for name, message in self.failures.items()]
+        out += [group_line(name, 0.0, "", message) for name, message in self.failures.items()]
         out.append(f"cache: {self.cache}")
         return out
 
 
-def group_line(name: str, seconds: float, outcome: str) -> str:
-    """One group's line of the report: ``  moves: 41.2 s (compiled)``."""
+def group_line(name: str, seconds: float, outcome: str, error: str | None = None) -> str:
+    """One group's line of the report: ``  moves: 41.2 s (compiled)``, or
+    ``  moves: FAILED: ...`` when it failed with ``error``."""
+    if error is not None:
+        return f"  {name}: FAILED: {error}"
     return f"  {name}: {seconds:.1f} s ({outcome})" if outcome else f"  {name}: {seconds:.1f} s"
 
 

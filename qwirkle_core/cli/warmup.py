@@ -30,8 +30,7 @@ def register(subparsers: Any) -> None:
 
 
 def _progress(name: str, seconds: float, outcome: str, error: str | None) -> None:
-    line = f"  {name}: FAILED: {error}" if error is not None else group_line(name, seconds, outcome)
-    print(line, file=sys.stderr, flush=True)
+    print(group_line(name, seconds, outcome, error), file=sys.stderr, flush=True)
 
 
 def run(args: argparse.Namespace) -> int:
