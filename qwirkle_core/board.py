@@ -17,9 +17,10 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from . import _rules, _state
+from . import _movegen, _rules, _state
 from ._geometry import COORD_MAX
 from ._movegen import (
+    CHECK_EDGE,
     COL_SCORE,
     HAND_CONFLICT,
     INITIAL_CAPACITY,
@@ -27,10 +28,11 @@ from ._movegen import (
     MODE_ANY,
     MODE_BEST,
     MODE_COUNT,
+    NEAR_EDGE,
     OUT_COLS,
     generate,
 )
-from ._state import NEED_REGROW, S_COUNTS, S_ERROR, S_FULL, S_HEIGHT, S_LEFT, S_ONE, S_TOP, S_TWO, S_WIDTH
+from ._state import NEED_REGROW, S_COUNTS, S_ERROR, S_FULL, S_LEFT, S_ONE, S_TOP, S_TWO
 from .errors import (
     IllegalMoveError,
     InvalidMoveError,
@@ -53,10 +55,6 @@ from .moves import (
 from .tiles import ALL_TILES, COPIES_PER_KIND, N_KINDS, Tile
 
 MAX_HAND = 6
-# A move reaches at most 6 cells beyond the tiles (a line of six with one of them on the
-# board's edge), so a board farther than this from the edge of the playing area has no
-# move that would cross it.
-EDGE_REACH = 7
 # A connected group of n tiles spans at most n cells each way; a game has 108 tiles.
 MAX_SPAN = N_KINDS * COPIES_PER_KIND
 _LOG_ROOM = 2 * _state.LOG_PER_PUSH  # int64 words of the undo log one push may use
@@ -372,22 +370,30 @@ class Board:
         if len(hand) > MAX_HAND:
             raise InvalidPositionError(f"a hand holds at most {MAX_HAND} tiles, got {len(hand)}")
         mask = 0
-        twice = 0  # kinds held at least twice, three times, four times
-        thrice = 0
-        four = 0
+        twice = 0  # kinds held at least twice
         for t in hand:
             if t.__class__ is not Tile:
                 raise InvalidTileError(f"a hand holds Tiles, got {show(t)}")
             bit = 1 << t.kind
-            four |= thrice & bit
-            thrice |= twice & bit
             twice |= mask & bit
             mask |= bit
         if twice:
-            st = self._st
-            if four or twice & int(st[S_TWO]) or thrice & int(st[S_ONE]):
-                self._check_copies(hand)
+            self._check_held_copies(hand, twice)
         return mask
+
+    def _check_held_copies(self, hand: Sequence[Tile], twice: int) -> None:
+        """Raise if a kind held ``twice`` (or more) has too many copies with the
+        board's (a second loop, only for hands that hold a kind twice)."""
+        once = held_twice = thrice = four = 0  # kinds held at least 1, 2, 3, 4 times
+        for t in hand:
+            bit = 1 << t.kind
+            four |= thrice & bit
+            thrice |= held_twice & bit
+            held_twice |= once & bit
+            once |= bit
+        st = self._st
+        if four or twice & int(st[S_TWO]) or thrice & int(st[S_ONE]):
+            self._check_copies(hand)
 
     def _check_copies(self, hand: Sequence[Tile]) -> None:
         """Raise if the board and ``hand`` hold more than 3 copies of a kind, naming the
@@ -422,10 +428,10 @@ class Board:
 
     def _generate(self, hand: Sequence[Tile], mode: int) -> int:
         """One call of the generator into this board's move table; returns what
-        ``generate`` returns."""
+        ``generate`` returns for ``mode`` with CHECK_EDGE: NEAR_EDGE, or the count."""
         mask = self._hand_bits(hand)
         out = _TABLES.out
-        n: int = generate(self._st, out, mask, mode)
+        n: int = generate(self._st, out, mask, mode | CHECK_EDGE)
         if n > out.shape[0] or n < 0:
             n, _ = self._generate_again(hand, mask, mode, n)
         return n
@@ -434,33 +440,30 @@ class Board:
         self, hand: Sequence[Tile], mask: int, mode: int, n: int
     ) -> tuple[int, npt.NDArray[np.int32]]:
         """The rare paths of a query: a hand that holds a kind whose copies are all on
-        the board (raise), or more moves than the table holds (grow it, call again).
-        Returns the count and the (new) table."""
+        the board (raise), a board near the edge (NEAR_EDGE, passed on), or more moves
+        than the table holds (grow it, call again).  Returns the count and the table."""
         if n == HAND_CONFLICT:
             self._check_copies(list(hand))
+        if n == NEAR_EDGE:
+            return n, _TABLES.out
         out = _TABLES.out = np.empty((max(n, 4 * INITIAL_CAPACITY), OUT_COLS), np.int32)
         return int(generate(self._st, out, mask, mode)), out
 
     def near_edge(self) -> bool:
         """Whether some move could leave the playing area (|row|, |col| <= COORD_MAX):
         a tile lies within EDGE_REACH cells of its edge.  Such moves are not legal, and the
-        queries leave them out (a cheap test: the window around the tiles first)."""
-        if not self._n_tiles:
-            return False
-        st = self._st
-        top, left = int(st[S_TOP]), int(st[S_LEFT])
-        reach = COORD_MAX - EDGE_REACH
-        if -reach <= top and top + int(st[S_HEIGHT]) <= reach and -reach <= left and left + int(st[S_WIDTH]) <= reach:
-            return False
-        bounds = self.bounds()
-        assert bounds is not None
-        r0, r1, c0, c1 = bounds
-        return r0 < -reach or r1 > reach or c0 < -reach or c1 > reach
+        queries leave them out."""
+        return bool(_movegen.near_edge(self._st))
 
     def _edge_table(self, hand: Sequence[Tile], mode: int) -> tuple[npt.NDArray[np.int32], int]:
         """What the generator gives in ``mode`` near the edge of the playing area:
         from every legal move, those inside it."""
-        return table_for_mode(self.legal_moves(hand).table, mode)
+        mask = self._hand_bits(hand)
+        out = _TABLES.out
+        n: int = generate(self._st, out, mask, MODE_ALL)
+        if n > out.shape[0] or n < 0:
+            n, out = self._generate_again(hand, mask, MODE_ALL, n)
+        return table_for_mode(inside_area(out[:n]).copy(), mode)
 
     def legal_moves(self, hand: Sequence[Tile]) -> MoveList:
         """Every legal placement of tiles from ``hand`` (0 to 6 Tiles, duplicates
@@ -468,30 +471,28 @@ class Board:
         given in the canonical frame: the line starts at (0, 0) and runs east."""
         mask = self._hand_bits(hand)
         out = _TABLES.out
-        n: int = generate(self._st, out, mask, MODE_ALL)
+        n: int = generate(self._st, out, mask, MODE_ALL | CHECK_EDGE)
         if n > out.shape[0] or n < 0:
+            if n == NEAR_EDGE:
+                return MoveList._trusted(self._edge_table(hand, MODE_ALL)[0])
             n, out = self._generate_again(hand, mask, MODE_ALL, n)
-        if self.near_edge():
-            return MoveList._trusted(inside_area(out[:n]).copy())
         return MoveList._trusted(out[:n].copy())
 
     def count_moves(self, hand: Sequence[Tile]) -> int:
         """How many legal moves ``hand`` has, without building the list."""
-        if self.near_edge():
-            return self._edge_table(hand, MODE_COUNT)[1]
-        return int(self._generate(hand, MODE_COUNT))
+        n = self._generate(hand, MODE_COUNT)
+        return self._edge_table(hand, MODE_COUNT)[1] if n == NEAR_EDGE else n
 
     def has_move(self, hand: Sequence[Tile]) -> bool:
         """Whether ``hand`` has any legal move (the search stops at the first)."""
-        if self.near_edge():
-            return self._edge_table(hand, MODE_ANY)[1] > 0
-        return self._generate(hand, MODE_ANY) > 0
+        n = self._generate(hand, MODE_ANY)
+        return (self._edge_table(hand, MODE_ANY)[1] if n == NEAR_EDGE else n) > 0
 
     def best_moves(self, hand: Sequence[Tile]) -> MoveList:
         """Every move of the highest score (empty if there is no move)."""
-        if self.near_edge():
-            return MoveList._trusted(self._edge_table(hand, MODE_BEST)[0])
         n = self._generate(hand, MODE_BEST)
+        if n == NEAR_EDGE:
+            return MoveList._trusted(self._edge_table(hand, MODE_BEST)[0])
         return MoveList._trusted(_TABLES.out[:n].copy())
 
     def legal_tile_masks(self) -> CellMasks:

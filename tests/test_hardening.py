@@ -175,6 +175,34 @@ def test_moves_at_the_edge_read_back(index):
     assert [len(x) for x in queries.batch_moves([(board, hand)])] == [len(moves)]
 
 
+@pytest.mark.parametrize("gap", range(10))
+def test_every_query_keeps_to_the_area_at_every_distance_from_its_edge(gap):
+    """A board ``gap`` cells from the edge has the moves of the same board at the
+    origin, moved there, less those that would leave the area; the generator says
+    whether to filter (CHECK_EDGE), so its answer is checked on both sides of the
+    reach (7 cells) and in every query that uses it."""
+    m = COORD_MAX - gap
+    hand = parse_tiles("Rd Rl Rx Rb Bc Bs")
+    for cells in ([(m, 0), (m, 1)], [(0, -m), (1, -m)], [(-m, m), (-m + 1, m)]):
+        board = Board(" ".join(f"{t}@{r},{c}" for t, (r, c) in zip(("Rc", "Rs"), cells)))
+        assert board.near_edge() == (gap < 7)
+        dr, dc = cells[0]
+        origin = Board(" ".join(f"{t}@{r - dr},{c - dc}" for t, (r, c) in zip(("Rc", "Rs"), cells)))
+        want = set()
+        for move in origin.legal_moves(hand):
+            placed = [(r + dr, c + dc, t) for r, c, t in move.placements]
+            if all(abs(r) <= COORD_MAX and abs(c) <= COORD_MAX for r, c, _ in placed):
+                want.add((tuple(sorted(placed)), move.score))
+        moves = board.legal_moves(hand)
+        assert {(tuple(sorted(mv.placements)), mv.score) for mv in moves} == want
+        assert len(moves) == len(want) > 0
+        assert board.count_moves(hand) == len(want)
+        assert board.has_move(hand)
+        best = max(score for _, score in want)
+        assert {mv.score for mv in board.best_moves(hand)} == {best}
+        assert len(board.best_moves(hand)) == sum(score == best for _, score in want)
+
+
 def test_coordinates_beyond_the_area_are_refused():
     m = COORD_MAX
     for text in (f"Rc@{m + 1},0", f"Rc@0,{-m - 1}", f"Rc@{2**30},0"):
