@@ -32,7 +32,7 @@ import numpy.typing as npt
 from numba import prange
 
 from ._geometry import KArray, KInt
-from ._jit import helper, inline_kernel, kernel, parallel_kernel
+from ._jit import batch_kernel, helper, inline_batch_kernel, inline_kernel, kernel, parallel_kernel
 from ._lines import lowest_kind
 from ._movegen import (
     COL_COLS,
@@ -898,7 +898,7 @@ def play_game(
     return scores, turns, meta[M_END]
 
 
-@kernel
+@batch_kernel
 def play_games_serial(
     n_players: KInt, seeds_low: KArray, seeds_high: KArray, tie_rank: KArray, bots: KArray, logs: KArray,
 ) -> tuple[KArray, KArray, KArray]:
@@ -907,7 +907,7 @@ def play_games_serial(
     return play_games(n_players, seeds_low, seeds_high, tie_rank, bots, logs, True, True, True)
 
 
-@inline_kernel
+@inline_batch_kernel
 def play_games(
     n_players: KInt, seeds_low: KArray, seeds_high: KArray, tie_rank: KArray, bots: KArray, logs: KArray,
     random: KInt, greedy: KInt, heuristic: KInt,

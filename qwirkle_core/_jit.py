@@ -24,6 +24,20 @@ kernels (measured on the project's 2-core machine, fresh process, empty cache):
 
 Compiling is announced once per process on the ``qwirkle_core`` logger (INFO), before
 it starts; the command line shows that line on stderr.
+
+*Compiling in the background* (see :func:`kernel`): in a new environment (no cached
+code for a kernel) the first call of a kernel that does one position's or one turn's
+work does not wait for numba.  It queues the kernel on one background thread and runs
+the kernel's own source as plain Python meanwhile -- the same code the JIT-off test run
+checks, so the same answers, a hundred to a thousand times slower per call.  When the
+compiled kernel is ready numba's dispatcher finds it and plain Python is out of the
+way: no wrapper stays on the call path.  A first query then answers in well under a
+second instead of after seconds of compiling.  Kernels that do a batch's work (many
+games, many positions) would be slow as plain Python, so they compile before they run
+(:func:`batch_kernel`); ``selfplay`` plays its first games as plain Python itself while
+its kernel compiles.  ``QWIRKLE_CORE_BACKGROUND_COMPILE=0`` (and :func:`foreground`)
+turns this off: each first call then compiles before it returns, as the tests and
+``warmup`` want.
 """
 
 from __future__ import annotations
@@ -32,12 +46,16 @@ import functools
 import hashlib
 import logging
 import os
+import queue
 import shutil
+import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from types import FunctionType, ModuleType
 from typing import Any, TypeVar, cast
 
 # numba's OpenMP threading layer leaves its worker threads spinning after a parallel
@@ -49,6 +67,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import numba
 from numba.core import event as _event
 from numba.core import types as _types
+from numba.core.dispatcher import Dispatcher as _Dispatcher
 from numba.core.typing import templates as _templates
 
 # numba's own annotations are partial: use its internals untyped.
@@ -290,7 +309,248 @@ def _warn_no_cache(name: str) -> None:
         )
 
 
-def _compile(func: F, **options: Any) -> F:
+# ------------------------------------------------------- compiling in the background
+BACKGROUND_SETTING = "QWIRKLE_CORE_BACKGROUND_COMPILE"
+_foreground_calls = 0  # foreground() blocks open, on any thread
+_background_lock = threading.RLock()
+_jobs: queue.Queue[tuple[Any, tuple[Any, ...], threading.Event]] = queue.Queue()
+_queued: dict[tuple[int, tuple[Any, ...]], threading.Event] = {}  # (id(dispatcher), argument types): done
+_failed: set[tuple[int, tuple[Any, ...]]] = set()
+_worker: threading.Thread | None = None
+# Plain Python serves first calls for this many seconds of their time in a process;
+# after that a call waits for its compiled kernel.  Both threads need the GIL, and a
+# thread that runs plain Python without pause slows the compilation several times
+# over (measured: 3,000 self-play games took 92 s instead of 23 s): the budget keeps
+# the first answers quick and sustained work no slower than compiling first.
+PLAIN_PYTHON_BUDGET = 1.0
+COMPILING_SWITCH_INTERVAL = 0.0005
+_switch_interval = sys.getswitchinterval()
+_plain_seconds = 0.0
+
+
+def background_wanted() -> bool:
+    """Whether a first call may run as plain Python while its kernel compiles (the
+    setting is read at each first call, so a test or a command can change it)."""
+    return _foreground_calls == 0 and os.environ.get(BACKGROUND_SETTING, "1").strip() != "0"
+
+
+@contextmanager
+def foreground() -> Iterator[None]:
+    """Within this block, a kernel's first call compiles before it runs (for warm-ups
+    whose point is the compiled code, and for measurements)."""
+    global _foreground_calls
+    with _background_lock:
+        _foreground_calls += 1
+    try:
+        yield
+    finally:
+        with _background_lock:
+            _foreground_calls -= 1
+
+
+def _has_cache_entry(dispatcher: Any) -> bool:
+    """Whether numba's cache holds code of this kernel (an index file): then its first
+    call loads it in milliseconds and nothing runs in the background."""
+    index = getattr(getattr(getattr(dispatcher, "_cache", None), "_cache_file", None), "_index_path", None)
+    return index is not None and os.path.exists(index)
+
+
+def ready(dispatcher: Any) -> bool:
+    """Whether the kernel has compiled code in this process (no plain Python any more)."""
+    return bool(getattr(dispatcher, "overloads", True))
+
+
+def _work() -> None:
+    """The background thread: compile the queued kernels one at a time, in the order
+    their first calls came.  numba's dispatcher adds each one's code when it is done,
+    and its cache keeps it for the next process."""
+    while True:
+        dispatcher, argtypes, done = _jobs.get()
+        try:
+            # Hand the GIL over more often while compiling: numba calls into LLVM
+            # (releasing the GIL) thousands of times per kernel, and each time it
+            # would wait up to a whole switch interval (5 ms) to get it back from a
+            # thread running plain Python.
+            sys.setswitchinterval(COMPILING_SWITCH_INTERVAL)
+            dispatcher.compile(argtypes)
+        except Exception as exc:  # noqa: BLE001 - the caller's next call compiles in the foreground and raises it
+            with _background_lock:
+                _failed.add((id(dispatcher), argtypes))
+            log.warning("qwirkle_core: compiling %s in the background failed: %s", dispatcher.py_func.__name__, exc)
+        finally:
+            if _jobs.empty():
+                sys.setswitchinterval(_switch_interval)
+            done.set()
+
+
+def plain_python_budget_left() -> bool:
+    """Whether first calls may still run as plain Python (see PLAIN_PYTHON_BUDGET)."""
+    return _plain_seconds < PLAIN_PYTHON_BUDGET
+
+
+def _timed(plain: Callable[..., Any]) -> Callable[..., Any]:
+    def call(*args: Any) -> Any:
+        global _plain_seconds
+        began = time.perf_counter()
+        try:
+            return plain(*args)
+        finally:
+            _plain_seconds += time.perf_counter() - began
+
+    return call
+
+
+def plain_python_timed(dispatcher: Any) -> Callable[..., Any]:
+    """:func:`plain_python`, its time counted against PLAIN_PYTHON_BUDGET."""
+    return _timed(plain_python(dispatcher))
+
+
+def wait_compiled(dispatcher: Any) -> None:
+    """Wait (the GIL released) for the background compilations of this kernel."""
+    with _background_lock:
+        events = [done for (key, _), done in _queued.items() if key == id(dispatcher)]
+    for done in events:
+        done.wait()
+
+
+def _queue(dispatcher: Any, argtypes: tuple[Any, ...]) -> threading.Event | None:
+    """Queue a compilation (once per kernel and argument types) and return the event
+    set when it is done; None if it failed before (the caller then compiles in the
+    foreground, which raises the error)."""
+    global _worker, _announced
+    key = (id(dispatcher), argtypes)
+    with _background_lock:
+        if key in _failed:
+            return None
+        done = _queued.get(key)
+        if done is not None:
+            return done
+        done = _queued[key] = threading.Event()
+        if not _announced:
+            _announced = True
+            where = "kept in " + cache_location() if CACHING else "no writable cache: every new process compiles again"
+            log.info(
+                "compiling kernels in the background (once; %s); until each is ready its calls run "
+                "as plain Python (same answers, slower). 'qwirkle-core warmup' compiles them ahead",
+                where,
+            )
+        if _worker is None:
+            _worker = threading.Thread(target=_work, name="qwirkle-core-compile", daemon=True)
+            _worker.start()
+    _jobs.put((dispatcher, argtypes, done))
+    return done
+
+
+def compile_in_background(dispatcher: Any, *args: Any) -> bool:
+    """For the caller of a batch kernel that can do its first work in small pieces
+    (``selfplay``'s first games): True if the kernel now compiles in the background
+    (:func:`plain_python` serves meanwhile; :func:`ready` says when it is done), False if
+    its compiled code is ready (it was, or it has just been loaded or compiled here)."""
+    if ready(dispatcher):
+        return False
+    argtypes = tuple(dispatcher.typeof_pyval(a) for a in args)
+    if background_wanted() and not _has_cache_entry(dispatcher) and _queue(dispatcher, argtypes) is not None:
+        return True
+    dispatcher.compile(argtypes)
+    return False
+
+
+def _forget_the_worker() -> None:
+    """In a forked child the background thread is gone: queue anew there."""
+    global _worker, _jobs
+    _worker = None
+    _jobs = queue.Queue()
+    _queued.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_the_worker)
+
+
+def _compile_in_background(dispatcher: Any) -> None:
+    """Give the kernel a first call that does not wait for numba (module docstring).
+    numba's dispatcher calls ``_compile_for_args`` only when no compiled code fits the
+    arguments, and calls what it returns; compiled calls never come here."""
+    compile_for_args = getattr(dispatcher, "_compile_for_args", None)
+    if compile_for_args is None:  # NUMBA_DISABLE_JIT: a plain function already
+        return
+
+    def first_calls(*args: Any, **kws: Any) -> Any:
+        if not kws and background_wanted() and not _has_cache_entry(dispatcher):
+            done = _queue(dispatcher, tuple(dispatcher.typeof_pyval(a) for a in args))
+            if done is not None:
+                if plain_python_budget_left():
+                    return _timed(plain_python(dispatcher))
+                done.wait()  # the GIL released: the compilation runs at full speed
+        return compile_for_args(*args, **kws)
+
+    dispatcher._compile_for_args = first_calls
+
+
+# What the plain-Python twins of the kernels see: each module's globals, with every
+# numba dispatcher replaced by its plain twin (recursively), each module of the
+# package by its twin namespace, and numba intrinsics by the Python functions
+# registered for them (plain_python_twin).  Built once, at the first plain call.
+_twins: dict[int, Any] = {}
+_plain_functions: dict[int, FunctionType] = {}
+_plain_namespaces: dict[str, dict[str, Any]] = {}
+
+
+def plain_python_twin(compiled: Any, plain: Any) -> None:
+    """Register what plain Python calls in place of ``compiled`` (a numba intrinsic,
+    which only compiled code can call)."""
+    _twins[id(compiled)] = plain
+
+
+class _PlainModule:
+    """A module of the package as plain-Python kernels see it (``loop.ending(...)``)."""
+
+    def __init__(self, namespace: dict[str, Any]) -> None:
+        self._namespace = namespace
+
+    def __getattr__(self, name: str) -> Any:
+        return self._namespace[name]
+
+
+def _plain_namespace(module_globals: dict[str, Any]) -> dict[str, Any]:
+    name = module_globals["__name__"]
+    namespace = _plain_namespaces.get(name)
+    if namespace is None:
+        namespace = _plain_namespaces[name] = {}  # registered first: kernels call each other
+        for key, value in list(module_globals.items()):
+            namespace[key] = _plain_value(value)
+    return namespace
+
+
+def _plain_value(value: Any) -> Any:
+    if id(value) in _twins:
+        return _twins[id(value)]
+    if isinstance(value, _Dispatcher):
+        return plain_python(value)
+    if isinstance(value, ModuleType) and value.__name__.startswith(__package__ + "."):
+        return _PlainModule(_plain_namespace(vars(value)))
+    return value
+
+
+def plain_python(dispatcher: Any) -> Callable[..., Any]:
+    """The kernel's source as a plain Python function whose calls to other kernels are
+    plain Python too (never a compilation).  With NUMBA_DISABLE_JIT=1 the kernel is
+    a plain function already."""
+    if not isinstance(dispatcher, _Dispatcher):
+        return cast(Callable[..., Any], dispatcher)
+    with _background_lock:
+        plain = _plain_functions.get(id(dispatcher))
+        if plain is None:
+            source = dispatcher.py_func
+            namespace = _plain_namespace(source.__globals__)
+            plain = _plain_functions.get(id(dispatcher))  # made while filling the namespace
+            if plain is None:
+                plain = FunctionType(source.__code__, namespace, source.__name__, source.__defaults__, source.__closure__)
+                _plain_functions[id(dispatcher)] = plain
+        return plain
+
+
+def _compile(func: F, background: bool = False, **options: Any) -> F:
     # numba reads config.CACHE_DIR when the kernel is decorated (to place its cache);
     # set it for our kernels only, so other numba users in the process are unaffected.
     config: Any = numba.config  # numba's config attributes are made at run time
@@ -304,19 +564,30 @@ def _compile(func: F, **options: Any) -> F:
             # "cannot cache function ...: no locator available" -- nowhere to write.
             _warn_no_cache(func.__name__)
             dispatcher = numba.njit(cache=False, nogil=True, **options)(func)
-        return cast(F, _tame(dispatcher))
+        dispatcher = _tame(dispatcher)
+        if background:
+            _compile_in_background(dispatcher)
+        return cast(F, dispatcher)
     finally:
         config.CACHE_DIR = saved
 
 
 def kernel(func: F) -> F:
     """Compile ``func`` in nopython mode (GIL released), cached when a cache dir is
-    writable, compiled at its first call."""
+    writable, compiled at its first call -- in the background where nothing is cached
+    yet, its first calls running as plain Python meanwhile (see the module docstring).
+    For kernels whose one call does one position's or one turn's work."""
+    return _compile(func, background=True)
+
+
+def batch_kernel(func: F) -> F:
+    """A :func:`kernel` that does a batch's work (many games or positions) in one call:
+    as plain Python that would take minutes, so its first call compiles before it runs."""
     return _compile(func)
 
 
 def parallel_kernel(func: F) -> F:
-    """Like :func:`kernel`, for kernels that use ``numba.prange``."""
+    """Like :func:`batch_kernel`, for kernels that use ``numba.prange``."""
     return _compile(func, parallel=True)
 
 
@@ -330,7 +601,13 @@ def inline_kernel(func: F) -> F:
     kernel of its own compiles everything below it once more (half the CPU time of a
     first self-play game went to that).  Inlined, a layer costs its own typing once
     per call site and nothing more; keep it to functions with one or two call sites
-    in kernels."""
+    in kernels.  Compiled in the background like :func:`kernel`."""
+    return _compile(func, background=True, inline="always")
+
+
+def inline_batch_kernel(func: F) -> F:
+    """An :func:`inline_kernel` that does a batch's work: compiled before its first call
+    runs (see :func:`batch_kernel`)."""
     return _compile(func, inline="always")
 
 

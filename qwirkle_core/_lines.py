@@ -9,7 +9,7 @@ import numba
 import numpy as np
 
 from ._geometry import NEIGHBOURS, KInt
-from ._jit import helper
+from ._jit import helper, plain_python_twin
 
 
 @helper
@@ -37,17 +37,21 @@ def line_points(length: KInt) -> KInt:
     return length
 
 
+def _trailing_zeros_in_python(x: KInt) -> KInt:
+    """Index of the lowest set bit, for plain Python (the JIT off, or a kernel's first
+    calls while it compiles in the background)."""
+    x = int(x)
+    return (x & -x).bit_length() - 1
+
+
 _trailing_zeros: Callable[[KInt], KInt]
 if getattr(numba.config, "DISABLE_JIT"):  # noqa: B009 - numba's config is untyped
-
-    def _trailing_zeros(x: KInt) -> KInt:
-        x = int(x)
-        return (x & -x).bit_length() - 1
-
+    _trailing_zeros = _trailing_zeros_in_python
 else:  # pragma: no cover - the JIT-off coverage run takes the branch above
     from numba.cpython.unsafe.numbers import trailing_zeros
 
     _trailing_zeros = cast(Callable[[KInt], KInt], trailing_zeros)
+    plain_python_twin(trailing_zeros, _trailing_zeros_in_python)
 
 
 @helper

@@ -13,7 +13,7 @@ import numpy as np
 from numba import prange
 
 from ._geometry import ALL_KINDS, EMPTY, N_KINDS, KArray, KInt
-from ._jit import inline_helper, kernel, parallel_kernel
+from ._jit import batch_kernel, inline_helper, kernel, parallel_kernel
 from ._lines import fold_tile, line_points
 from ._movegen import (
     COL_COLS,
@@ -393,7 +393,7 @@ def move_risk(st: KArray, hand_mask: KInt, unseen: KArray) -> tuple[KArray, KArr
     return table, open_after, opened
 
 
-@kernel
+@batch_kernel
 def _batch_table(buffer: KArray, offsets: KArray, hand_masks: KArray, i: KInt, mode: KInt) -> tuple[KArray, KInt]:
     """table_of() for position i of a packed batch (see batch_generate)."""
     return table_of(buffer[offsets[i] : offsets[i + 1]], hand_masks[i], mode)
@@ -418,7 +418,7 @@ def batch_generate(buffer: KArray, offsets: KArray, hand_masks: KArray, mode: KI
     return totals, best
 
 
-@kernel
+@batch_kernel
 def batch_generate_serial(buffer: KArray, offsets: KArray, hand_masks: KArray, mode: KInt) -> tuple[KArray, KArray]:
     """batch_generate on the calling thread only."""
     n = offsets.shape[0] - 1
@@ -452,7 +452,7 @@ def batch_moves(buffer: KArray, offsets: KArray, hand_masks: KArray) -> tuple[KA
     return out, starts
 
 
-@kernel
+@batch_kernel
 def batch_moves_serial(buffer: KArray, offsets: KArray, hand_masks: KArray) -> tuple[KArray, KArray]:
     """batch_moves on the calling thread only (one pass: the tables are appended)."""
     n = offsets.shape[0] - 1

@@ -41,7 +41,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from . import _gameloop
+from . import _gameloop, _jit
 from ._gameloop import (
     EXCHANGE,
     L_COLS,
@@ -58,7 +58,7 @@ from ._gameloop import (
     PLACE,
 )
 from ._geometry import KArray
-from ._jit import kernel
+from ._jit import batch_kernel
 from ._prng import SEED_LIMIT, seed_words
 from .bots import BOT_IDS
 from .errors import InvalidRecordError, QwirkleError, RunawayGameError
@@ -244,7 +244,7 @@ class ChunkStats:
     seconds: float = 0.0  # time spent playing and writing
 
 
-@kernel
+@batch_kernel
 def _turn_columns(rows: KArray) -> tuple[KArray, KArray, KArray, KArray, KArray, KArray, KArray, KArray, KArray, KArray, KArray]:
     """The turn log rows of a chunk as flat columns: per turn the sizes of the hand, the
     placement, the exchange and the draw; then the values of those lists one after the
@@ -490,11 +490,12 @@ def warm_kernels(replay: bool = True) -> float:
     ``replay`` (what a check task runs) replayed under the rules.  Returns the seconds."""
     began = time.perf_counter()
     spec = DatasetSpec(1, 2, ("greedy", "greedy"), 0, 1)
-    scores, turns, ends, rows = play_chunk(spec, 0)
-    games, turn_table = chunk_tables(spec, 0, scores, turns, ends, rows)
-    if replay:
-        for _, record in _chunk_records(games, turn_table):
-            game_from_record(record)
+    with _jit.foreground():  # the compiled kernels, not their plain-Python first calls
+        scores, turns, ends, rows = play_chunk(spec, 0)
+        games, turn_table = chunk_tables(spec, 0, scores, turns, ends, rows)
+        if replay:
+            for _, record in _chunk_records(games, turn_table):
+                game_from_record(record)
     return time.perf_counter() - began
 
 

@@ -24,7 +24,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from . import _gameloop, _recordtext
+from . import _gameloop, _jit, _recordtext
 from ._prng import SEED_LIMIT, seed_words
 from .bots import BOT_IDS
 from .errors import QwirkleError, RunawayGameError, show
@@ -164,17 +164,19 @@ def play_batches(
     n_threads = max(1, threads if threads is not None else default_threads()) if parallel else 1
     capacity = LOG_CAPACITY if record else 0
     in_play = _gameloop.bots_in_play(bot_ids, players)  # only their code is compiled
-    # Load (or compile) the kernel outside the timed calls: one game, not counted.
+    # Load (or compile) the kernel outside the timed calls.  In a new environment it
+    # compiles in the background instead, and the first games are played one at a
+    # time as plain Python meanwhile (seconds to a first game, not a minute).
     low, high = seed_words([seed])
-    _gameloop.play_games(players, low, high, tie_rank, bot_ids, _gameloop.empty_logs(1, 0), *in_play)
-    # Batches small enough that every thread gets several (a steady progress bar).
-    size = max(1, min(batch, -(-games // (4 * n_threads))))
+    compiling = _jit.compile_in_background(
+        _gameloop.play_games, players, low, high, tie_rank, bot_ids, _gameloop.empty_logs(1, 0), *in_play
+    )
 
-    def play(start: int) -> tuple[Batch, float]:
-        seeds = [(seed + i) % SEED_LIMIT for i in range(start, min(games, start + size))]
+    def play(start: int, count: int, kernel: Callable[..., Any] = _gameloop.play_games) -> tuple[Batch, float]:
+        seeds = [(seed + i) % SEED_LIMIT for i in range(start, min(games, start + count))]
         lo, hi = seed_words(seeds)
         logs = _gameloop.empty_logs(len(seeds), capacity)
-        scores, turns, ends = _gameloop.play_games(players, lo, hi, tie_rank, bot_ids, logs, *in_play)
+        scores, turns, ends = kernel(players, lo, hi, tie_rank, bot_ids, logs, *in_play)
         text = b""
         if record and not np.any(ends == _gameloop.END_RUNAWAY):
             long_games = np.flatnonzero(turns > capacity)
@@ -183,7 +185,7 @@ def play_batches(
                 wider = _gameloop.empty_logs(len(seeds), int(turns.max()))
                 wider[:, :capacity] = logs
                 for i in long_games:
-                    _gameloop.play_games(players, lo[i : i + 1], hi[i : i + 1], tie_rank, bot_ids, wider[i : i + 1], *in_play)
+                    kernel(players, lo[i : i + 1], hi[i : i + 1], tie_rank, bot_ids, wider[i : i + 1], *in_play)
                 logs = wider
             text = records_text(players, seeds, scores, turns, ends, logs)
         return Batch(start, seeds, scores[:, :players], turns, ends, 0.0, text), time.perf_counter()
@@ -196,24 +198,38 @@ def play_batches(
             )
         return part
 
-    starts = list(range(0, games, size))
+    first = 0
     last = time.perf_counter()
+    if compiling:
+        plain = _jit.plain_python_timed(_gameloop.play_games)
+        while first < games and not _jit.ready(_gameloop.play_games) and _jit.plain_python_budget_left():
+            part, finished = play(first, 1, plain)
+            part.seconds = finished - last
+            yield checked(part)
+            last = time.perf_counter()
+            first += 1
+        if first < games:  # the rest waits for the compiled kernel (not counted)
+            _jit.wait_compiled(_gameloop.play_games)
+            last = time.perf_counter()
+    # Batches small enough that every thread gets several (a steady progress bar).
+    size = max(1, min(batch, -(-(games - first) // (4 * n_threads))))
+    starts = list(range(first, games, size))
     if n_threads == 1:
         for start in starts:
-            part, finished = play(start)
+            part, finished = play(start, size)
             part.seconds = finished - last
             yield checked(part)
             last = time.perf_counter()
         return
     with ThreadPoolExecutor(n_threads, thread_name_prefix="selfplay") as pool:
         window = 2 * n_threads  # batches in flight: bounded memory, threads never idle
-        pending = deque(pool.submit(play, start) for start in starts[:window])
+        pending = deque(pool.submit(play, start, size) for start in starts[:window])
         queued = len(pending)
         try:
             while pending:
                 part, finished = pending.popleft().result()
                 if queued < len(starts):
-                    pending.append(pool.submit(play, starts[queued]))
+                    pending.append(pool.submit(play, starts[queued], size))
                     queued += 1
                 part.seconds = max(0.0, finished - last)
                 last = max(last, finished)

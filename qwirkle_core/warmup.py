@@ -135,7 +135,7 @@ def _run_group(name: str) -> tuple[str, float, str, str | None]:
         capture_output=True,
         text=True,
         check=False,
-        env=dict(os.environ),
+        env=dict(os.environ, **{_jit.BACKGROUND_SETTING: "0"}),  # compile, not plain Python
     )
     error = None
     if proc.returncode != 0:

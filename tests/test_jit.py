@@ -214,3 +214,94 @@ def test_an_unwritable_numba_cache_dir_is_named_once(tmp_path: Path) -> None:
     warned = [line for line in proc.stderr.splitlines() if "NUMBA_CACHE_DIR" in line]
     assert len(warned) == 1 and "not a writable directory" in warned[0]
     assert "not writable" in proc.stdout
+
+
+# ------------------------------------------------------- compiling in the background
+def test_a_kernels_plain_python_twin_gives_its_answers() -> None:
+    """What a first call runs while its kernel compiles: the kernel's source with every
+    kernel it calls plain too (numba's trailing-zeros intrinsic replaced), equal to the
+    compiled kernel on positions and on whole self-play games, logs included."""
+    import numpy as np
+
+    from qwirkle_core import _gameloop, _jit, _movegen
+    from qwirkle_core._prng import seed_words
+    from qwirkle_core.bots import make_bot
+    from qwirkle_core.game import Game
+
+    game = Game(players=2, seed=11)
+    for _ in range(8):
+        game.push(make_bot("greedy").choose(game))
+    board = game.board
+    assert len(board) > 10
+    mask = sum(1 << t.kind for t in game.hand())
+    for mode in (_movegen.MODE_ALL, _movegen.MODE_BEST, _movegen.MODE_COUNT):
+        compiled_out = np.zeros((4096, _movegen.OUT_COLS), np.int64)
+        plain_out = np.zeros_like(compiled_out)
+        n = _movegen.generate(board._st, compiled_out, mask, mode)
+        assert _jit.plain_python(_movegen.generate)(board._st, plain_out, mask, mode) == n > 0
+        assert np.array_equal(compiled_out, plain_out)
+
+    bots = np.array([_gameloop.BOT_GREEDY, _gameloop.BOT_HEURISTIC, 0, 0, 0, 0], np.int64)
+    tie_rank = np.arange(_gameloop.MAX_PLAYERS, dtype=np.int64)
+    low, high = seed_words([7, 100769])  # the second one ends on a dead board
+    in_play = _gameloop.bots_in_play(bots, 2)
+    answers = []
+    for play in (_gameloop.play_games, _jit.plain_python(_gameloop.play_games)):
+        logs = _gameloop.empty_logs(2, 400)
+        answers.append((*play(2, low, high, tie_rank, bots, logs, *in_play), logs))
+    for compiled, plain in zip(*answers):
+        assert np.array_equal(compiled, plain)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="needs the JIT")
+def test_a_new_environment_answers_first_and_compiles_behind(tmp_path: Path) -> None:
+    """With an empty cache the first query and the first self-play games come from
+    plain Python while the kernels compile on a background thread; the compiled
+    kernels then take over (and are cached) with the same answers."""
+    code = textwrap.dedent(
+        """
+        import logging
+        logging.basicConfig(level=logging.INFO)
+        from qwirkle_core import Board, _jit, _movegen, parse_tiles
+        from qwirkle_core.selfplay import selfplay
+        board, hand = Board("Rc@0,0 Rs@0,1 Bs@1,1"), parse_tiles("Rd Bd Gs Yc Rs Pl")
+        first = board.legal_moves(hand)
+        print("plain first:", not _jit.ready(_movegen.generate))
+        _jit.wait_compiled(_movegen.generate)
+        print("compiled then:", _jit.ready(_movegen.generate))
+        print("same moves:", list(board.legal_moves(hand)) == list(first))
+        print("games:", selfplay(3, 2, ["greedy", "greedy"], seed=5).scores.tolist())
+        """
+    )
+    env = {"NUMBA_CACHE_DIR": str(tmp_path / "cache"), "QWIRKLE_CORE_BACKGROUND_COMPILE": "1"}
+    proc = _python(code, env)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[:3] == ["plain first: True", "compiled then: True", "same moves: True"], proc.stdout
+    announced = [line for line in proc.stderr.splitlines() if "background" in line]
+    assert len(announced) == 1 and "plain Python" in announced[0], proc.stderr
+    # The same games as compiled code plays them (this process compiles in the foreground).
+    from qwirkle_core.selfplay import selfplay
+
+    assert lines[3] == f"games: {selfplay(3, 2, ['greedy', 'greedy'], seed=5).scores.tolist()}"
+    # The next process finds the cache: nothing runs as plain Python, nothing is announced.
+    again = _python(code.replace("logging.INFO", "logging.DEBUG"), env)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.splitlines()[0] == "plain first: False"
+    assert "background" not in again.stderr
+
+
+def test_the_background_setting_and_foreground_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    from qwirkle_core import _jit
+
+    monkeypatch.setenv("QWIRKLE_CORE_BACKGROUND_COMPILE", "1")
+    assert _jit.background_wanted()
+    with _jit.foreground():
+        assert not _jit.background_wanted()
+        with _jit.foreground():
+            assert not _jit.background_wanted()
+        assert not _jit.background_wanted()
+    assert _jit.background_wanted()
+    monkeypatch.setenv("QWIRKLE_CORE_BACKGROUND_COMPILE", "0")
+    assert not _jit.background_wanted()

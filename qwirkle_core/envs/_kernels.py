@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import _gameloop as gl
 from .._geometry import EMPTY, KArray, KInt
-from .._jit import kernel
+from .._jit import batch_kernel, kernel
 from .._movegen import COL_COLS, COL_KINDS, COL_N, COL_ROWS, COL_SCORE, MODE_ALL
 from .._prng import below, seed_state
 from .._state import S_C0, S_C1, S_LEFT, S_R0, S_R1, S_ROW_AT, S_TOP, S_WIDTH, new_empty_state
@@ -371,7 +371,7 @@ def new_game(
     env[i, E_DONE] = 0
 
 
-@kernel
+@batch_kernel
 def start_game(
     i: KInt, sts: Any, metas: KArray, hands: KArray, hand_sizes: KArray, bags: KArray, scores: KArray,
     rngs: KArray, bot_rngs: KArray, bots: KArray, env: KArray, partial: KArray, cache_ids: KArray,
@@ -401,7 +401,7 @@ def start_game(
         env[i, E_SKIPPED] += 1
 
 
-@kernel
+@batch_kernel
 def step_envs(
     actions: KArray, sts: Any, metas: KArray, hands: KArray, hand_sizes: KArray, bags: KArray,
     scores: KArray, rngs: KArray, bot_rngs: KArray, bots: KArray, env: KArray, partial: KArray,
@@ -513,7 +513,7 @@ def step_envs(
     return -1
 
 
-@kernel
+@batch_kernel
 def random_substeps(masks: KArray, set_lists: KArray, env: KArray, rng: KArray, out: KArray) -> None:
     """A uniformly random legal sub-step for each env (from the actions its mask set)."""
     for i in range(masks.shape[0]):
