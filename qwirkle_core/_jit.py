@@ -67,10 +67,12 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import numba
 from numba.core import event as _event
 from numba.core import types as _types
+from numba.core.compiler_lock import global_compiler_lock as _global_compiler_lock
 from numba.core.dispatcher import Dispatcher as _Dispatcher
 from numba.core.typing import templates as _templates
 
 # numba's own annotations are partial: use its internals untyped.
+global_compiler_lock: Any = _global_compiler_lock
 event: Any = _event
 types: Any = _types
 templates: Any = _templates
@@ -455,16 +457,41 @@ def compile_in_background(dispatcher: Any, *args: Any) -> bool:
     return False
 
 
-def _forget_the_worker() -> None:
-    """In a forked child the background thread is gone: queue anew there."""
-    global _worker, _jobs
+# A fork while the background thread compiles would copy numba's compiler lock held by
+# a thread the child does not have: the child's first compilation would wait forever
+# (a multiprocessing pool, a data loader's workers).  So a fork waits for the kernel
+# being compiled, holding the lock across it, and the child starts its own queue.
+_held_for_fork = False
+
+
+def _before_fork() -> None:
+    global _held_for_fork
+    if _worker is not None:
+        global_compiler_lock.acquire()
+        _held_for_fork = True
+
+
+def _after_fork_in_parent() -> None:
+    global _held_for_fork
+    if _held_for_fork:
+        _held_for_fork = False
+        global_compiler_lock.release()
+
+
+def _after_fork_in_child() -> None:
+    global _worker, _jobs, _held_for_fork
+    if _held_for_fork:
+        _held_for_fork = False
+        global_compiler_lock.release()
     _worker = None
     _jobs = queue.Queue()
     _queued.clear()
 
 
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forget_the_worker)
+    os.register_at_fork(
+        before=_before_fork, after_in_parent=_after_fork_in_parent, after_in_child=_after_fork_in_child
+    )
 
 
 def _compile_in_background(dispatcher: Any) -> None:

@@ -258,7 +258,9 @@ def test_a_kernels_plain_python_twin_gives_its_answers() -> None:
 def test_a_new_environment_answers_first_and_compiles_behind(tmp_path: Path) -> None:
     """With an empty cache the first query and the first self-play games come from
     plain Python while the kernels compile on a background thread; the compiled
-    kernels then take over (and are cached) with the same answers."""
+    kernels then take over (and are cached) with the same answers.  A process forked
+    meanwhile compiles for itself (it does not inherit numba's lock held by a thread
+    it does not have)."""
     code = textwrap.dedent(
         """
         import logging
@@ -268,10 +270,25 @@ def test_a_new_environment_answers_first_and_compiles_behind(tmp_path: Path) -> 
         board, hand = Board("Rc@0,0 Rs@0,1 Bs@1,1"), parse_tiles("Rd Bd Gs Yc Rs Pl")
         first = board.legal_moves(hand)
         print("plain first:", not _jit.ready(_movegen.generate))
+        # A fork while the background thread compiles: the child compiles for itself.
+        import multiprocessing
+        def child(answers):
+            with _jit.foreground():
+                answers.put(Board("Rc@0,0 Rs@0,1").count_moves(parse_tiles("Rd Bd")))
+        if hasattr(__import__("os"), "fork"):
+            context = multiprocessing.get_context("fork")
+            answers = context.Queue()
+            process = context.Process(target=child, args=(answers,))
+            process.start()
+            assert answers.get(timeout=300) == 14
+            process.join()
         _jit.wait_compiled(_movegen.generate)
         print("compiled then:", _jit.ready(_movegen.generate))
         print("same moves:", list(board.legal_moves(hand)) == list(first))
         print("games:", selfplay(3, 2, ["greedy", "greedy"], seed=5).scores.tolist())
+        # (A process that ends sooner leaves what it did not finish compiling to the next.)
+        from qwirkle_core import _gameloop
+        _jit.wait_compiled(_gameloop.play_games)
         """
     )
     env = {"NUMBA_CACHE_DIR": str(tmp_path / "cache"), "QWIRKLE_CORE_BACKGROUND_COMPILE": "1"}
