@@ -46,12 +46,12 @@ import functools
 import hashlib
 import logging
 import os
-import queue
 import shutil
 import sys
 import tempfile
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -69,6 +69,7 @@ from numba.core import event as _event
 from numba.core import types as _types
 from numba.core.compiler_lock import global_compiler_lock as _global_compiler_lock
 from numba.core.dispatcher import Dispatcher as _Dispatcher
+from numba.core.dispatcher import OmittedArg
 from numba.core.typing import templates as _templates
 
 # numba's own annotations are partial: use its internals untyped.
@@ -315,7 +316,7 @@ def _warn_no_cache(name: str) -> None:
 BACKGROUND_SETTING = "QWIRKLE_CORE_BACKGROUND_COMPILE"
 _foreground_calls = 0  # foreground() blocks open, on any thread
 _background_lock = threading.RLock()
-_jobs: queue.Queue[tuple[Any, tuple[Any, ...], threading.Event]] = queue.Queue()
+_jobs: deque[tuple[Any, tuple[Any, ...], threading.Event]] = deque()  # under _background_lock
 _queued: dict[tuple[int, tuple[Any, ...]], threading.Event] = {}  # (id(dispatcher), argument types): done
 _failed: set[tuple[int, tuple[Any, ...]]] = set()
 _worker: threading.Thread | None = None
@@ -326,7 +327,7 @@ _worker: threading.Thread | None = None
 # the first answers quick and sustained work no slower than compiling first.
 PLAIN_PYTHON_BUDGET = 1.0
 COMPILING_SWITCH_INTERVAL = 0.0005
-_switch_interval = sys.getswitchinterval()
+_switch_interval = sys.getswitchinterval()  # the process's own, while the worker runs
 _plain_seconds = 0.0
 
 
@@ -364,24 +365,31 @@ def ready(dispatcher: Any) -> bool:
 
 def _work() -> None:
     """The background thread: compile the queued kernels one at a time, in the order
-    their first calls came.  numba's dispatcher adds each one's code when it is done,
-    and its cache keeps it for the next process."""
+    their first calls came; numba's dispatcher adds each one's code when it is done
+    (and caches it for later processes).  The thread ends when the queue is empty (a
+    later first call starts another), so that a process forks without it afterwards."""
+    global _worker, _switch_interval
+    with _background_lock:
+        # Hand the GIL over more often while compiling: numba calls into LLVM
+        # (releasing the GIL) thousands of times per kernel, and each time it would
+        # wait up to a whole switch interval (5 ms) to get it back from a thread
+        # running plain Python.
+        _switch_interval = sys.getswitchinterval()
+        sys.setswitchinterval(COMPILING_SWITCH_INTERVAL)
     while True:
-        dispatcher, argtypes, done = _jobs.get()
+        with _background_lock:
+            if not _jobs:
+                sys.setswitchinterval(_switch_interval)
+                _worker = None
+                return
+            dispatcher, argtypes, done = _jobs.popleft()
         try:
-            # Hand the GIL over more often while compiling: numba calls into LLVM
-            # (releasing the GIL) thousands of times per kernel, and each time it
-            # would wait up to a whole switch interval (5 ms) to get it back from a
-            # thread running plain Python.
-            sys.setswitchinterval(COMPILING_SWITCH_INTERVAL)
             dispatcher.compile(argtypes)
         except Exception as exc:  # noqa: BLE001 - the caller's next call compiles in the foreground and raises it
             with _background_lock:
                 _failed.add((id(dispatcher), argtypes))
             log.warning("qwirkle_core: compiling %s in the background failed: %s", dispatcher.py_func.__name__, exc)
         finally:
-            if _jobs.empty():
-                sys.setswitchinterval(_switch_interval)
             done.set()
 
 
@@ -428,18 +436,18 @@ def _queue(dispatcher: Any, argtypes: tuple[Any, ...]) -> threading.Event | None
         if done is not None:
             return done
         done = _queued[key] = threading.Event()
-        if not _announced:
-            _announced = True
-            where = "kept in " + cache_location() if CACHING else "no writable cache: every new process compiles again"
-            log.info(
-                "compiling kernels in the background (once; %s); until each is ready its calls run "
-                "as plain Python (same answers, slower). 'qwirkle-core warmup' compiles them ahead",
-                where,
-            )
+        _jobs.append((dispatcher, argtypes, done))
         if _worker is None:
             _worker = threading.Thread(target=_work, name="qwirkle-core-compile", daemon=True)
             _worker.start()
-    _jobs.put((dispatcher, argtypes, done))
+        announce, _announced = not _announced, True
+    if announce:
+        where = "kept in " + cache_location() if CACHING else "no writable cache: every new process compiles again"
+        log.info(
+            "compiling kernels in the background (once; %s); until each is ready its calls run "
+            "as plain Python (same answers, slower). 'qwirkle-core warmup' compiles them ahead",
+            where,
+        )
     return done
 
 
@@ -459,32 +467,34 @@ def compile_in_background(dispatcher: Any, *args: Any) -> bool:
 
 # A fork while the background thread compiles would copy numba's compiler lock held by
 # a thread the child does not have: the child's first compilation would wait forever
-# (a multiprocessing pool, a data loader's workers).  So a fork waits for the kernel
-# being compiled, holding the lock across it, and the child starts its own queue.
-_held_for_fork = False
+# (a multiprocessing pool, a data loader's workers).  So while the thread runs, a fork
+# waits for the kernel being compiled, holding the lock across it; the child starts
+# with no queue, a new lock of its own and the process's switch interval.
+_fork = threading.local()  # held: this thread took the compiler lock for its fork
 
 
 def _before_fork() -> None:
-    global _held_for_fork
     if _worker is not None:
         global_compiler_lock.acquire()
-        _held_for_fork = True
+        _fork.held = True
 
 
 def _after_fork_in_parent() -> None:
-    global _held_for_fork
-    if _held_for_fork:
-        _held_for_fork = False
+    if getattr(_fork, "held", False):
+        _fork.held = False
         global_compiler_lock.release()
 
 
 def _after_fork_in_child() -> None:
-    global _worker, _jobs, _held_for_fork
-    if _held_for_fork:
-        _held_for_fork = False
+    global _worker, _background_lock
+    if getattr(_fork, "held", False):
+        _fork.held = False
         global_compiler_lock.release()
+    if _worker is not None:
+        sys.setswitchinterval(_switch_interval)
+    _background_lock = threading.RLock()  # another thread may have held it
     _worker = None
-    _jobs = queue.Queue()
+    _jobs.clear()
     _queued.clear()
 
 
@@ -492,6 +502,10 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(
         before=_before_fork, after_in_parent=_after_fork_in_parent, after_in_child=_after_fork_in_child
     )
+
+
+def _omits(args: tuple[Any, ...]) -> bool:
+    return any(isinstance(a, OmittedArg) for a in args)
 
 
 def _compile_in_background(dispatcher: Any) -> None:
@@ -503,7 +517,9 @@ def _compile_in_background(dispatcher: Any) -> None:
         return
 
     def first_calls(*args: Any, **kws: Any) -> Any:
-        if not kws and background_wanted() and not _has_cache_entry(dispatcher):
+        # (Omitted default arguments arrive as numba's OmittedArg: no kernel has any,
+        # and such a call compiles as before.)
+        if not kws and background_wanted() and not _has_cache_entry(dispatcher) and not _omits(args):
             done = _queue(dispatcher, tuple(dispatcher.typeof_pyval(a) for a in args))
             if done is not None:
                 if plain_python_budget_left():
@@ -536,7 +552,10 @@ class _PlainModule:
         self._namespace = namespace
 
     def __getattr__(self, name: str) -> Any:
-        return self._namespace[name]
+        try:
+            return self._namespace[name]
+        except KeyError:
+            raise AttributeError(name) from None
 
 
 def _plain_namespace(module_globals: dict[str, Any]) -> dict[str, Any]:

@@ -12,7 +12,7 @@ import numpy as np
 
 from . import _gameloop as loop
 from ._geometry import KArray, KInt
-from ._jit import inline_helper, kernel
+from ._jit import batch_kernel, inline_helper, kernel
 
 # Fixed fragments, as uint8 arrays (numba compiles global arrays in as constants).
 
@@ -148,7 +148,7 @@ def _put_turn(out: KArray, pos: KInt, row: KArray) -> KInt:
     return _put_byte(out, pos, 125)  # '}'
 
 
-@kernel
+@batch_kernel
 def format_records(
     players: KInt, seed_digits: KArray, seed_lengths: KArray, scores: KArray, turns: KArray, ends: KArray,
     logs: KArray, out: KArray,

@@ -48,7 +48,7 @@ legal_substeps(Game(players=2, seed=1))
 from qwirkle_core.game import Game
 from qwirkle_core.bots import make_bot
 from qwirkle_core.selfplay import selfplay
-selfplay(1, 2, ["greedy", "greedy"], parallel=False)
+selfplay(1, 2, ["greedy", "greedy"], parallel=False, record=True)  # records too
 g = Game(players=2, seed=1)
 g.legal_actions()
 for name in ("random", "greedy", "heuristic"):
