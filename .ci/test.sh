@@ -44,7 +44,8 @@ run() {  # run NAME COMMAND...: the command's output, live, each line prefixed [
     set -o pipefail
     "$@" 2>&1 | sed -u "s/^/[$name] /"
 }
-pytest_args=(-p no:warnings -o console_output_style=count --color=no)
+# --durations: each run ends with its slowest tests, where the time goes.
+pytest_args=(-p no:warnings -o console_output_style=count --color=no --durations=12)
 in_process=(-m "not process and not slow")
 NUMBA_BOUNDSCHECK=1 NUMBA_CACHE_DIR="$PWD/.numba_cache_boundscheck" \
     run bounds "$bin/python" -m pytest tests "${pytest_args[@]}" "${in_process[@]}" &
