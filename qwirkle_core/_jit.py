@@ -415,10 +415,24 @@ def plain_python_timed(dispatcher: Any) -> Callable[..., Any]:
     return _timed(plain_python(dispatcher))
 
 
+_said_waiting = False
+
+
+def _say_waiting() -> None:
+    """Say once per process that calls now wait for compiled kernels (a wait of seconds
+    after the first quick answers is never silent)."""
+    global _said_waiting
+    if not _said_waiting:
+        _said_waiting = True
+        log.info("waiting for the kernels to finish compiling (seconds, once per environment) ...")
+
+
 def wait_compiled(dispatcher: Any) -> None:
     """Wait (the GIL released) for the background compilations of this kernel."""
     with _background_lock:
         events = [done for (key, _), done in _queued.items() if key == id(dispatcher)]
+    if any(not done.is_set() for done in events):
+        _say_waiting()
     for done in events:
         done.wait()
 
@@ -524,7 +538,9 @@ def _compile_in_background(dispatcher: Any) -> None:
             if done is not None:
                 if plain_python_budget_left():
                     return _timed(plain_python(dispatcher))
-                done.wait()  # the GIL released: the compilation runs at full speed
+                if not done.is_set():
+                    _say_waiting()
+                    done.wait()  # the GIL released: the compilation runs at full speed
         return compile_for_args(*args, **kws)
 
     dispatcher._compile_for_args = first_calls

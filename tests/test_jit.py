@@ -339,3 +339,20 @@ def test_the_background_setting_and_foreground_blocks(monkeypatch: pytest.Monkey
     assert _jit.background_wanted()
     monkeypatch.setenv("QWIRKLE_CORE_BACKGROUND_COMPILE", "0")
     assert not _jit.background_wanted()
+
+
+def test_waiting_for_compiled_kernels_is_said_once(caplog: pytest.LogCaptureFixture) -> None:
+    import logging
+
+    from qwirkle_core import _jit
+
+    saved = _jit._said_waiting
+    _jit._said_waiting = False
+    try:
+        with caplog.at_level(logging.INFO, logger="qwirkle_core"):
+            _jit._say_waiting()
+            _jit._say_waiting()
+    finally:
+        _jit._said_waiting = saved
+    said = [r.getMessage() for r in caplog.records]
+    assert len(said) == 1 and said[0].startswith("waiting for the kernels to finish compiling")

@@ -112,8 +112,12 @@ class _StderrLines(logging.Handler):
                 message = f"{NAME}: warning: {message.removeprefix('qwirkle_core: ')}"
             elif record.levelno < logging.WARNING:
                 message = f"{NAME}: {message}"
-            sys.stderr.write(message + "\n")
-            sys.stderr.flush()
+            bars = sys.modules.get("tqdm")
+            if bars is not None:  # a progress bar may be on screen: print above it
+                bars.tqdm.write(message, file=sys.stderr)
+            else:
+                sys.stderr.write(message + "\n")
+                sys.stderr.flush()
         except Exception:  # noqa: BLE001 - logging must never break a command
             self.handleError(record)
 
