@@ -94,8 +94,10 @@ def records_text(
     turns: npt.NDArray[np.int64],
     ends: npt.NDArray[np.int64],
     logs: npt.NDArray[np.int32],
+    format_records: Callable[..., Any] = _recordtext.format_records,
 ) -> bytes:
-    """The JSON-lines records of games logged by the game loop (one kernel call)."""
+    """The JSON-lines records of games logged by the game loop (one kernel call;
+    ``format_records`` is that kernel, or its plain-Python twin while it compiles)."""
     n = len(seeds)
     digits = np.zeros((n, 20), np.uint8)
     lengths = np.zeros(n, np.int64)
@@ -105,7 +107,7 @@ def records_text(
         lengths[i] = len(text)
     size = n * _recordtext.RECORD_BYTES + int(turns.sum()) * _recordtext.TURN_BYTES
     out = np.empty(size, np.uint8)
-    written = _recordtext.format_records(players, digits, lengths, scores, turns, ends, logs, out)
+    written = format_records(players, digits, lengths, scores, turns, ends, logs, out)
     return out[:written].tobytes()
 
 
@@ -172,7 +174,10 @@ def play_batches(
         _gameloop.play_games, players, low, high, tie_rank, bot_ids, _gameloop.empty_logs(1, 0), *in_play
     )
 
-    def play(start: int, count: int, kernel: Callable[..., Any] = _gameloop.play_games) -> tuple[Batch, float]:
+    def play(start: int, count: int, plain: bool = False) -> tuple[Batch, float]:
+        # plain: the kernels' plain-Python twins (a first game while the kernels compile)
+        kernel = _jit.plain_python_timed(_gameloop.play_games) if plain else _gameloop.play_games
+        formatter = _jit.plain_python_timed(_recordtext.format_records) if plain else _recordtext.format_records
         seeds = [(seed + i) % SEED_LIMIT for i in range(start, min(games, start + count))]
         lo, hi = seed_words(seeds)
         logs = _gameloop.empty_logs(len(seeds), capacity)
@@ -187,7 +192,7 @@ def play_batches(
                 for i in long_games:
                     kernel(players, lo[i : i + 1], hi[i : i + 1], tie_rank, bot_ids, wider[i : i + 1], *in_play)
                 logs = wider
-            text = records_text(players, seeds, scores, turns, ends, logs)
+            text = records_text(players, seeds, scores, turns, ends, logs, formatter)
         return Batch(start, seeds, scores[:, :players], turns, ends, 0.0, text), time.perf_counter()
 
     def checked(part: Batch) -> Batch:
@@ -201,9 +206,8 @@ def play_batches(
     first = 0
     last = time.perf_counter()
     if compiling:
-        plain = _jit.plain_python_timed(_gameloop.play_games)
         while first < games and not _jit.ready(_gameloop.play_games) and _jit.plain_python_budget_left():
-            part, finished = play(first, 1, plain)
+            part, finished = play(first, 1, plain=True)
             part.seconds = finished - last
             yield checked(part)
             last = time.perf_counter()

@@ -295,19 +295,26 @@ def test_a_new_environment_answers_first_and_compiles_behind(tmp_path: Path) -> 
                 break
             time.sleep(0.1)
         print("thread ended:", _jit._worker is None)
-        # Self-play's first games, as plain Python while the budget lasts (the process
+        # Self-play's first games and their records, as plain Python while the budget lasts (the process
         # then ends without waiting: what it did not finish compiling is left to the
         # next process).
+        import json
         from qwirkle_core.selfplay import selfplay
-        print("games:", selfplay(3, 2, ["greedy", "greedy"], seed=5).scores.tolist())
+        played = selfplay(3, 2, ["greedy", "greedy"], seed=5, record=True)
+        print("games:", played.scores.tolist())
+        print("records:", json.dumps(played.records, sort_keys=True))
         """
     )
     env = {"NUMBA_CACHE_DIR": str(tmp_path / "cache"), "QWIRKLE_CORE_BACKGROUND_COMPILE": "1"}
     proc = _python(query + behind, env)
     assert proc.returncode == 0, proc.stderr
+    import json
+
     from qwirkle_core import _gameloop
     from qwirkle_core.selfplay import selfplay
 
+    compiled = selfplay(3, 2, ["greedy", "greedy"], seed=5, record=True)
+    assert len(compiled.records) == 3
     assert proc.stdout.splitlines() == [
         "plain first: True",
         *([f"child: {_gameloop.group_size(0b111)}"] if hasattr(os, "fork") else []),
@@ -315,7 +322,8 @@ def test_a_new_environment_answers_first_and_compiles_behind(tmp_path: Path) -> 
         "same moves: True",
         "thread ended: True",
         # the same games as compiled code plays them (this process compiles first)
-        f"games: {selfplay(3, 2, ['greedy', 'greedy'], seed=5).scores.tolist()}",
+        f"games: {compiled.scores.tolist()}",
+        f"records: {json.dumps(compiled.records, sort_keys=True)}",
     ], proc.stdout
     announced = [line for line in proc.stderr.splitlines() if "background" in line]
     assert len(announced) == 1 and "plain Python" in announced[0], proc.stderr
