@@ -342,6 +342,87 @@ def _set_error(st: KArray, verdict: KInt, row: KInt, col: KInt, arg: KInt, n: KI
 
 @kernel
 def build(values: KArray, columns: KInt) -> KArray:
+    """The state of the board whose tiles are given column by column in ``values``
+    (int64): see :func:`_build`."""
+    return _build(values, columns)
+
+
+# Type codes of Python's ``marshal`` format (version 2: no back-references, every int
+# that fits 32 bits written as TYPE_INT and 4 bytes little-endian).
+MARSHAL_INT = 0x69  # 'i'
+MARSHAL_LIST = 0x5B  # '['
+MARSHAL_TUPLE = 0x28  # '('
+
+
+@helper
+def _int32_at(data: KArray, at: KInt) -> KInt:
+    """The little-endian signed 32-bit integer at ``data[at:at + 4]`` (uint8)."""
+    value = (
+        np.int64(data[at])
+        | (np.int64(data[at + 1]) << 8)
+        | (np.int64(data[at + 2]) << 16)
+        | (np.int64(data[at + 3]) << 24)
+    )
+    return value - ((value >> 31) << 32)
+
+
+@helper
+def _bad_input() -> KArray:
+    return _set_error(new_empty_state(), BAD_INPUT, 0, 0, 0, 0)
+
+
+@kernel
+def build_marshalled(data: KArray, columns: KInt) -> KArray:
+    """:func:`build` from the bytes (uint8) that ``marshal.dumps(value, 2)`` writes, so
+    that checking the types of a board's Python values and packing them take one C
+    call and this loop, not a Python-level pass per value:
+
+    - ``columns`` 4: ``value`` is a list of n lists of four ints [row, col, colour,
+      shape] (``Board.from_json``);
+    - ``columns`` 3: ``value`` is a tuple of 2n ints, the n rows then the n columns,
+      and the n kinds follow as one byte each (``Board.from_placements``).
+
+    marshal writes exact ints, lists and tuples with their own codes, and booleans,
+    floats, subclasses, other objects and ints beyond 32 bits differently (or not at
+    all), so any other value fails the exact layout checked here: BAD_INPUT, and the
+    caller checks its input the slow way to say what is wrong."""
+    size = data.shape[0]
+    if size < 5:
+        return _bad_input()
+    if columns == 4:
+        n = _int32_at(data, 1)
+        if data[0] != MARSHAL_LIST or n <= 0 or size != 5 + 25 * n:
+            return _bad_input()
+        values = np.empty(4 * n, np.int64)
+        at = 5
+        for a in range(n):
+            if data[at] != MARSHAL_LIST or _int32_at(data, at + 1) != 4:
+                return _bad_input()
+            at += 5
+            for k in range(4):
+                if data[at] != MARSHAL_INT:
+                    return _bad_input()
+                values[k * n + a] = _int32_at(data, at + 1)
+                at += 5
+        return _build(values, 4)
+    coords = _int32_at(data, 1)
+    n = coords // 2
+    if data[0] != MARSHAL_TUPLE or coords <= 0 or coords % 2 != 0 or size != 5 + 5 * coords + n:
+        return _bad_input()
+    values = np.empty(3 * n, np.int64)
+    at = 5
+    for a in range(coords):
+        if data[at] != MARSHAL_INT:
+            return _bad_input()
+        values[a] = _int32_at(data, at + 1)
+        at += 5
+    for a in range(n):
+        values[coords + a] = data[at + a]
+    return _build(values, 3)
+
+
+@helper
+def _build(values: KArray, columns: KInt) -> KArray:
     """The state of the board whose tiles are given column by column in ``values``:
     the n rows, then the n columns (caller's coordinates), then the n kinds, or the n
     colours and then the n shapes when ``columns`` is 4 (n = len(values) // columns).

@@ -6,12 +6,11 @@ query is one kernel call that recomputes nothing."""
 
 from __future__ import annotations
 
-import functools
+import marshal
 import operator
-import struct
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -115,11 +114,7 @@ _NO_LOG.setflags(write=False)
 _KIND = operator.attrgetter("kind")
 
 
-@functools.cache
-def _packer(count: int) -> Callable[..., bytes]:
-    """Packs ``count`` (<= 4 * 108) Python ints as int64 at C speed, twice as fast as
-    numpy converts a list (struct.error for a number beyond int64)."""
-    return struct.Struct(f"={count}q").pack
+_TUPLE_TYPE = frozenset({tuple})  # the set of types of a list of tuples
 
 
 def _placed_values(items: list[Placement]) -> npt.NDArray[np.int64]:
@@ -190,23 +185,23 @@ class Board:
         n = len(items)
         if not n:
             return cls()
-        # The common case, checked at C speed: (row, col, Tile) tuples of ints (not
-        # booleans: the type of each is counted); the kernel checks the ranges.
+        # The common case, checked and packed at C speed: (row, col, Tile) tuples.
+        # marshal writes the coordinates (and refuses or marks anything but exact ints:
+        # booleans, floats, numpy ints), the kernel checks its layout and the ranges.
         # Anything else takes the slow path, which names what is wrong.
-        if n <= MAX_SPAN and list(map(type, items)).count(tuple) == n:
+        if n <= MAX_SPAN and {*map(type, items)} == _TUPLE_TYPE:
             try:
                 rows, cols, tiles = zip(*items, strict=True)
             except ValueError:
                 pass
             else:
-                coords = rows + cols
-                if list(map(type, coords)).count(int) == 2 * n and list(map(type, tiles)).count(Tile) == n:
+                if list(map(type, tiles)).count(Tile) == n:
                     try:
-                        packed = _packer(3 * n)(*coords, *map(_KIND, tiles))
-                    except struct.error:
+                        data = marshal.dumps(rows + cols, 2) + bytes(map(_KIND, tiles))
+                    except ValueError:
                         pass
                     else:
-                        board = cls._built(np.frombuffer(packed, np.int64), 3, None)
+                        board = cls._built_marshalled(data, 3)
                         if board is not None:
                             return board
         try:
@@ -225,24 +220,18 @@ class Board:
         n = len(value)
         if not n:
             return cls()
-        # The common case, checked at C speed: lists of four ints, not booleans (the
-        # kernel checks their ranges).
-        if n <= MAX_SPAN and list(map(type, value)).count(list) == n:
+        # The common case, checked and packed at C speed: lists of four exact ints,
+        # written by marshal and read by the kernel, which checks their layout (so
+        # booleans, floats and the like) and their ranges.
+        if n <= MAX_SPAN:
             try:
-                rows, cols, colors, shapes = zip(*value, strict=True)
-            except ValueError:
+                data = marshal.dumps(value, 2)
+            except ValueError:  # not marshallable, or nested too deep
                 pass
             else:
-                numbers = rows + cols + colors + shapes
-                if list(map(type, numbers)).count(int) == 4 * n:
-                    try:
-                        packed = _packer(4 * n)(*numbers)
-                    except struct.error:
-                        pass
-                    else:
-                        board = cls._built(np.frombuffer(packed, np.int64), 4, None)
-                        if board is not None:
-                            return board
+                board = cls._built_marshalled(data, 4)
+                if board is not None:
+                    return board
         for item in value:
             if not isinstance(item, list) or len(item) != 4:
                 raise InvalidPositionError(f"a board tile is [row, col, color, shape], got {show(item)}")
@@ -254,6 +243,16 @@ class Board:
             assert board is not None
             self._st = board._st
             self._n_tiles = board._n_tiles
+
+    @classmethod
+    def _built_marshalled(cls, data: bytes, columns: int) -> Board | None:
+        """The board of ``data`` (see ``_state.build_marshalled``), or None when it is
+        not a valid board in that layout: the caller then takes the slow path, which
+        names what is wrong (a rare case, so it does not need to be fast)."""
+        st = _state.build_marshalled(np.frombuffer(data, np.uint8), columns)
+        if int(st[S_ERROR]) != _rules.OK:
+            return None
+        return cls._with_state(st, int(st[_state.S_TILES]))
 
     @classmethod
     def _built(cls, values: npt.NDArray[np.int64], columns: int, items: list[Placement] | None) -> Board | None:

@@ -34,10 +34,9 @@ import numpy.typing as npt
 
 from . import __version__
 from ._movegen import COL_COLS, COL_KINDS, COL_N, COL_ROWS, COL_SCORE
-from .board import Board
 from .errors import QwirkleError
 from .game import Action, Game, Turn
-from .jsonio import BadInputError, brief, dumps, loads, read_hand, read_placements, read_tile
+from .jsonio import BadInputError, brief, dumps, loads, read_board, read_hand, read_placements, read_tile
 from .moves import Move, MoveList
 from .tiles import ALL_TILES, COPIES_PER_KIND, N_KINDS, Tile
 
@@ -365,7 +364,7 @@ class EngineSession:
             return self._summary()
         if "board" not in req or "hands" not in req:
             raise BadInputError('"position" needs a position string, or "board" and "hands"')
-        board = read_placements(req["board"], "board")
+        board = read_board(req["board"])
         hands_value = req["hands"]
         if not isinstance(hands_value, list) or not 2 <= len(hands_value) <= 6:
             raise BadInputError('"hands" must be a list of 2 to 6 hands')
@@ -380,9 +379,7 @@ class EngineSession:
             or any(type(s) is not int or s < 0 for s in scores_value)
         ):
             raise BadInputError('"scores" must be one non-negative integer per hand')
-        used = [0] * N_KINDS
-        for _, _, t in board:
-            used[t.kind] += 1
+        used = board.tile_counts()
         for hand in hands:
             for t in hand:
                 used[t.kind] += 1
@@ -397,7 +394,7 @@ class EngineSession:
             rng = np.random.default_rng(seed)
             bag = [bag[i] for i in rng.permutation(len(bag))]
         self.game = Game.from_position(
-            Board.from_placements(board), hands, bag, scores_value, to_move=to_move, seed=seed
+            board, hands, bag, scores_value, to_move=to_move, seed=seed
         )
         return self._summary()
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from ._geometry import COORD_MAX
 from .board import MAX_HAND, Board
-from .errors import QwirkleError, show
+from .errors import InvalidPositionError, QwirkleError, show
 from .tiles import ALL_TILES, Tile
 
 
@@ -103,6 +103,17 @@ def read_placements(value: Any, where: str) -> list[tuple[int, int, Tile]]:
     return [read_placement(v, f"{where}[{i}]") for i, v in enumerate(_list(value, where))]
 
 
+def read_board(value: Any, where: str = "board") -> Board:
+    """A Board from a JSON list of ``[row, col, color, shape]``, read and checked in one
+    kernel call (``Board.from_json``); a refused one is read again item by item, so
+    that the error names the item (``board[3][0] (row) must be an integer``) or the
+    rule the board breaks."""
+    try:
+        return Board.from_json(value)
+    except InvalidPositionError:
+        return Board.from_placements(read_placements(value, where))
+
+
 def read_hand(value: Any, where: str = "hand") -> list[Tile]:
     """A hand (0 to 6 Tiles) from a JSON list of ``[color, shape]``."""
     items = _list(value, where)
@@ -118,7 +129,7 @@ def read_position(obj: Any) -> tuple[Board, list[Tile]]:
     for key in ("board", "hand"):
         if key not in obj:
             raise BadInputError(f'missing "{key}"')
-    board = Board.from_placements(read_placements(obj["board"], "board"))
+    board = read_board(obj["board"])
     hand = read_hand(obj["hand"])
     board.check_hand(hand)  # board + hand must not hold more than 3 copies of a kind
     return board, hand

@@ -67,6 +67,7 @@ h = parse_tiles("Rd Bd Gs Yc Rs Pl")
 b.legal_moves(h); b.count_moves(h); b.has_move(h); b.best_moves(h); b.legal_tile_masks()
 b.score(Move.from_text("Rd@0,2")); b.push(Move.from_text("Rd@0,2")); b.pop()
 e = Board(); e.legal_moves(h); e.count_moves(h); e.has_move(h); e.best_moves(h)
+Board.from_json(b.to_json()); Board.from_placements(b.placements())
 """,
     # What a dataset chunk task runs (selfplay --out, check): with the scale extra only.
     "datasets": """

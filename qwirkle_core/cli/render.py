@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..board import Board
-from ..jsonio import BadInputError, loads, read_hand, read_placements
+from ..jsonio import BadInputError, loads, read_board, read_hand, read_placements
 from ..moves import Move
 from ..records import RECORD_FORMAT
 from ..render import board_ansi, board_svg, board_text, tiles_ansi
@@ -205,7 +205,7 @@ def _read_scene(args: argparse.Namespace) -> Scene:
 
 
 def _position(value: dict[str, Any]) -> Scene:
-    board = Board.from_placements(read_placements(value["board"], "board"))
+    board = read_board(value["board"])
     hand = None
     if value.get("hand") is not None:
         hand = read_hand(value["hand"])
