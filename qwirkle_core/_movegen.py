@@ -85,19 +85,32 @@ N_SCRATCH = 10
 WORD_LOW_63 = 0x7FFFFFFFFFFFFFFF
 
 
+@helper
+def reciprocal(divisor: KInt) -> KInt:
+    """ceil(2**32 / divisor): ``(x * reciprocal(d)) >> 32 == x // d`` for 0 <= x and
+    x * d < 2**32 (Granlund and Montgomery's division by an invariant integer).  The
+    walks divide a flat cell by the window's width for every tile they write, and a
+    multiply and a shift cost a fraction of a division; a window is at most
+    MAX_SPAN + 2 * GROW_MARGIN cells wide and high, so x * d stays far below 2**32."""
+    return ((np.int64(1) << 32) + divisor - 1) // divisor
+
+
 @inline_helper
 def write_move(
-    out: KArray, count: KInt, scratch: KArray, n: KInt, score: KInt, width: KInt, top: KInt, left: KInt
+    out: KArray, count: KInt, scratch: KArray, n: KInt, score: KInt, width: KInt, per_width: KInt,
+    top: KInt, left: KInt,
 ) -> None:
     """Row ``count`` of ``out``: the move of the ``n`` tiles in scratch[K_MOVE_*, :n]
-    (flat cells of a window ``width`` wide whose cell 0 is the caller's (top, left))."""
+    (flat cells of a window ``width`` wide whose cell 0 is the caller's (top, left);
+    ``per_width`` is reciprocal(width))."""
     out[count, COL_N] = n
     out[count, COL_SCORE] = score
     for s in range(6):
         if s < n:
             cell = scratch[K_MOVE_CELL, s]
-            out[count, COL_ROWS + s] = cell // width + top
-            out[count, COL_COLS + s] = cell % width + left
+            row = (cell * per_width) >> 32
+            out[count, COL_ROWS + s] = row + top
+            out[count, COL_COLS + s] = cell - row * width + left
             out[count, COL_KINDS + s] = scratch[K_MOVE_KIND, s]
         else:
             out[count, COL_ROWS + s] = 0
@@ -147,7 +160,7 @@ def generate_openings(out: KArray, scratch: KArray, hand_mask: KInt, row: KInt, 
         keep, best, count = keep_move(mode, score, best, count)
         if keep:
             if count < out.shape[0]:
-                write_move(out, count, scratch, n_placed, score, 8, row, col)
+                write_move(out, count, scratch, n_placed, score, 8, reciprocal(8), row, col)
             count += 1
             if mode == MODE_ANY:
                 return 1
@@ -163,8 +176,8 @@ def generate_openings(out: KArray, scratch: KArray, hand_mask: KInt, row: KInt, 
 def right_walk(
     st: KArray, cross_at: KInt, out: KArray, scratch: KArray, hand_mask: KInt, mode: KInt,
     count: KInt, total: KInt, best: KInt,
-    line_start: KInt, step: KInt, n_prior: KInt, right_start: KInt, line_allowed: KInt, base_points: KInt,
-    width: KInt, top: KInt, left: KInt,
+    line_start: KInt, step: KInt, per_step: KInt, n_prior: KInt, right_start: KInt, line_allowed: KInt,
+    base_points: KInt, width: KInt, per_width: KInt, top: KInt, left: KInt,
 ) -> tuple[KInt, KInt, KInt, bool]:
     """Every move whose line starts at ``line_start`` with the ``n_prior`` tiles in
     scratch[K_MOVE_*, :n_prior] (the left part and the anchor), going on to the right.
@@ -182,7 +195,7 @@ def right_walk(
     while True:
         n_placed = n_prior + n_right
         if n_placed >= 2:
-            score = node_points + line_points((end - line_start) // step)
+            score = node_points + line_points(((end - line_start) * per_step) >> 32)
             total += 1
             keep, best, count = keep_move(mode, score, best, count)
             if keep:
@@ -190,7 +203,7 @@ def right_walk(
                     for k in range(n_right):
                         scratch[K_MOVE_CELL, n_prior + k] = scratch[K_RIGHT_CELL, k]
                         scratch[K_MOVE_KIND, n_prior + k] = scratch[K_RIGHT_KIND, k]
-                    write_move(out, count, scratch, n_placed, score, width, top, left)
+                    write_move(out, count, scratch, n_placed, score, width, per_width, top, left)
                 count += 1
                 if mode == MODE_ANY:
                     return count, total, best, True
@@ -301,6 +314,7 @@ def generate(st: KArray, out: KArray, hand_mask: KInt, mode: KInt) -> KInt:
     if st[S_TILES] == 0:
         return generate_openings(out, scratch, hand_mask, 0, 0, mode)
     width = st[S_WIDTH]
+    per_width = reciprocal(width)
     words = st[S_WORDS]
     top = st[S_TOP]
     left = st[S_LEFT]
@@ -342,17 +356,19 @@ def generate(st: KArray, out: KArray, hand_mask: KInt, mode: KInt) -> KInt:
                     if keep:
                         if count < out.shape[0]:
                             scratch[K_MOVE_KIND, 0] = kind
-                            write_move(out, count, scratch, 1, score, width, top, left)
+                            write_move(out, count, scratch, 1, score, width, per_width, top, left)
                         count += 1
                         if mode == MODE_ANY:
                             return 1
     for walk in range(1, 3):
         if walk == 1:
             step = 1
+            per_step = reciprocal(1)
             along_at = row_at
             cross_at = col_at  # a move along a row crosses columns
         else:
             step = width
+            per_step = per_width
             along_at = col_at
             cross_at = row_at
         for i in range(first_row, last_row + 1):
@@ -428,8 +444,8 @@ def generate(st: KArray, out: KArray, hand_mask: KInt, mode: KInt) -> KInt:
                                         scratch[K_MOVE_KIND, n_left] = anchor_kind
                                     count, total, best, stop = right_walk(
                                         st, cross_at, out, scratch, hand_mask, mode, count, total, best,
-                                        before + step, step, n_anchor + n_left, end, left_allowed, base_points,
-                                        width, top, left,
+                                        before + step, step, per_step, n_anchor + n_left, end, left_allowed,
+                                        base_points, width, per_width, top, left,
                                     )
                                     if stop:
                                         return 1
