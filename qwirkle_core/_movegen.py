@@ -74,14 +74,12 @@ EDGE_REACH = 7
 K_LEFT_KIND = 0  # left part, nearest the anchor first
 K_LEFT_ALLOWED = 1  # the line's addable kinds with n_left left tiles
 K_LEFT_TODO = 2  # kinds still to try at left depth n_left (-1: state not visited yet)
-K_RIGHT_CELL = 3  # cell of the i-th right tile
-K_RIGHT_ALLOWED = 4  # the line's addable kinds before it
-K_RIGHT_TODO = 5  # kinds still to try there
-K_RIGHT_POINTS = 6  # points of the cross lines before it
-K_RIGHT_KIND = 7
-K_MOVE_CELL = 8  # the move being written: its cells in line order ...
-K_MOVE_KIND = 9  # ... and their kinds
-N_SCRATCH = 10
+K_RIGHT_ALLOWED = 3  # the line's addable kinds before the i-th right tile
+K_RIGHT_TODO = 4  # kinds still to try there
+K_RIGHT_POINTS = 5  # points of the cross lines before it
+K_MOVE_CELL = 6  # the move being made: its cells in line order (the left part, the
+K_MOVE_KIND = 7  # anchor, then the right tiles, which the walk puts here itself) and kinds
+N_SCRATCH = 8
 WORD_LOW_63 = 0x7FFFFFFFFFFFFFFF
 
 
@@ -182,8 +180,9 @@ def right_walk(
     """Every move whose line starts at ``line_start`` with the ``n_prior`` tiles in
     scratch[K_MOVE_*, :n_prior] (the left part and the anchor), going on to the right.
 
-    A node of the walk has ``n_right`` tiles placed after them, at scratch[K_RIGHT_CELL, :n_right]
-    (kinds K_RIGHT_KIND); its line ends before the empty cell ``end``.  Each node
+    A node of the walk has ``n_right`` tiles placed after them, at
+    scratch[K_MOVE_*, n_prior:n_prior + n_right], so that the move is laid out for
+    write_move as it is made; its line ends before the empty cell ``end``.  Each node
     emits its move once; only nodes with tiles left to try are pushed as frames (frame
     f: the choice of the (f+1)-th right tile), so a leaf costs no stack traffic.
     Returns (count, total, best, stop), stop when MODE_ANY found its move."""
@@ -200,9 +199,6 @@ def right_walk(
             keep, best, count = keep_move(mode, score, best, count)
             if keep:
                 if count < out.shape[0]:
-                    for k in range(n_right):
-                        scratch[K_MOVE_CELL, n_prior + k] = scratch[K_RIGHT_CELL, k]
-                        scratch[K_MOVE_KIND, n_prior + k] = scratch[K_RIGHT_KIND, k]
                     write_move(out, count, scratch, n_placed, score, width, per_width, top, left)
                 count += 1
                 if mode == MODE_ANY:
@@ -211,7 +207,7 @@ def right_walk(
             todo = node_allowed & hand_mask & st[cross_at + end]
             if todo != 0:
                 frame = n_right
-                scratch[K_RIGHT_CELL, n_right] = end
+                scratch[K_MOVE_CELL, n_prior + n_right] = end
                 scratch[K_RIGHT_ALLOWED, n_right] = node_allowed
                 scratch[K_RIGHT_POINTS, n_right] = node_points
                 scratch[K_RIGHT_TODO, n_right] = todo
@@ -224,7 +220,7 @@ def right_walk(
                 continue
             kind = lowest_kind(todo)
             scratch[K_RIGHT_TODO, frame] = todo & (todo - 1)
-            cell = scratch[K_RIGHT_CELL, frame]
+            cell = scratch[K_MOVE_CELL, n_prior + frame]
             node_allowed = fold_tile(scratch[K_RIGHT_ALLOWED, frame], kind)
             end = cell + step
             while st[cross_at + end] < 0 and node_allowed >= 0:
@@ -232,7 +228,7 @@ def right_walk(
                 end += step
             if node_allowed < 0:
                 continue
-            scratch[K_RIGHT_KIND, frame] = kind
+            scratch[K_MOVE_KIND, n_prior + frame] = kind
             cross_len = st[cross_at + cell] >> LEN_SHIFT
             node_points = scratch[K_RIGHT_POINTS, frame] + line_points(cross_len + 1)
             n_right = frame + 1
