@@ -170,74 +170,6 @@ def generate_openings(out: KArray, scratch: KArray, hand_mask: KInt, row: KInt, 
     return total if mode == MODE_COUNT else count
 
 
-@inline_helper
-def right_walk(
-    st: KArray, cross_at: KInt, out: KArray, scratch: KArray, hand_mask: KInt, mode: KInt,
-    count: KInt, total: KInt, best: KInt,
-    line_start: KInt, step: KInt, per_step: KInt, n_prior: KInt, right_start: KInt, line_allowed: KInt,
-    base_points: KInt, width: KInt, per_width: KInt, top: KInt, left: KInt,
-) -> tuple[KInt, KInt, KInt, bool]:
-    """Every move whose line starts at ``line_start`` with the ``n_prior`` tiles in
-    scratch[K_MOVE_*, :n_prior] (the left part and the anchor), going on to the right.
-
-    A node of the walk has ``n_right`` tiles placed after them, at
-    scratch[K_MOVE_*, n_prior:n_prior + n_right], so that the move is laid out for
-    write_move as it is made; its line ends before the empty cell ``end``.  Each node
-    emits its move once; only nodes with tiles left to try are pushed as frames (frame
-    f: the choice of the (f+1)-th right tile), so a leaf costs no stack traffic.
-    Returns (count, total, best, stop), stop when MODE_ANY found its move."""
-    end = right_start
-    node_allowed = line_allowed
-    node_points = base_points
-    n_right = 0
-    frame = -1
-    while True:
-        n_placed = n_prior + n_right
-        if n_placed >= 2:
-            score = node_points + line_points(((end - line_start) * per_step) >> 32)
-            total += 1
-            keep, best, count = keep_move(mode, score, best, count)
-            if keep:
-                if count < out.shape[0]:
-                    write_move(out, count, scratch, n_placed, score, width, per_width, top, left)
-                count += 1
-                if mode == MODE_ANY:
-                    return count, total, best, True
-        if n_placed < 6:
-            todo = node_allowed & hand_mask & st[cross_at + end]
-            if todo != 0:
-                frame = n_right
-                scratch[K_MOVE_CELL, n_prior + n_right] = end
-                scratch[K_RIGHT_ALLOWED, n_right] = node_allowed
-                scratch[K_RIGHT_POINTS, n_right] = node_points
-                scratch[K_RIGHT_TODO, n_right] = todo
-        # The next node: a child of the deepest frame with a tile left to try.
-        found = False
-        while frame >= 0:
-            todo = scratch[K_RIGHT_TODO, frame]
-            if todo == 0:
-                frame -= 1
-                continue
-            kind = lowest_kind(todo)
-            scratch[K_RIGHT_TODO, frame] = todo & (todo - 1)
-            cell = scratch[K_MOVE_CELL, n_prior + frame]
-            node_allowed = fold_tile(scratch[K_RIGHT_ALLOWED, frame], kind)
-            end = cell + step
-            while st[cross_at + end] < 0 and node_allowed >= 0:
-                node_allowed = fold_tile(node_allowed, ~st[cross_at + end])
-                end += step
-            if node_allowed < 0:
-                continue
-            scratch[K_MOVE_KIND, n_prior + frame] = kind
-            cross_len = st[cross_at + cell] >> LEN_SHIFT
-            node_points = scratch[K_RIGHT_POINTS, frame] + line_points(cross_len + 1)
-            n_right = frame + 1
-            found = True
-            break
-        if not found:
-            return count, total, best, False
-
-
 @helper
 def start_cells(st: KArray, o: KInt, w: KInt, words: KInt, walk: KInt) -> KInt:
     """The cells of occupancy word ``o`` (word ``w`` of its row) where pass ``walk``
@@ -296,7 +228,7 @@ def generate(st: KArray, out: KArray, hand_mask: KInt, mode: KInt) -> KInt:
     line: a board tile, or an empty cell with a tile beside it across the line.  The
     cells before that anchor touch nothing, so they hold placed tiles only ("left
     part", any tiles that fit the line); from the anchor the walk goes on to the right
-    through board tiles and cross-checked cells (:func:`right_walk`).  Every move has
+    through board tiles and cross-checked cells (the right walk).  Every move has
     exactly one leftmost anchor, hence is produced once; choosing the anchor's tile
     first narrows the left part to that tile's colour or shape, so little work is
     wasted.  Cells are flat window indices; ``step`` walks along the line (1 or the
@@ -438,13 +370,74 @@ def generate(st: KArray, out: KArray, hand_mask: KInt, mode: KInt) -> KInt:
                                     if n_anchor:
                                         scratch[K_MOVE_CELL, n_left] = anchor
                                         scratch[K_MOVE_KIND, n_left] = anchor_kind
-                                    count, total, best, stop = right_walk(
-                                        st, cross_at, out, scratch, hand_mask, mode, count, total, best,
-                                        before + step, step, per_step, n_anchor + n_left, end, left_allowed,
-                                        base_points, width, per_width, top, left,
-                                    )
-                                    if stop:
-                                        return 1
+                                    # The right walk: every move whose line starts at
+                                    # line_start with these n_prior tiles, going on to the
+                                    # right.  Written here, not as a function: an inlined
+                                    # function's array arguments cost an atomic incref and
+                                    # decref each per call, and this runs once per line
+                                    # start (a third of a query's time went to them).
+                                    # A node of the walk has n_right tiles placed after
+                                    # them, at scratch[K_MOVE_*, n_prior:n_prior + n_right]
+                                    # (so the move is laid out for write_move as it is
+                                    # made); its line ends before the empty cell walk_end.
+                                    # Each node emits its move once; only nodes with tiles
+                                    # left to try are pushed as frames (frame f: the choice
+                                    # of the (f+1)-th right tile), so a leaf costs no
+                                    # stack traffic.
+                                    line_start = before + step
+                                    n_prior = n_anchor + n_left
+                                    walk_end = end
+                                    node_allowed = left_allowed
+                                    node_points = base_points
+                                    n_right = 0
+                                    frame = -1
+                                    while True:
+                                        n_placed = n_prior + n_right
+                                        if n_placed >= 2:
+                                            length = ((walk_end - line_start) * per_step) >> 32
+                                            score = node_points + line_points(length)
+                                            total += 1
+                                            keep, best, count = keep_move(mode, score, best, count)
+                                            if keep:
+                                                if count < out.shape[0]:
+                                                    write_move(out, count, scratch, n_placed, score, width, per_width, top, left)
+                                                count += 1
+                                                if mode == MODE_ANY:
+                                                    return 1
+                                        if n_placed < 6:
+                                            right_todo = node_allowed & hand_mask & st[cross_at + walk_end]
+                                            if right_todo != 0:
+                                                frame = n_right
+                                                scratch[K_MOVE_CELL, n_prior + n_right] = walk_end
+                                                scratch[K_RIGHT_ALLOWED, n_right] = node_allowed
+                                                scratch[K_RIGHT_POINTS, n_right] = node_points
+                                                scratch[K_RIGHT_TODO, n_right] = right_todo
+                                        # The next node: a child of the deepest frame with a
+                                        # tile left to try; none: this line start is done.
+                                        found = False
+                                        while frame >= 0:
+                                            right_todo = scratch[K_RIGHT_TODO, frame]
+                                            if right_todo == 0:
+                                                frame -= 1
+                                                continue
+                                            right_kind = lowest_kind(right_todo)
+                                            scratch[K_RIGHT_TODO, frame] = right_todo & (right_todo - 1)
+                                            right_cell = scratch[K_MOVE_CELL, n_prior + frame]
+                                            node_allowed = fold_tile(scratch[K_RIGHT_ALLOWED, frame], right_kind)
+                                            walk_end = right_cell + step
+                                            while st[cross_at + walk_end] < 0 and node_allowed >= 0:
+                                                node_allowed = fold_tile(node_allowed, ~st[cross_at + walk_end])
+                                                walk_end += step
+                                            if node_allowed < 0:
+                                                continue
+                                            scratch[K_MOVE_KIND, n_prior + frame] = right_kind
+                                            cross_len = st[cross_at + right_cell] >> LEN_SHIFT
+                                            node_points = scratch[K_RIGHT_POINTS, frame] + line_points(cross_len + 1)
+                                            n_right = frame + 1
+                                            found = True
+                                            break
+                                        if not found:
+                                            break
                                 # Children: one more tile before, if that cell is free.
                                 if before_info >= 0 and before_info >> LEN_SHIFT == 0 and n_anchor + n_left < 6:
                                     scratch[K_LEFT_TODO, n_left] = left_allowed & hand_mask
