@@ -373,7 +373,8 @@ def _bad_input() -> KArray:
 
 @kernel
 def build_marshalled(data: KArray, columns: KInt) -> KArray:
-    """:func:`build` from the bytes (uint8) that ``marshal.dumps(value, 2)`` writes, so
+    """:func:`build` from the bytes that ``marshal.dumps(value, 2)`` writes (a ``bytes``
+    object, which numba reads as a read-only uint8 array), so
     that checking the types of a board's Python values and packing them take one C
     call and this loop, not a Python-level pass per value:
 
@@ -386,7 +387,7 @@ def build_marshalled(data: KArray, columns: KInt) -> KArray:
     floats, subclasses, other objects and ints beyond 32 bits differently (or not at
     all), so any other value fails the exact layout checked here: BAD_INPUT, and the
     caller checks its input the slow way to say what is wrong."""
-    size = data.shape[0]
+    size = len(data)
     if size < 5:
         return _bad_input()
     if columns == 4:

@@ -249,8 +249,8 @@ class Board:
         """The board of ``data`` (see ``_state.build_marshalled``), or None when it is
         not a valid board in that layout: the caller then takes the slow path, which
         names what is wrong (a rare case, so it does not need to be fast)."""
-        st = _state.build_marshalled(np.frombuffer(data, np.uint8), columns)
-        if int(st[S_ERROR]) != _rules.OK:
+        st = _state.build_marshalled(data, columns)
+        if st[S_ERROR] != _rules.OK:
             return None
         return cls._with_state(st, int(st[_state.S_TILES]))
 
