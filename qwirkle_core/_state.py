@@ -355,8 +355,8 @@ MARSHAL_TUPLE = 0x28  # '('
 
 
 @helper
-def _int32_at(data: KArray, at: KInt) -> KInt:
-    """The little-endian signed 32-bit integer at ``data[at:at + 4]`` (uint8)."""
+def _int32_at(data: bytes, at: KInt) -> KInt:
+    """The little-endian signed 32-bit integer at ``data[at:at + 4]``."""
     value = (
         np.int64(data[at])
         | (np.int64(data[at + 1]) << 8)
@@ -372,7 +372,7 @@ def _bad_input() -> KArray:
 
 
 @kernel
-def build_marshalled(data: KArray, columns: KInt) -> KArray:
+def build_marshalled(data: bytes, columns: KInt) -> KArray:
     """:func:`build` from the bytes that ``marshal.dumps(value, 2)`` writes (a ``bytes``
     object, which numba reads as a read-only uint8 array), so
     that checking the types of a board's Python values and packing them take one C
