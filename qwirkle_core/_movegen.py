@@ -400,7 +400,10 @@ def generate(st: KArray, out: KArray, hand_mask: KInt, mode: KInt) -> KInt:
                                             keep, best, count = keep_move(mode, score, best, count)
                                             if keep:
                                                 if count < out.shape[0]:
-                                                    write_move(out, count, scratch, n_placed, score, width, per_width, top, left)
+                                                    write_move(
+                                                        out, count, scratch, n_placed, score,
+                                                        width, per_width, top, left,
+                                                    )
                                                 count += 1
                                                 if mode == MODE_ANY:
                                                     return 1
@@ -423,16 +426,19 @@ def generate(st: KArray, out: KArray, hand_mask: KInt, mode: KInt) -> KInt:
                                             right_kind = lowest_kind(right_todo)
                                             scratch[K_RIGHT_TODO, frame] = right_todo & (right_todo - 1)
                                             right_cell = scratch[K_MOVE_CELL, n_prior + frame]
-                                            node_allowed = fold_tile(scratch[K_RIGHT_ALLOWED, frame], right_kind)
+                                            frame_allowed = scratch[K_RIGHT_ALLOWED, frame]
+                                            node_allowed = fold_tile(frame_allowed, right_kind)
                                             walk_end = right_cell + step
                                             while st[cross_at + walk_end] < 0 and node_allowed >= 0:
-                                                node_allowed = fold_tile(node_allowed, ~st[cross_at + walk_end])
+                                                board_kind = ~st[cross_at + walk_end]
+                                                node_allowed = fold_tile(node_allowed, board_kind)
                                                 walk_end += step
                                             if node_allowed < 0:
                                                 continue
                                             scratch[K_MOVE_KIND, n_prior + frame] = right_kind
                                             cross_len = st[cross_at + right_cell] >> LEN_SHIFT
-                                            node_points = scratch[K_RIGHT_POINTS, frame] + line_points(cross_len + 1)
+                                            cross_points = line_points(cross_len + 1)
+                                            node_points = scratch[K_RIGHT_POINTS, frame] + cross_points
                                             n_right = frame + 1
                                             found = True
                                             break
