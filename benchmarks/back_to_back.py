@@ -60,6 +60,18 @@ def kernel_call(board: Board, mask: int) -> Callable[[], Any]:
     return lambda: new(state, out, mask, 0)
 
 
+def greedy_games(loop: Any, games: int) -> Callable[[], Any]:
+    """``games`` greedy two-player games from seeds 0.. on one core with the game-loop
+    module ``loop`` (compiled and warmed here): a call returns play_games_serial's result."""
+    tie = np.arange(loop.MAX_PLAYERS, dtype=np.int64)
+    bots = np.full(loop.MAX_PLAYERS, loop.BOT_GREEDY, np.int64)
+    low = np.arange(games, dtype=np.int64)
+    high = np.zeros(games, np.int64)
+    logs = loop.empty_logs(games, 0)
+    loop.play_games_serial(2, low[:2], high[:2], tie, bots, logs[:2])
+    return lambda: loop.play_games_serial(2, low, high, tie, bots, logs)
+
+
 def push_pop(board: Board, move: Any, **options: Any) -> Callable[[], None]:
     def one() -> None:
         board.push(move, **options)
@@ -88,16 +100,11 @@ def main() -> None:
         except ImportError:  # the tree before the game loop's rename
             from qwirkle_core import _selfplay as engine  # type: ignore[no-redef]
         games = 1000
-        tie = np.arange(engine.MAX_PLAYERS, dtype=np.int64)
-        bots = np.full(engine.MAX_PLAYERS, engine.BOT_GREEDY, np.int64)
-        low = np.arange(games, dtype=np.int64)
-        high = np.zeros(games, np.int64)
-        logs = engine.empty_logs(games, 0)
-        engine.play_games_serial(2, low[:2], high[:2], tie, bots, logs[:2])
+        play = greedy_games(engine, games)
         times = []
         for _ in range(3):
             t = time.perf_counter()
-            result = engine.play_games_serial(2, low, high, tie, bots, logs)
+            result = play()
             times.append(time.perf_counter() - t)
         res["greedy_games_per_second"] = round(games / statistics.median(times))
         res["games_checksum"] = [int(result[0].sum()), int(result[1].sum())]

@@ -39,6 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np
 
+from benchmarks.back_to_back import greedy_games
 from benchmarks.positions import positions
 
 NAMES = ("tree_a", "tree_b")
@@ -98,14 +99,7 @@ def position_calls(package: ModuleType) -> dict[str, list[Callable[[], Any]]]:
 
 
 def selfplay_call(package: ModuleType, games: int) -> Callable[[], Any]:
-    loop = importlib.import_module(package.__name__ + "._gameloop")
-    tie = np.arange(loop.MAX_PLAYERS, dtype=np.int64)
-    bots = np.full(loop.MAX_PLAYERS, loop.BOT_GREEDY, np.int64)
-    low = np.arange(games, dtype=np.int64)
-    high = np.zeros(games, np.int64)
-    logs = loop.empty_logs(games, 0)
-    loop.play_games_serial(2, low[:2], high[:2], tie, bots, logs[:2])
-    return lambda: loop.play_games_serial(2, low, high, tie, bots, logs)
+    return greedy_games(importlib.import_module(package.__name__ + "._gameloop"), games)
 
 
 def main() -> None:
