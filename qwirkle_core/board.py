@@ -118,13 +118,10 @@ _TUPLE_TYPE = frozenset({tuple})  # the set of types of a list of tuples
 
 
 def _placed_values(items: list[Placement]) -> npt.NDArray[np.int64]:
-    """Checked placements as build's values: rows, columns, kinds (read-only, as the
-    fast paths' packed bytes give them: the kernel is compiled for one array type)."""
-    values = np.array(
+    """Checked placements as build's values: rows, columns, kinds."""
+    return np.array(
         [r for r, _, _ in items] + [c for _, c, _ in items] + [t.kind for _, _, t in items], dtype=np.int64
     )
-    values.setflags(write=False)
-    return values
 
 
 class Board:
@@ -208,9 +205,7 @@ class Board:
             checked = [_placement(p) for p in items]
         except InvalidMoveError as exc:
             raise InvalidPositionError(str(exc)) from None
-        board = cls._built(_placed_values(checked), 3, checked)
-        assert board is not None
-        return board
+        return cls._built(checked)
 
     @classmethod
     def from_json(cls, value: Any) -> Board:
@@ -239,8 +234,7 @@ class Board:
 
     def _load(self, items: list[Placement]) -> None:
         if items:
-            board = Board._built(_placed_values(items), 3, items)
-            assert board is not None
+            board = Board._built(items)
             self._st = board._st
             self._n_tiles = board._n_tiles
 
@@ -255,18 +249,16 @@ class Board:
         return cls._with_state(st, int(st[_state.S_TILES]))
 
     @classmethod
-    def _built(cls, values: npt.NDArray[np.int64], columns: int, items: list[Placement] | None) -> Board | None:
-        """The board of ``values`` (see ``_state.build``: rows, columns, then kinds, or
-        colours and shapes when ``columns`` is 4), built and checked in one kernel
-        call; None when the input itself is out of range (only possible when ``items``
-        is None: the caller then checks its input the slow way)."""
-        st = _state.build(values, columns)
+    def _built(cls, items: list[Placement]) -> Board:
+        """The board of checked placements (coordinates in the area, Tiles), built and
+        checked in one kernel call (``_state.build``); an InvalidPositionError names
+        the rule it breaks."""
+        values = _placed_values(items)
+        st = _state.build(values, 3)
         verdict = int(st[S_ERROR])
         if verdict == _rules.OK:
-            return cls._with_state(st, len(values) // columns)
-        if verdict == _state.BAD_INPUT:
-            return None
-        cells = values.reshape(columns, -1).T
+            return cls._with_state(st, len(items))
+        cells = values.reshape(3, -1).T
         r, c, arg, n = (int(v) for v in st[_state.S_ERROR_ROW : _state.S_ERROR_N + 1])
         if verdict == _rules.SAME_CELL:
             raise InvalidPositionError(f"two tiles on one cell ({r}, {c})")
@@ -277,8 +269,7 @@ class Board:
                 if (rr, cc) in seen:
                     raise InvalidPositionError(f"two tiles on one cell ({rr}, {cc})")
                 seen.add((rr, cc))
-            kinds = cells[:, 2] if columns == 3 else cells[:, 2] * 6 + cells[:, 3]
-            for kind, count in Counter(kinds.tolist()).items():
+            for kind, count in Counter(cells[:, 2].tolist()).items():
                 if count > COPIES_PER_KIND:
                     verdict, arg, n = _rules.TOO_MANY_COPIES, kind, count
                     break
