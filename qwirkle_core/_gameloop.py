@@ -32,7 +32,15 @@ import numpy.typing as npt
 from numba import prange
 
 from ._geometry import KArray, KInt
-from ._jit import batch_kernel, helper, inline_batch_kernel, inline_kernel, kernel, parallel_kernel
+from ._jit import (
+    batch_kernel,
+    borrowing_kernel,
+    helper,
+    inline_batch_kernel,
+    inline_kernel,
+    kernel,
+    parallel_kernel,
+)
 from ._lines import lowest_kind
 from ._movegen import (
     COL_COLS,
@@ -665,7 +673,7 @@ def start_play(meta: KArray, hands: KArray, hand_sizes: KArray, bag_size: KInt, 
     meta[M_WENT_OUT] = -1
 
 
-@kernel
+@borrowing_kernel
 def draw(hand: KArray, hand_size: KInt, bag: KArray, meta: KArray, drawn: KArray) -> tuple[KInt, KInt]:
     """Draw from the end of the bag up to 6 tiles; returns (hand size, tiles drawn)."""
     n = 0
@@ -695,21 +703,20 @@ def draw_kind(hand: KArray, hand_size: KInt, bag: KArray, meta: KArray, kind: KI
 
 
 @inline_kernel
-def place_tiles(st: KArray, meta: KArray, action: KArray) -> KArray:
-    """The board part of a place action: push its tiles on the board state (nothing
-    is logged for undo: games go forward).  Returns the state: ``st`` updated, or a
-    larger one when the tiles neared the edge of its window."""
-    # An empty log (push logs nothing): an empty view of the action row, which costs
-    # no allocation (np.empty(0) did, on every turn).
-    no_undo = action[:0]
-    if push_legal(st, no_undo, action, action[A_SCORE]) == NEED_REGROW:
+def place_tiles(st: KArray, meta: KArray, action: KArray, scratch_log: KArray) -> KArray:
+    """The board part of a place action: push its tiles on the board state.  Games go
+    forward, so nothing is kept for undo: ``scratch_log`` (a ``new_log(1)`` the caller
+    keeps for its turns) is emptied and written over.  Returns the state: ``st``
+    updated, or a larger one when the tiles neared the edge of its window."""
+    scratch_log[0] = 0
+    if push_legal(st, scratch_log, action, action[A_SCORE]) == NEED_REGROW:
         st = regrown(st, action)
-        push_legal(st, no_undo, action, action[A_SCORE])
+        push_legal(st, scratch_log, action, action[A_SCORE])
     meta[M_BOARD_TILES] += action[A_N]
     return st
 
 
-@inline_kernel
+@borrowing_kernel
 def settle_turn(
     meta: KArray, hands: KArray, hand_sizes: KArray, bag: KArray, scores: KArray, game_rng: KArray, action: KArray, row: KArray,
 ) -> None:
@@ -738,7 +745,7 @@ def settle_turn(
     close_turn(meta, hand_sizes, scores, action, row, n_drawn)
 
 
-@kernel
+@borrowing_kernel
 def take_tiles(meta: KArray, hands: KArray, hand_sizes: KArray, scores: KArray, action: KArray, row: KArray) -> KInt:
     """The first part of a turn (settle_turn's): log the hand, take the action's tiles
     from the hand of the player to move and score a placement.  Returns the hand's new
@@ -779,7 +786,7 @@ def return_to_bag(bag: KArray, meta: KArray, action: KArray) -> None:
         meta[M_BAG] += 1
 
 
-@kernel
+@borrowing_kernel
 def close_turn(meta: KArray, hand_sizes: KArray, scores: KArray, action: KArray, row: KArray, n_drawn: KInt) -> None:
     """The last part of a turn (settle_turn's), after the draws: the going-out bonus
     when a placement emptied the hand, then the next seat."""
@@ -797,12 +804,14 @@ def close_turn(meta: KArray, hand_sizes: KArray, scores: KArray, action: KArray,
 @inline_kernel
 def apply_action(
     st: KArray, meta: KArray, hands: KArray, hand_sizes: KArray, bag: KArray, scores: KArray, game_rng: KArray, action: KArray, row: KArray,
+    scratch_log: KArray,
 ) -> KArray:
     """Play ``action`` (assumed legal) for the seat to move and pass the turn; writes
     the turn into ``row``.  Ends the game when the player goes out; the other ends
-    are :func:`ending`'s.  Returns the board state (see place_tiles)."""
+    are :func:`ending`'s.  Returns the board state (see place_tiles, which uses
+    ``scratch_log``)."""
     if action[A_TYPE] == PLACE:
-        st = place_tiles(st, meta, action)
+        st = place_tiles(st, meta, action, scratch_log)
     settle_turn(meta, hands, hand_sizes, bag, scores, game_rng, action, row)
     return st
 
@@ -844,6 +853,7 @@ def play_out(
     """
     action = np.zeros(ACTION_COLS, np.int64)
     scratch = np.zeros(LOG_COLS, np.int32)
+    scratch_log = np.zeros(1 + 2 * LOG_PER_PUSH, np.int64)
     out = new_table()
     played = 0
     while meta[M_OVER] == 0:
@@ -862,7 +872,7 @@ def play_out(
                 meta[M_END] = end
                 break
         row = log[played] if played < log.shape[0] else scratch
-        st = apply_action(st, meta, hands, hand_sizes, bag, scores, game_rng, action, row)
+        st = apply_action(st, meta, hands, hand_sizes, bag, scores, game_rng, action, row, scratch_log)
         played += 1
     return played
 

@@ -642,6 +642,18 @@ def kernel(func: F) -> F:
     return _compile(func, background=True)
 
 
+def borrowing_kernel(func: F) -> F:
+    """A :func:`kernel` compiled without reference counting (numba's ``_nrt=False``).
+
+    For small per-turn kernels that allocate no array, return no array and keep none:
+    every array they see is borrowed from a caller that holds it for the call.  numba
+    otherwise increfs each array argument on entry and decrefs it on exit, an atomic
+    operation each, and its pruning removes the pair only when no other decref lies
+    between them; in a kernel of a few branches and views that is 2 x (arrays + views)
+    atomic operations per call (take_tiles: 13), more than the kernel's own work."""
+    return _compile(func, background=True, _nrt=False)
+
+
 def batch_kernel(func: F) -> F:
     """A :func:`kernel` that does a batch's work (many games or positions) in one call:
     as plain Python that would take minutes, so its first call compiles before it runs."""

@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._geometry import ALL_KINDS, COORD_MAX, KArray, KInt
-from ._jit import helper, kernel
+from ._jit import borrowing_kernel, helper, kernel
 from ._lines import fold_tile, line_points
 
 # Header slots.
@@ -120,13 +120,16 @@ def new_empty_state() -> KArray:
 # ----------------------------------------------------------------- small helpers
 @helper
 def logged_write(st: KArray, log: KArray, i: KInt, value: KInt) -> None:
-    """st[i] = value, remembering the old word in the log (unless the log is empty:
-    no undo wanted)."""
-    if log.shape[0] > 0:
-        e = log[0]
-        log[1 + 2 * e] = i
-        log[2 + 2 * e] = st[i]
-        log[0] = e + 1
+    """st[i] = value, remembering the old word in the log (which must have room).
+
+    Branch-free on purpose: a helper whose body branches keeps an atomic incref and
+    decref of each array argument at every call once inlined (numba's pruning pairs
+    them only within one basic block), and push calls this about 6 times per tile.  A
+    caller that wants no undo passes a scratch log and resets it (place_tiles)."""
+    e = log[0]
+    log[1 + 2 * e] = i
+    log[2 + 2 * e] = st[i]
+    log[0] = e + 1
     st[i] = value
 
 
@@ -694,7 +697,8 @@ def judge(st: KArray, move: KArray) -> tuple[KInt, KInt, KInt, KInt, KInt]:
 @kernel
 def push(st: KArray, log: KArray, move: KArray, check: KInt) -> KInt:
     """Place the tiles of ``move`` (a move row) and bring the cross-checks up to date,
-    logging every word written (an empty ``log``: no undo, nothing logged).  Returns the move's score; with ``check``, judged
+    logging every word written into ``log``, which must have room for LOG_PER_PUSH
+    more entries.  Returns the move's score; with ``check``, judged
     first (its score is then computed), and -verdict if illegal, changing nothing.
     Returns NEED_REGROW, changing nothing, when the tiles would come within MARGIN
     cells of the window's edge (or the board is empty): see :func:`regrown`.
@@ -708,7 +712,7 @@ def push(st: KArray, log: KArray, move: KArray, check: KInt) -> KInt:
     return push_legal(st, log, move, score)
 
 
-@kernel
+@borrowing_kernel
 def push_legal(st: KArray, log: KArray, move: KArray, score: KInt) -> KInt:
     """:func:`push` of a legal ``move`` whose score is ``score`` (what the game loop
     calls: its moves come from move tables, and it compiles no judge)."""
@@ -723,15 +727,14 @@ def push_legal(st: KArray, log: KArray, move: KArray, score: KInt) -> KInt:
         if i < MARGIN or j < MARGIN or i >= height - MARGIN or j >= width - MARGIN:
             return NEED_REGROW
     # The mark that opens this push's entries, then the header words it changes.
-    if log.shape[0] > 0:
-        e = log[0]
-        log[1 + 2 * e] = -1
-        log[2 + 2 * e] = 0
-        log[0] = e + 1
-        for slot in range(S_R0, S_FULL + 1):
-            logged_write(st, log, slot, st[slot])
-        logged_write(st, log, S_ONE, st[S_ONE])
-        logged_write(st, log, S_TWO, st[S_TWO])
+    e = log[0]
+    log[1 + 2 * e] = -1
+    log[2 + 2 * e] = 0
+    log[0] = e + 1
+    for slot in range(S_R0, S_FULL + 1):
+        logged_write(st, log, slot, st[slot])
+    logged_write(st, log, S_ONE, st[S_ONE])
+    logged_write(st, log, S_TWO, st[S_TWO])
     row_at = st[S_ROW_AT]
     col_at = st[S_COL_AT]
     occ_at = st[S_OCC_AT]

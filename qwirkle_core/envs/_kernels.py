@@ -17,7 +17,7 @@ from .._geometry import EMPTY, KArray, KInt
 from .._jit import batch_kernel, kernel
 from .._movegen import COL_COLS, COL_KINDS, COL_N, COL_ROWS, COL_SCORE, MODE_ALL
 from .._prng import below, seed_state
-from .._state import S_C0, S_C1, S_LEFT, S_R0, S_R1, S_ROW_AT, S_TOP, S_WIDTH, new_empty_state
+from .._state import LOG_PER_PUSH, S_C0, S_C1, S_LEFT, S_R0, S_R1, S_ROW_AT, S_TOP, S_WIDTH, new_empty_state
 
 N_KINDS = 36
 MOVE_COLS = 7  # an encoded move: its size, then its PLACE ids in (row, col) order
@@ -262,6 +262,7 @@ def play_bots(
 ) -> KArray:
     """Let the built-in bots play while one of them is to move (as play_out plays);
     returns the board state (a new array when it grew)."""
+    scratch_log = np.zeros(1 + 2 * LOG_PER_PUSH, np.int64)
     while meta[gl.M_OVER] == 0 and bots[meta[gl.M_PLAYER]] >= 0:
         if meta[gl.M_TURNS] >= gl.MAX_TURNS:
             return st
@@ -273,7 +274,7 @@ def play_bots(
                 meta[gl.M_OVER] = 1
                 meta[gl.M_END] = end
                 return st
-        st = gl.apply_action(st, meta, hands, hand_sizes, bag, scores, rng, action, row)
+        st = gl.apply_action(st, meta, hands, hand_sizes, bag, scores, rng, action, row, scratch_log)
     return st
 
 
@@ -417,6 +418,7 @@ def step_envs(
     base = N_KINDS * area
     action = np.zeros(gl.ACTION_COLS, np.int64)
     row = np.zeros(gl.LOG_COLS, np.int32)
+    scratch_log = np.zeros(1 + 2 * LOG_PER_PUSH, np.int64)
     before = np.zeros(gl.MAX_PLAYERS, np.int64)
     out = gl.new_table()
     for i in range(n_envs):
@@ -464,7 +466,9 @@ def step_envs(
                 action[gl.A_COLS + s] = code % width + e[E_LEFT]
         else:
             gl.set_exchange(action, partial[i, 6:], e[E_MARKED])
-        st = gl.apply_action(sts[i], meta, hands[i], hand_sizes[i], bags[i], scores[i], rngs[i], action, row)
+        st = gl.apply_action(
+            sts[i], meta, hands[i], hand_sizes[i], bags[i], scores[i], rngs[i], action, row, scratch_log
+        )
         # The blocked and dead ends are looked for, as play_out does, when the next
         # player has no placement (play_bots, begin_turn): a blocked or dead game leaves
         # none, so the game ends in this step, in the state Game ends it in.

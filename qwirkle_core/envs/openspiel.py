@@ -49,7 +49,7 @@ import pyspiel
 
 from .. import _gameloop as gl
 from .._prng import GAME_STREAM, new_state
-from .._state import empty_state, tiles_of
+from .._state import empty_state, new_log, tiles_of
 from ..tiles import ALL_TILES
 from . import _kernels as k
 from .encoding import DEFAULT_WINDOW, action_count, describe, end_id, pass_id
@@ -332,7 +332,7 @@ class QwirkleState(pyspiel.State):  # type: ignore[misc]
                 act[gl.A_KINDS + n] = code // (WIDTH * WIDTH)
                 act[gl.A_ROWS + n] = (code % (WIDTH * WIDTH)) // WIDTH + top
                 act[gl.A_COLS + n] = code % WIDTH + left
-            s.st = gl.place_tiles(s.st.copy(), s.meta, act)  # a copy: clones share the board state
+            s.st = gl.place_tiles(s.st.copy(), s.meta, act, new_log(1))  # a copy: clones share the board state
         else:
             gl.set_exchange(act, s.partial[6:], s.marked)
         s.cur = s.cur._replace(kind=int(act[gl.A_TYPE]), score=int(act[gl.A_SCORE]) if s.placed else 0)
