@@ -185,22 +185,37 @@ def placements_into(st: KArray, mask: KInt, mode: KInt, out: KArray) -> KArray:
     return out[:n]
 
 
+@borrowing_kernel
+def placements_in(st: KArray, meta: KArray, mask: KInt, mode: KInt, out: KArray) -> KInt:
+    """The move table of the kinds in ``mask`` for the position, written into ``out``
+    (on the empty board only the openings of exactly meta[M_OPENING] tiles, in the
+    canonical frame); returns its number of rows.  As with ``generate``, a number
+    larger than ``out`` means that ``out`` holds nothing useful: call again with a
+    table that large.  No allocation, so that the turn's kernels borrow their arrays
+    (see borrowing_kernel); :func:`legal_placements` grows the table itself."""
+    n = generate(st, out, mask, mode)
+    if n > out.shape[0] or meta[M_BOARD_TILES] > 0:
+        return n
+    need = meta[M_OPENING]
+    keep = 0
+    for i in range(n):
+        if out[i, COL_N] == need:
+            if keep != i:
+                for c in range(OUT_COLS):  # (a row assignment would allocate a copy)
+                    out[keep, c] = out[i, c]
+            keep += 1
+    return keep
+
+
 @inline_kernel
 def legal_placements(st: KArray, meta: KArray, mask: KInt, mode: KInt, out: KArray) -> KArray:
-    """The move table of the kinds in ``mask`` for the position (written into ``out``
-    when it is large enough); on the empty board only the openings of exactly
-    meta[M_OPENING] tiles, in the canonical frame."""
-    table = placements_into(st, mask, mode, out)
-    if meta[M_BOARD_TILES] == 0:
-        need = meta[M_OPENING]
-        keep = 0
-        for i in range(table.shape[0]):
-            if table[i, COL_N] == need:
-                if keep != i:
-                    table[keep] = table[i]
-                keep += 1
-        return table[:keep]
-    return table
+    """:func:`placements_in`'s table: a view of ``out``, or of a larger table when
+    ``out`` is too small."""
+    n = placements_in(st, meta, mask, mode, out)
+    if n > out.shape[0]:
+        out = np.empty((n, OUT_COLS), np.int32)
+        n = placements_in(st, meta, mask, mode, out)
+    return out[:n]
 
 
 # ------------------------------------------------------------------- exchanges
@@ -294,13 +309,16 @@ def set_place(action: KArray, table: KArray, i: KInt) -> None:
 
 
 # ------------------------------------------------------------------------ bots
-@inline_kernel
+@borrowing_kernel
 def choose_random(
     st: KArray, meta: KArray, hand: KArray, hand_size: KInt, rng: KArray, action: KArray, out: KArray,
-) -> None:
-    """Uniform over every legal action: placements, distinct exchanges, pass."""
-    table = legal_placements(st, meta, hand_mask(hand, hand_size), MODE_ALL, out)
-    n_moves = table.shape[0]
+) -> KInt:
+    """Uniform over every legal action: placements, distinct exchanges, pass.  Returns
+    0, or the rows of move table that ``out`` lacks (see choose_action_of)."""
+    n_moves = placements_in(st, meta, hand_mask(hand, hand_size), MODE_ALL, out)
+    if n_moves > out.shape[0]:
+        return n_moves
+    table = out
     bag_size = meta[M_BAG]
     n_exchanges = 0
     if meta[M_BOARD_TILES] > 0 and bag_size > 0:
@@ -313,6 +331,7 @@ def choose_random(
         nth_exchange(hand, hand_size, bag_size, pick - n_moves, action)
     else:
         set_pass(action)
+    return 0
 
 
 @helper
@@ -336,18 +355,22 @@ def exchange_all(hand: KArray, hand_size: KInt, bag_size: KInt, action: KArray) 
     set_exchange(action, kinds, min(hand_size, bag_size))
 
 
-@inline_kernel
+@borrowing_kernel
 def choose_greedy(
     st: KArray, meta: KArray, hand: KArray, hand_size: KInt, rng: KArray, action: KArray, out: KArray,
-) -> None:
-    """A highest-scoring placement, ties broken by ``rng``; else exchange, else pass."""
-    table = legal_placements(st, meta, hand_mask(hand, hand_size), MODE_BEST, out)
-    if table.shape[0] > 0:
-        set_place(action, table, below(rng, table.shape[0]))
+) -> KInt:
+    """A highest-scoring placement, ties broken by ``rng``; else exchange, else pass.
+    Returns 0, or the rows of move table that ``out`` lacks (see choose_action_of)."""
+    n = placements_in(st, meta, hand_mask(hand, hand_size), MODE_BEST, out)
+    if n > out.shape[0]:
+        return n
+    if n > 0:
+        set_place(action, out, below(rng, n))
     elif meta[M_BAG] > 0:
         exchange_all(hand, hand_size, meta[M_BAG], action)
     else:
         set_pass(action)
+    return 0
 
 
 # Weights of the heuristic bot, in quarter points.
@@ -576,32 +599,30 @@ def choose_heuristic(
             pick -= 1
 
 
-@inline_kernel
-def choose_action(
-    bot: KInt, st: KArray, meta: KArray, hand: KArray, hand_size: KInt, rng: KArray, action: KArray, out: KArray,
-) -> None:
-    """The action of ``bot`` for the seat to move; ``out`` is a move table to write into."""
-    choose_action_of(bot, st, meta, hand, hand_size, rng, action, out, True, True, True)
-
-
-@inline_kernel
+@borrowing_kernel
 def choose_action_of(
     bot: KInt, st: KArray, meta: KArray, hand: KArray, hand_size: KInt, rng: KArray, action: KArray, out: KArray,
     random: KInt, greedy: KInt, heuristic: KInt,
-) -> None:
-    """:func:`choose_action` among the bots in play: ``random``, ``greedy`` and
-    ``heuristic`` are each True, or None when no seat plays that bot (see
-    :func:`bots_in_play`).  A None is a type to numba: the bot's branch is pruned
-    before typing, so its code is not compiled (the heuristic bot alone takes seconds
-    to compile)."""
+) -> KInt:
+    """The action of ``bot`` for the seat to move, written into ``action``; ``out`` is
+    a move table to write into.  Returns 0, or -- when ``out`` is too small for the
+    bot's move table -- the rows it needs, having chosen nothing and drawn nothing
+    from ``rng``: call again with a table that large (keep it for the next turns).
+
+    ``random``, ``greedy`` and ``heuristic`` are each True, or None when no seat plays
+    that bot (see :func:`bots_in_play`).  A None is a type to numba: the bot's branch
+    is pruned before typing, so its code is not compiled (the heuristic bot alone
+    takes seconds to compile)."""
+    need = 0
     if bot == BOT_RANDOM:
         if random is not None:
-            choose_random(st, meta, hand, hand_size, rng, action, out)
+            need = choose_random(st, meta, hand, hand_size, rng, action, out)
     elif bot == BOT_GREEDY:
         if greedy is not None:
-            choose_greedy(st, meta, hand, hand_size, rng, action, out)
+            need = choose_greedy(st, meta, hand, hand_size, rng, action, out)
     elif heuristic is not None:
         choose_heuristic(st, meta, hand, hand_size, rng, action, out)
+    return need
 
 
 def bots_in_play(bots: npt.NDArray[np.int64], n_players: int) -> tuple[bool | None, bool | None, bool | None]:
@@ -702,17 +723,27 @@ def draw_kind(hand: KArray, hand_size: KInt, bag: KArray, meta: KArray, kind: KI
     return -1
 
 
-@inline_kernel
-def place_tiles(st: KArray, meta: KArray, action: KArray, scratch_log: KArray) -> KArray:
-    """The board part of a place action: push its tiles on the board state.  Games go
-    forward, so nothing is kept for undo: ``scratch_log`` (a ``new_log(1)`` the caller
-    keeps for its turns) is emptied and written over.  Returns the state: ``st``
-    updated, or a larger one when the tiles neared the edge of its window."""
+@borrowing_kernel
+def push_placement(st: KArray, meta: KArray, action: KArray, scratch_log: KArray) -> KInt:
+    """The board part of a place action: push its tiles on the board state ``st``.
+    Games go forward, so nothing is kept for undo: ``scratch_log`` (a ``new_log(1)``
+    the caller keeps for its turns) is emptied and written over.  Returns 0, or
+    NEED_REGROW, having changed nothing, when the tiles come too near the edge of the
+    window: push onto ``regrown(st, action)`` instead (see :func:`place_tiles`)."""
     scratch_log[0] = 0
     if push_legal(st, scratch_log, action, action[A_SCORE]) == NEED_REGROW:
-        st = regrown(st, action)
-        push_legal(st, scratch_log, action, action[A_SCORE])
+        return NEED_REGROW
     meta[M_BOARD_TILES] += action[A_N]
+    return 0
+
+
+@kernel
+def place_tiles(st: KArray, meta: KArray, action: KArray, scratch_log: KArray) -> KArray:
+    """:func:`push_placement`, regrowing the window when needed.  Returns the state:
+    ``st`` updated, or a larger one (``st`` then left as it was)."""
+    if push_placement(st, meta, action, scratch_log) == NEED_REGROW:
+        st = regrown(st, action)
+        push_placement(st, meta, action, scratch_log)
     return st
 
 
@@ -801,19 +832,24 @@ def close_turn(meta: KArray, hand_sizes: KArray, scores: KArray, action: KArray,
     meta[M_TURNS] += 1
 
 
-@inline_kernel
+@borrowing_kernel
 def apply_action(
     st: KArray, meta: KArray, hands: KArray, hand_sizes: KArray, bag: KArray, scores: KArray, game_rng: KArray, action: KArray, row: KArray,
     scratch_log: KArray,
-) -> KArray:
+) -> KInt:
     """Play ``action`` (assumed legal) for the seat to move and pass the turn; writes
     the turn into ``row``.  Ends the game when the player goes out; the other ends
-    are :func:`ending`'s.  Returns the board state (see place_tiles, which uses
-    ``scratch_log``)."""
-    if action[A_TYPE] == PLACE:
-        st = place_tiles(st, meta, action, scratch_log)
+    are :func:`ending`'s.  Returns 0, or NEED_REGROW, having changed nothing, when a
+    placement needs a larger window: call again with ``regrown(st, action)``, the
+    state from then on (see :func:`push_placement`, which uses ``scratch_log``).
+
+    A borrowing kernel, like the bots' choice, so that a turn costs no reference
+    counting: the allocations (a larger window, a larger move table) are the
+    caller's, in the rare turns that need them."""
+    if action[A_TYPE] == PLACE and push_placement(st, meta, action, scratch_log) == NEED_REGROW:
+        return NEED_REGROW
     settle_turn(meta, hands, hand_sizes, bag, scores, game_rng, action, row)
-    return st
+    return 0
 
 
 @kernel
@@ -861,10 +897,16 @@ def play_out(
             meta[M_END] = END_RUNAWAY
             break
         player = meta[M_PLAYER]
-        choose_action_of(
+        need = choose_action_of(
             bots[player], st, meta, hands[player], hand_sizes[player], bot_rngs[player], action, out,
             random, greedy, heuristic,
         )
+        if need > 0:
+            out = np.empty((need, OUT_COLS), np.int32)
+            choose_action_of(
+                bots[player], st, meta, hands[player], hand_sizes[player], bot_rngs[player], action, out,
+                random, greedy, heuristic,
+            )
         if action[A_TYPE] != PLACE:
             end = ending(st, meta, hands, hand_sizes, bag)
             if end != END_NONE:
@@ -872,7 +914,9 @@ def play_out(
                 meta[M_END] = end
                 break
         row = log[played] if played < log.shape[0] else scratch
-        st = apply_action(st, meta, hands, hand_sizes, bag, scores, game_rng, action, row, scratch_log)
+        if apply_action(st, meta, hands, hand_sizes, bag, scores, game_rng, action, row, scratch_log) == NEED_REGROW:
+            st = regrown(st, action)
+            apply_action(st, meta, hands, hand_sizes, bag, scores, game_rng, action, row, scratch_log)
         played += 1
     return played
 

@@ -613,6 +613,10 @@ def plain_python(dispatcher: Any) -> Callable[..., Any]:
 
 
 def _compile(func: F, background: bool = False, **options: Any) -> F:
+    # Reference counting stated for every kernel: numba lets a callee that does not
+    # state it inherit its first caller's setting, so a kernel first compiled for a
+    # borrowing_kernel would have none, whichever kernel called it later.
+    options.setdefault("_nrt", True)
     # numba reads config.CACHE_DIR when the kernel is decorated (to place its cache);
     # set it for our kernels only, so other numba users in the process are unaffected.
     config: Any = numba.config  # numba's config attributes are made at run time

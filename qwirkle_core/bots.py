@@ -24,6 +24,7 @@ import numpy.typing as npt
 from . import _gameloop, _prng
 from ._gameloop import MAX_TURNS
 from ._jit import interruptible
+from ._movegen import OUT_COLS
 from .errors import QwirkleError, RunawayGameError, show
 from .game import Action, Game, _check_seed
 from .moves import Move
@@ -61,10 +62,15 @@ class _EngineBot(Bot):
         # again: give it a copy so that a bot never writes to the game.
         if self.engine_id == _gameloop.BOT_HEURISTIC:
             st = st.copy()
-        _gameloop.choose_action_of(
-            self.engine_id, st, meta, hands[seat], hand_sizes[seat], self._rng, action, _gameloop.new_table(),
-            *self._in_play,
+        table = _gameloop.new_table()
+        need = _gameloop.choose_action_of(
+            self.engine_id, st, meta, hands[seat], hand_sizes[seat], self._rng, action, table, *self._in_play
         )
+        if need > 0:  # more moves than the table holds: nothing was chosen yet
+            table = np.empty((need, OUT_COLS), np.int32)
+            _gameloop.choose_action_of(
+                self.engine_id, st, meta, hands[seat], hand_sizes[seat], self._rng, action, table, *self._in_play
+            )
         return action_from_row(action)
 
 

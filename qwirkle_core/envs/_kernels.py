@@ -15,9 +15,22 @@ import numpy as np
 from .. import _gameloop as gl
 from .._geometry import EMPTY, KArray, KInt
 from .._jit import batch_kernel, kernel
-from .._movegen import COL_COLS, COL_KINDS, COL_N, COL_ROWS, COL_SCORE, MODE_ALL
+from .._movegen import COL_COLS, COL_KINDS, COL_N, COL_ROWS, COL_SCORE, MODE_ALL, OUT_COLS
 from .._prng import below, seed_state
-from .._state import LOG_PER_PUSH, S_C0, S_C1, S_LEFT, S_R0, S_R1, S_ROW_AT, S_TOP, S_WIDTH, new_empty_state
+from .._state import (
+    LOG_PER_PUSH,
+    NEED_REGROW,
+    S_C0,
+    S_C1,
+    S_LEFT,
+    S_R0,
+    S_R1,
+    S_ROW_AT,
+    S_TOP,
+    S_WIDTH,
+    new_empty_state,
+    regrown,
+)
 
 N_KINDS = 36
 MOVE_COLS = 7  # an encoded move: its size, then its PLACE ids in (row, col) order
@@ -267,14 +280,23 @@ def play_bots(
         if meta[gl.M_TURNS] >= gl.MAX_TURNS:
             return st
         player = meta[gl.M_PLAYER]
-        gl.choose_action(bots[player], st, meta, hands[player], hand_sizes[player], bot_rngs[player], action, out)
+        need = gl.choose_action_of(
+            bots[player], st, meta, hands[player], hand_sizes[player], bot_rngs[player], action, out, True, True, True
+        )
+        if need > 0:
+            gl.choose_action_of(
+                bots[player], st, meta, hands[player], hand_sizes[player], bot_rngs[player], action,
+                np.empty((need, OUT_COLS), np.int32), True, True, True,
+            )
         if action[gl.A_TYPE] != gl.PLACE:
             end = gl.ending(st, meta, hands, hand_sizes, bag)
             if end != gl.END_NONE:
                 meta[gl.M_OVER] = 1
                 meta[gl.M_END] = end
                 return st
-        st = gl.apply_action(st, meta, hands, hand_sizes, bag, scores, rng, action, row, scratch_log)
+        if gl.apply_action(st, meta, hands, hand_sizes, bag, scores, rng, action, row, scratch_log) == NEED_REGROW:
+            st = regrown(st, action)
+            gl.apply_action(st, meta, hands, hand_sizes, bag, scores, rng, action, row, scratch_log)
     return st
 
 
@@ -466,9 +488,11 @@ def step_envs(
                 action[gl.A_COLS + s] = code % width + e[E_LEFT]
         else:
             gl.set_exchange(action, partial[i, 6:], e[E_MARKED])
-        st = gl.apply_action(
-            sts[i], meta, hands[i], hand_sizes[i], bags[i], scores[i], rngs[i], action, row, scratch_log
-        )
+        st = sts[i]
+        played = gl.apply_action(st, meta, hands[i], hand_sizes[i], bags[i], scores[i], rngs[i], action, row, scratch_log)
+        if played == NEED_REGROW:
+            st = regrown(st, action)
+            gl.apply_action(st, meta, hands[i], hand_sizes[i], bags[i], scores[i], rngs[i], action, row, scratch_log)
         # The blocked and dead ends are looked for, as play_out does, when the next
         # player has no placement (play_bots, begin_turn): a blocked or dead game leaves
         # none, so the game ends in this step, in the state Game ends it in.
