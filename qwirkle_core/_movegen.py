@@ -3,7 +3,7 @@
 One call enumerates every legal placement of a hand on a board, with its score, into
 a caller's int32 table (one row per move, see the ``COL_*`` constants), reading the
 cross-checks that the board state (``_state``) keeps up to date: a query recomputes
-nothing and allocates nothing but one small scratch array.
+nothing and allocates nothing (its small stacks live in its stack frame, new_scratch).
 
 How it avoids producing a move twice (the wolges idea, adapted to Qwirkle):
 - one-tile moves are enumerated once per cell, from the cell's cross-check mask
@@ -22,10 +22,14 @@ with a tile across the line and none before it (anchors); all in (row, col) orde
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, cast
+
+import numba
 import numpy as np
 
 from ._geometry import ALL_KINDS, COORD_MAX, NEIGHBOURS, KArray, KInt
-from ._jit import helper, inline_helper, kernel
+from ._jit import helper, inline_helper, kernel, plain_python_twin
 from ._lines import fold_tile, line_points, lowest_bit, lowest_kind
 from ._state import (
     LEN_SHIFT,
@@ -81,6 +85,49 @@ K_MOVE_CELL = 6  # the move being made: its cells in line order (the left part, 
 K_MOVE_KIND = 7  # anchor, then the right tiles, which the walk puts here itself) and kinds
 N_SCRATCH = 8
 WORD_LOW_63 = 0x7FFFFFFFFFFFFFFF
+
+
+def _new_scratch_in_python() -> KArray:
+    """The scratch array of a query, for plain Python (the JIT off, or a kernel's first
+    calls while it compiles in the background)."""
+    return np.empty((N_SCRATCH, 8), np.int64)
+
+
+new_scratch: Callable[[], KArray]
+if getattr(numba.config, "DISABLE_JIT"):  # noqa: B009 - numba's config is untyped
+    new_scratch = _new_scratch_in_python
+else:  # pragma: no cover - the JIT-off coverage run takes the branch above
+    from numba.core import cgutils, types
+    from numba.extending import intrinsic
+    from numba.np.arrayobj import populate_array
+
+    _SCRATCH_TYPE = types.Array(types.int64, 2, "C")
+
+    @intrinsic
+    def _new_scratch(typingctx: Any) -> Any:
+        """int64[N_SCRATCH, 8] in the calling kernel's stack frame: no allocation and
+        no reference count (a null meminfo), for a query's small stacks.  It must not
+        outlive the call, and it does not: generate keeps it to itself."""
+
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            word = context.get_value_type(types.int64)
+            data = cgutils.alloca_once(builder, word, size=N_SCRATCH * 8)  # type: ignore[no-untyped-call]
+            scratch = context.make_array(_SCRATCH_TYPE)(context, builder)
+            intp = context.get_value_type(types.intp)
+            populate_array(  # type: ignore[no-untyped-call]
+                scratch,
+                data=data,
+                shape=[intp(N_SCRATCH), intp(8)],
+                strides=[intp(8 * 8), intp(8)],
+                itemsize=intp(8),
+                meminfo=None,
+            )
+            return scratch._getvalue()
+
+        return _SCRATCH_TYPE(), codegen
+
+    new_scratch = cast(Callable[[], KArray], _new_scratch)
+    plain_python_twin(_new_scratch, _new_scratch_in_python)
 
 
 @helper
@@ -238,7 +285,7 @@ def generate(st: KArray, out: KArray, hand_mask: KInt, mode: KInt) -> KInt:
         return HAND_CONFLICT
     check_edge = mode & CHECK_EDGE
     mode &= MODE_BITS
-    scratch = np.empty((N_SCRATCH, 8), np.int64)
+    scratch = new_scratch()
     if st[S_TILES] == 0:
         return generate_openings(out, scratch, hand_mask, 0, 0, mode)
     width = st[S_WIDTH]
