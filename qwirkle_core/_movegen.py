@@ -33,6 +33,7 @@ from ._jit import helper, inline_helper, kernel, plain_python_twin
 from ._lines import fold_tile, line_points, lowest_bit, lowest_kind
 from ._state import (
     LEN_SHIFT,
+    MAX_SPAN,
     S_C0,
     S_C1,
     S_COL_AT,
@@ -87,47 +88,57 @@ N_SCRATCH = 8
 WORD_LOW_63 = 0x7FFFFFFFFFFFFFFF
 
 
-def _new_scratch_in_python() -> KArray:
-    """The scratch array of a query, for plain Python (the JIT off, or a kernel's first
-    calls while it compiles in the background)."""
-    return np.empty((N_SCRATCH, 8), np.int64)
+# The rows a query goes over (the tiles' rows and one each side) and the occupancy words
+# of a row, at most: a window is at most MAX_SPAN + 2 * GROW_MARGIN cells wide.
+MAX_QUERY_ROWS = MAX_SPAN + 2
+MAX_ROW_WORDS = 3
 
 
-new_scratch: Callable[[], KArray]
-if getattr(numba.config, "DISABLE_JIT"):  # noqa: B009 - numba's config is untyped
-    new_scratch = _new_scratch_in_python
-else:  # pragma: no cover - the JIT-off coverage run takes the branch above
-    from numba.core import cgutils, types
+def _stack_array(rows: int, cols: int) -> Callable[[], KArray]:
+    """A function that gives an int64[rows, cols] array in the calling kernel's stack
+    frame: no allocation and no reference count (a null meminfo), for a query's small
+    stacks.  Such an array must not outlive the call, and the query keeps it to itself.
+    Its plain-Python twin (the JIT off, or a kernel's first calls while it compiles in
+    the background) is np.empty."""
+
+    def in_python() -> KArray:
+        return np.empty((rows, cols), np.int64)
+
+    if getattr(numba.config, "DISABLE_JIT"):  # noqa: B009 - numba's config is untyped
+        return in_python
+    from numba.core import cgutils, types  # pragma: no cover - the JIT-off run returns above
     from numba.extending import intrinsic
     from numba.np.arrayobj import populate_array
 
-    _SCRATCH_TYPE = types.Array(types.int64, 2, "C")
+    array_type = types.Array(types.int64, 2, "C")
 
     @intrinsic
-    def _new_scratch(typingctx: Any) -> Any:
-        """int64[N_SCRATCH, 8] in the calling kernel's stack frame: no allocation and
-        no reference count (a null meminfo), for a query's small stacks.  It must not
-        outlive the call, and it does not: generate keeps it to itself."""
-
+    def on_stack(typingctx: Any) -> Any:
         def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
             word = context.get_value_type(types.int64)
-            data = cgutils.alloca_once(builder, word, size=N_SCRATCH * 8)  # type: ignore[no-untyped-call]
-            scratch = context.make_array(_SCRATCH_TYPE)(context, builder)
+            data = cgutils.alloca_once(builder, word, size=rows * cols)  # type: ignore[no-untyped-call]
+            array = context.make_array(array_type)(context, builder)
             intp = context.get_value_type(types.intp)
             populate_array(  # type: ignore[no-untyped-call]
-                scratch,
+                array,
                 data=data,
-                shape=[intp(N_SCRATCH), intp(8)],
-                strides=[intp(8 * 8), intp(8)],
+                shape=[intp(rows), intp(cols)],
+                strides=[intp(cols * 8), intp(8)],
                 itemsize=intp(8),
                 meminfo=None,
             )
-            return scratch._getvalue()
+            return array._getvalue()
 
-        return _SCRATCH_TYPE(), codegen
+        return array_type(), codegen
 
-    new_scratch = cast(Callable[[], KArray], _new_scratch)
-    plain_python_twin(_new_scratch, _new_scratch_in_python)
+    plain_python_twin(on_stack, in_python)
+    return cast(Callable[[], KArray], on_stack)
+
+
+new_scratch = _stack_array(N_SCRATCH, 8)
+# Per query row and occupancy word, the empty cells where a tile of the hand fits
+# (bit b: cell 64 * word + b), found by the one-tile pass for the walks.
+new_fit_words = _stack_array(MAX_QUERY_ROWS, MAX_ROW_WORDS)
 
 
 @helper
@@ -309,11 +320,14 @@ def generate(st: KArray, out: KArray, hand_mask: KInt, mode: KInt) -> KInt:
     # One-tile moves, then the moves along rows, then along columns, each pass over
     # the rows beside the tiles in (row, col) order.  ``cells`` holds the pass's
     # starting cells among the 64 cells of one occupancy word.
+    fit_words = new_fit_words()
     for i in range(first_row, last_row + 1):
         for w in range(words):
             cells = start_cells(st, occ_at + i * words + w, w, words, 0)
+            fit = np.int64(0)
             while cells != 0:
-                cell = i * width + w * 64 + lowest_bit(cells)
+                bit = lowest_bit(cells)
+                cell = i * width + w * 64 + bit
                 cells &= cells - 1
                 # One per (cell, kind), whatever the direction.
                 row_info = st[row_at + cell]
@@ -321,6 +335,7 @@ def generate(st: KArray, out: KArray, hand_mask: KInt, mode: KInt) -> KInt:
                 fits = row_info & col_info & hand_mask
                 if fits == 0:
                     continue
+                fit |= np.int64(1) << bit
                 score = line_points((row_info >> LEN_SHIFT) + 1) + line_points((col_info >> LEN_SHIFT) + 1)
                 scratch[K_MOVE_CELL, 0] = cell
                 while fits != 0:
@@ -335,6 +350,7 @@ def generate(st: KArray, out: KArray, hand_mask: KInt, mode: KInt) -> KInt:
                         count += 1
                         if mode == MODE_ANY:
                             return 1
+            fit_words[i - first_row, w] = fit
     for walk in range(1, 3):
         if walk == 1:
             step = 1
@@ -348,7 +364,11 @@ def generate(st: KArray, out: KArray, hand_mask: KInt, mode: KInt) -> KInt:
             cross_at = row_at
         for i in range(first_row, last_row + 1):
             for w in range(words):
-                cells = start_cells(st, occ_at + i * words + w, w, words, walk)
+                o = occ_at + i * words + w
+                # An empty anchor's first tile must fit it as a one-tile move would
+                # (its row and its column), so only the cells the one-tile pass found
+                # a fitting tile for can start moves; tiles always can.
+                cells = start_cells(st, o, w, words, walk) & (st[o] | fit_words[i - first_row, w])
                 while cells != 0:
                     anchor = i * width + w * 64 + lowest_bit(cells)
                     cells &= cells - 1
