@@ -250,6 +250,23 @@ def start_cells(st: KArray, o: KInt, w: KInt, words: KInt, walk: KInt) -> KInt:
     return (tiles | west | east) & ~north
 
 
+@helper
+def row_live_tiles(tiles: KInt, fit: KInt, fit_word_before: KInt, more_words: KInt) -> KInt:
+    """The tiles of an occupancy word that a move along their row can be built on: those
+    of runs with a cell at either end where a hand tile fits (``fit``: the one-tile
+    pass's cells of this word, ``fit_word_before``: of the word before, 0 for none).
+    Runs reaching the word's last cell when ``more_words`` are kept (their end lies in
+    the next word, not known here)."""
+    after = fit
+    if more_words:
+        after |= tiles & ~WORD_LOW_63
+    # From each fitting cell down through the run before it (a run has at most six tiles).
+    for _ in range(6):
+        after |= ((after >> 1) & WORD_LOW_63) & tiles
+    before = (fit << 1) | ((fit_word_before >> 63) & 1)
+    return tiles & (after | before)
+
+
 @kernel
 def near_edge(st: KArray) -> bool:
     """Whether a tile of the board ``st`` lies within EDGE_REACH cells of the playing
@@ -351,6 +368,17 @@ def generate(st: KArray, out: KArray, hand_mask: KInt, mode: KInt) -> KInt:
                         if mode == MODE_ANY:
                             return 1
             fit_words[i - first_row, w] = fit
+    # A move along a line places a tile next to the run of board tiles it builds on:
+    # on the cell before the run or the cell after it, which the one-tile pass found
+    # fitting.  down_words: the tiles whose column run has such a cell below it.
+    down_words = new_fit_words()
+    for i in range(last_row, first_row - 1, -1):
+        r = i - first_row
+        for w in range(words):
+            below = np.int64(0)
+            if i < last_row:
+                below = fit_words[r + 1, w] | down_words[r + 1, w]
+            down_words[r, w] = st[occ_at + i * words + w] & below
     for walk in range(1, 3):
         if walk == 1:
             step = 1
@@ -365,10 +393,15 @@ def generate(st: KArray, out: KArray, hand_mask: KInt, mode: KInt) -> KInt:
         for i in range(first_row, last_row + 1):
             for w in range(words):
                 o = occ_at + i * words + w
-                # An empty anchor's first tile must fit it as a one-tile move would
-                # (its row and its column), so only the cells the one-tile pass found
-                # a fitting tile for can start moves; tiles always can.
-                cells = start_cells(st, o, w, words, walk) & (st[o] | fit_words[i - first_row, w])
+                r = i - first_row
+                # An empty anchor's first tile must fit it as a one-tile move would (its
+                # row and its column); a tile anchor needs such a cell at an end of its
+                # run.  The others start no move.
+                if walk == 1:
+                    live = row_live_tiles(st[o], fit_words[r, w], fit_words[r, w - 1] if w > 0 else 0, w + 1 < words)
+                else:
+                    live = st[o] & (down_words[r, w] | (fit_words[r - 1, w] if r > 0 else 0))
+                cells = start_cells(st, o, w, words, walk) & (live | fit_words[r, w])
                 while cells != 0:
                     anchor = i * width + w * 64 + lowest_bit(cells)
                     cells &= cells - 1

@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from qwirkle_core import ALL_TILES, Board, Tile
+from qwirkle_core._movegen import row_live_tiles
 from qwirkle_core._state import S_COL_AT, S_FULL, S_HEIGHT, S_LEFT, S_ONE, S_ROW_AT, S_TOP, S_TWO, S_WIDTH
 
 from .games import Choices, as_naive, hand_as_naive, moves_as_naive, random_positions
@@ -191,3 +192,98 @@ def test_board_checks_equal_reference(data: st.DataObject) -> None:
         except ValueError:
             accepted = False
         assert accepted == (problem is None), (nb, problem)
+
+
+# A board 53 columns wide (a staircase of lines found by a random search, with its last
+# corner written by hand): its state's window is 76 cells wide, two occupancy words a
+# row.  The run Pd Rd Yd Od at row 20 ends on the first word's last cell, and the cell
+# before it joins Rb, so it takes no tile: moves along that run (Gd and Bd after it
+# make a Qwirkle) start from a run whose only usable end lies in the other word, which
+# the move generator's filter of anchors must not lose.
+WIDE = (
+    "Gb@0,2 Rb@0,3 Ob@0,4 Bb@0,5 Pb@1,5 Gb@2,5 Bb@2,6 Rb@2,7 Yb@2,8 Ob@2,9 Pb@2,10 Px@3,10 Pl@4,10 Gl@4,11 "
+    "Yl@4,12 Ol@4,13 Bl@4,14 Rl@4,15 Gl@5,15 Pl@6,15 Px@6,16 Ps@6,17 Pc@6,18 Pb@6,19 Pd@6,20 Rd@7,20 Od@8,20 "
+    "Rd@8,21 Pd@8,22 Gd@8,23 Bd@8,24 Yd@8,25 Yc@9,25 Ys@10,25 Rs@10,26 Gs@10,27 Bs@10,28 Ps@10,29 Os@10,30 "
+    "Ol@11,30 Ob@12,30 Od@12,31 Ol@12,32 Oc@12,33 Ox@12,34 Os@12,35 Rs@13,35 Ps@14,35 Gs@14,36 Rs@14,37 "
+    "Ys@14,38 Os@14,39 Bs@14,40 Bx@15,40 Bc@16,40 Gc@16,41 Rc@16,42 Yc@16,43 Pc@16,44 Oc@16,45 Yc@17,45 "
+    "Bc@18,45 Bl@18,46 Bx@18,47 Bb@18,48 Bs@18,49 Bd@18,50 Gd@19,50 Pd@20,50 Rd@20,51 Yd@20,52 Od@20,53 "
+    "Yb@19,48 Rb@20,48"
+)
+
+
+def _wide_orientations() -> list[dict[tuple[int, int], tuple[int, int]]]:
+    """WIDE east to west and with rows as columns too: every path of the filters."""
+    nb = as_naive(Board(WIDE))
+    return [nb, mirror(nb), rotate90(nb), rotate90(mirror(nb))]
+
+
+def test_a_run_whose_usable_end_is_in_the_next_word_starts_its_moves() -> None:
+    hand = [Tile(3, 2), Tile(4, 2)]  # Gd, Bd
+    assert Board(WIDE).state_arrays()[0][S_WIDTH] > 64
+    for nb in _wide_orientations():
+        board = Board.from_placements((r, c, co, sh) for (r, c), (co, sh) in nb.items())
+        got = moves_as_naive(board.legal_moves(hand))
+        assert got == naive_legal_moves(nb, hand_as_naive(hand))
+        assert any(len(move) == 2 and score == 12 for move, score in got.items())  # the Qwirkle
+
+
+@SETTINGS
+@given(data=st.data(), size=st.integers(1, 6), one_group=st.booleans())
+def test_moves_equal_reference_on_a_board_wider_than_a_word(data: st.DataObject, size: int, one_group: bool) -> None:
+    hand = _fill_hand(Choices(data), Board(WIDE), size, one_group)
+    for nb in _wide_orientations():
+        board = Board.from_placements((r, c, co, sh) for (r, c), (co, sh) in nb.items())
+        assert moves_as_naive(board.legal_moves(hand)) == naive_legal_moves(nb, hand_as_naive(hand)), (nb, hand)
+
+
+def _naive_live_run_starts(tiles: int, fit: int, fit_word_before: int, more_words: bool) -> int:
+    """The run starts of a 64-cell occupancy word that have a fitting cell at either
+    end of their run, cell by cell (a run ending on the last cell with ``more_words``:
+    its end is in the next word, unknown here, so it counts as fitting)."""
+    live = 0
+    b = 0
+    while b < 64:
+        if not tiles >> b & 1:
+            b += 1
+            continue
+        start = b
+        while b < 64 and tiles >> b & 1:
+            b += 1
+        before_fits = (fit >> (start - 1) & 1) if start > 0 else (fit_word_before >> 63 & 1)
+        after_fits = (fit >> b & 1) if b < 64 else more_words
+        if before_fits or after_fits:
+            live |= 1 << start
+    return live
+
+
+def _as_int64(word: int) -> np.int64:
+    return np.int64(word - (1 << 64) if word >> 63 else word)
+
+
+@settings(deadline=None, max_examples=500)
+@given(
+    first=st.integers(0, 2),
+    runs=st.lists(st.tuples(st.integers(1, 8), st.integers(1, 6)), max_size=16),
+    fit_bits=st.integers(0, (1 << 64) - 1),
+    before_last_fits=st.booleans(),
+    more_words=st.booleans(),
+)
+def test_live_tiles_of_a_row_word_are_the_run_starts_with_a_fitting_end(
+    first: int, runs: list[tuple[int, int]], fit_bits: int, before_last_fits: bool, more_words: bool
+) -> None:
+    """The move generator's bit-parallel filter (row_live_tiles, plain Python here)
+    against a cell-by-cell definition, on words of runs of 1 to 6 tiles (gaps of 1 to
+    8 cells, the first run from cell 0, 1 or 2) with fitting cells among the empty ones, across the words' edges too."""
+    tiles = 0
+    at = first - 1  # the first run may start on the word's first cell
+    for gap, length in runs:
+        at += gap
+        tiles |= ((1 << length) - 1) << at if at < 64 else 0
+        at += length
+    tiles &= (1 << 64) - 1
+    fit = fit_bits & ~tiles & ((1 << 64) - 1)
+    fit_word_before = (1 << 63 if before_last_fits else 0) | (fit_bits >> 1)  # (only its last cell counts)
+    plain = getattr(row_live_tiles, "py_func", row_live_tiles)
+    got = int(plain(_as_int64(tiles), _as_int64(fit), _as_int64(fit_word_before), more_words)) & ((1 << 64) - 1)
+    starts = tiles & ~(tiles << 1)
+    assert got & starts == _naive_live_run_starts(tiles, fit, fit_word_before, more_words)
