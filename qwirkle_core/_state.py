@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._geometry import ALL_KINDS, COORD_MAX, KArray, KInt
+from ._geometry import ALL_KINDS, COORD_MAX, N_KINDS, KArray, KInt
 from ._jit import borrowing_kernel, helper, kernel
 from ._lines import fold_tile, line_points
 
@@ -70,6 +70,7 @@ GROW_MARGIN = 12  # margin of a window built anew
 MAX_SPAN = 108  # a connected board of n <= 108 tiles spans at most n cells each way
 LOG_PER_PUSH = 64  # log entries one push writes, at most (1 mark + 8 header + 6 tiles * 8)
 NEED_REGROW = -100  # push's answer when the window must grow first
+SEEN = 64  # subtracted from a tile's word while build's flood fill has reached it
 
 # Verdicts (build's S_ERROR, and judge's / push's); the Python layer names each rule.
 OK = 0
@@ -491,31 +492,45 @@ def _build(values: KArray, columns: KInt) -> KArray:
         p = bad - direction * height * width
         return _set_error(new_empty_state(), INVALID_LINE, p // width + top, p % width + left, direction, 0)
     # Connectivity: a flood fill from the first tile in (row, col) order must reach
-    # them all.
+    # them all.  A reached tile is marked in its own row word, ~kind - SEEN (a tile's
+    # word is -1..-36, so a marked one is below -36), and unmarked at the end: no
+    # array of the window's size to allocate and clear.
     r0 = st[S_R0]
     c0 = st[S_C0]
     start = r0 * width + c0
     while st[row_at + start] >= 0:
         start += 1
-    seen = np.zeros(height * width, np.int64)  # int64, the one form of np.zeros the kernels compile
     queue = np.empty(n, np.int64)
     queue[0] = start
-    seen[start] = 1
+    st[row_at + start] -= SEEN
     head = 0
     tail = 1
     while head < tail:
         p = queue[head]
         head += 1
         for q in (p - 1, p + 1, p - width, p + width):
-            if st[row_at + q] < 0 and seen[q] == 0:
-                seen[q] = 1
+            word = st[row_at + q]
+            if word < 0 and word >= -N_KINDS:
+                st[row_at + q] = word - SEEN
                 queue[tail] = q
                 tail += 1
+    for a in range(tail):
+        st[row_at + queue[a]] += SEEN
     if tail != n:
         for p in range(r0 * width, st[S_R1] * width):
-            if st[row_at + p] < 0 and seen[p] == 0:
+            if st[row_at + p] < 0 and not _reached(queue, tail, p):
                 return _set_error(new_empty_state(), NOT_CONNECTED, p // width + top, p % width + left, 0, 0)
     return st
+
+
+@helper
+def _reached(queue: KArray, tail: KInt, p: KInt) -> bool:
+    """Whether the flood fill reached cell ``p`` (only asked of a board it did not
+    connect, to name the first tile it missed)."""
+    for a in range(tail):
+        if queue[a] == p:
+            return True
+    return False
 
 
 @helper
