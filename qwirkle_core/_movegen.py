@@ -354,6 +354,8 @@ def generate(st: KArray, out: KArray, hand_mask: KInt, mode: KInt) -> KInt:
                     continue
                 fit |= np.int64(1) << bit
                 score = line_points((row_info >> LEN_SHIFT) + 1) + line_points((col_info >> LEN_SHIFT) + 1)
+                if mode == MODE_BEST and score < best:
+                    continue  # none of this cell's moves is kept (MODE_BEST needs no total)
                 scratch[K_MOVE_CELL, 0] = cell
                 while fits != 0:
                     kind = lowest_kind(fits)
