@@ -318,7 +318,6 @@ def choose_random(
     n_moves = placements_in(st, meta, hand_mask(hand, hand_size), MODE_ALL, out)
     if n_moves > out.shape[0]:
         return n_moves
-    table = out
     bag_size = meta[M_BAG]
     n_exchanges = 0
     if meta[M_BOARD_TILES] > 0 and bag_size > 0:
@@ -326,7 +325,7 @@ def choose_random(
     n_pass = 1 if n_moves == 0 and bag_size == 0 else 0
     pick = below(rng, n_moves + n_exchanges + n_pass)
     if pick < n_moves:
-        set_place(action, table, pick)
+        set_place(action, out, pick)
     elif pick < n_moves + n_exchanges:
         nth_exchange(hand, hand_size, bag_size, pick - n_moves, action)
     else:

@@ -288,3 +288,44 @@ def test_progress_bar_fits_a_narrow_terminal(monkeypatch) -> None:  # type: igno
     lines = [line for chunk in stream.getvalue().split("\n") for line in chunk.split("\r") if line.strip()]
     assert lines and all(len(line) <= 50 for line in lines), lines
     assert "1000/1000" in lines[-1]
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**32), players=st.integers(2, 4), turns=st.integers(0, 40))
+def test_a_bot_given_too_small_a_table_asks_for_one_and_chooses_nothing(seed: int, players: int, turns: int) -> None:
+    """choose_action_of with a one-row move table: when the bot's table has more rows,
+    it returns how many, with the action and the bot's random state untouched; with a
+    table that large it chooses what it chooses with a roomy one (the game loop, the
+    environments and the Python bots all grow the table this way)."""
+    game = Game(players, seed)
+    bots = [make_bot("greedy", seed, p) for p in range(players)]
+    for _ in range(turns):
+        if game.is_over:
+            return
+        game.push(bots[game.to_move].choose(game))
+    if game.is_over:
+        return
+    state, meta, hands, hand_sizes, _, _, _ = game.engine_state()
+    seat = game.to_move
+    for bot in (_gameloop.BOT_RANDOM, _gameloop.BOT_GREEDY):
+        in_play = _gameloop.bots_in_play(np.array([bot], np.int64), 1)
+        roomy_rng = new_state(seed, 7)
+        roomy = np.full(_gameloop.ACTION_COLS, -5, np.int64)
+        args = (bot, state, meta, hands[seat], hand_sizes[seat])
+        big_table = np.empty((4096, _gameloop.OUT_COLS), np.int32)
+        assert _gameloop.choose_action_of(*args, roomy_rng, roomy, big_table, *in_play) == 0
+        rng = new_state(seed, 7)
+        action = np.full(_gameloop.ACTION_COLS, -5, np.int64)
+        need = _gameloop.choose_action_of(*args, rng, action, np.empty((1, _gameloop.OUT_COLS), np.int32), *in_play)
+        mode = _gameloop.MODE_ALL if bot == _gameloop.BOT_RANDOM else _gameloop.MODE_BEST
+        rows = _gameloop.placements_in(state, meta, _gameloop.hand_mask(hands[seat], hand_sizes[seat]), mode, big_table)
+        if need == 0:  # the table fitted
+            assert rows <= 1 and action.tolist() == roomy.tolist() and rng.tolist() == roomy_rng.tolist()
+            continue
+        # (on the empty board the table holds every opening before the ones of the
+        # opening's size are kept, so it may need more rows than it keeps)
+        assert need >= max(rows, 2)
+        assert (action == -5).all() and rng.tolist() == new_state(seed, 7).tolist()
+        table = np.empty((need, _gameloop.OUT_COLS), np.int32)
+        assert _gameloop.choose_action_of(*args, rng, action, table, *in_play) == 0
+        assert action.tolist() == roomy.tolist() and rng.tolist() == roomy_rng.tolist()
