@@ -80,6 +80,9 @@ templates: Any = _templates
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+# NUMBA_DISABLE_JIT=1 (the coverage test run): every kernel is its plain Python source.
+JIT_OFF = bool(getattr(numba.config, "DISABLE_JIT"))  # noqa: B009 - numba's config is untyped
+
 log = logging.getLogger("qwirkle_core")
 
 _PACKAGE = Path(__file__).resolve().parent
@@ -617,6 +620,7 @@ def _compile(func: F, background: bool = False, **options: Any) -> F:
     # state it inherit its first caller's setting, so a kernel first compiled for a
     # borrowing_kernel would have none, whichever kernel called it later.
     options.setdefault("_nrt", True)
+    options.setdefault("nogil", True)
     # numba reads config.CACHE_DIR when the kernel is decorated (to place its cache);
     # set it for our kernels only, so other numba users in the process are unaffected.
     config: Any = numba.config  # numba's config attributes are made at run time
@@ -625,11 +629,11 @@ def _compile(func: F, background: bool = False, **options: Any) -> F:
         config.CACHE_DIR = CACHE_DIR
     try:
         try:
-            dispatcher = numba.njit(cache=True, nogil=True, **options)(func)
+            dispatcher = numba.njit(cache=True, **options)(func)
         except RuntimeError:
             # "cannot cache function ...: no locator available" -- nowhere to write.
             _warn_no_cache(func.__name__)
-            dispatcher = numba.njit(cache=False, nogil=True, **options)(func)
+            dispatcher = numba.njit(cache=False, **options)(func)
         dispatcher = _tame(dispatcher)
         if background:
             _compile_in_background(dispatcher)
@@ -656,6 +660,15 @@ def borrowing_kernel(func: F) -> F:
     between them; in a kernel of a few branches and views that is 2 x (arrays + views)
     atomic operations per call (take_tiles: 13), more than the kernel's own work."""
     return _compile(func, background=True, _nrt=False)
+
+
+def gil_kernel(func: F) -> F:
+    """A kernel that keeps the GIL for its whole call: for the one that reads Python
+    objects where they lie (``_pyobjects``), which no other thread may change or free
+    meanwhile.  Never run as plain Python (its first call compiles, or loads the cache,
+    before it runs): its callers ask :func:`compile_in_background` first and take
+    another path while it compiles."""
+    return _compile(func, nogil=False)
 
 
 def batch_kernel(func: F) -> F:

@@ -33,8 +33,9 @@ from __future__ import annotations
 import numpy as np
 
 from ._geometry import ALL_KINDS, COORD_MAX, N_KINDS, KArray, KInt
-from ._jit import borrowing_kernel, helper, kernel
+from ._jit import borrowing_kernel, gil_kernel, helper, kernel
 from ._lines import fold_tile, line_points
+from ._pyobjects import int_value, is_int, is_list, item_of, sequence_of, tile_kind
 
 # Header slots.
 S_HEIGHT = 0
@@ -423,6 +424,45 @@ def build_marshalled(data: bytes, columns: KInt) -> KArray:
         at += 5
     for a in range(n):
         values[coords + a] = data[at + a]
+    return _build(values, 3)
+
+
+@gil_kernel
+def build_in_place(items: KInt, json: bool, reader: KArray) -> KArray:
+    """:func:`build` from the Python list at address ``items``, read where it lies
+    (``_pyobjects``; ``reader`` is ``_pyobjects.reader()``, and the caller holds the
+    list): its items are ``(row, col, Tile)`` or ``(row, col, colour, shape)`` tuples or
+    lists (``Board.from_placements``), or with ``json`` only ``[row, col, colour, shape]``
+    lists (``Board.from_json``).  Exact ints and the 36 tiles only: anything else, or
+    a list of no tiles or of more than MAX_SPAN, gives BAD_INPUT, and the caller
+    checks its input the slow way to say what is wrong."""
+    n = sequence_of(items, reader, False)
+    if n <= 0 or n > MAX_SPAN:
+        return _bad_input()
+    values = np.empty(3 * n, np.int64)
+    for a in range(n):
+        item = item_of(items, True, a)
+        size = sequence_of(item, reader, not json)
+        in_list = is_list(item, reader)
+        if size == 3 and not json:
+            kind = tile_kind(item_of(item, in_list, 2), reader)
+        elif size == 4:
+            color = item_of(item, in_list, 2)
+            shape = item_of(item, in_list, 3)
+            if not is_int(color, reader) or not is_int(shape, reader):
+                return _bad_input()
+            color = int_value(color, reader)
+            shape = int_value(shape, reader)
+            kind = color * 6 + shape if 0 <= color < 6 and 0 <= shape < 6 else -1
+        else:
+            return _bad_input()
+        row = item_of(item, in_list, 0)
+        col = item_of(item, in_list, 1)
+        if kind < 0 or not is_int(row, reader) or not is_int(col, reader):
+            return _bad_input()
+        values[a] = int_value(row, reader)
+        values[n + a] = int_value(col, reader)
+        values[2 * n + a] = kind
     return _build(values, 3)
 
 

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from . import _movegen, _rules, _state
+from . import _jit, _movegen, _pyobjects, _rules, _state
 from ._geometry import COORD_MAX
 from ._movegen import (
     CHECK_EDGE,
@@ -116,6 +116,27 @@ _KIND = operator.attrgetter("kind")
 
 _TUPLE_TYPE = frozenset({tuple})  # the set of types of a list of tuples
 
+# _pyobjects' reader, once _state.build_in_place is compiled here: then boards are built
+# from Python lists read where they lie.  None until then, and wherever a kernel cannot
+# read Python objects.
+_in_place_reader: npt.NDArray[np.int64] | None = None
+
+
+def _reader_when_ready() -> npt.NDArray[np.int64] | None:
+    """The reader if build_in_place can run now: compiled, or loaded from the cache,
+    or compiled here when kernels compile in the foreground.  While it compiles in the
+    background, None: it must never run as plain Python beside other threads (the
+    lists it reads are theirs too), so the boards take the marshal path meanwhile;
+    and so with the JIT off (where the tests call it themselves, on their own lists)."""
+    global _in_place_reader
+    reading = _pyobjects.reader()
+    if reading is None or _jit.JIT_OFF:
+        return None
+    kernel = _state.build_in_place
+    if _jit.ready(kernel) or not _jit.compile_in_background(kernel, 0, False, reading):
+        _in_place_reader = reading
+    return _in_place_reader
+
 
 def _placed_values(items: list[Placement]) -> npt.NDArray[np.int64]:
     """Checked placements as build's values: rows, columns, kinds."""
@@ -182,11 +203,19 @@ class Board:
         n = len(items)
         if not n:
             return cls()
-        # The common case, checked and packed at C speed: (row, col, Tile) tuples.
-        # marshal writes the coordinates (and refuses or marks anything but exact ints:
-        # booleans, floats, numpy ints), the kernel checks its layout and the ranges.
-        # Anything else takes the slow path, which names what is wrong.
-        if n <= MAX_SPAN and {*map(type, items)} == _TUPLE_TYPE:
+        # The common case (exact ints, Tiles, tuples or lists) in one kernel call that
+        # reads the list where it lies; anything else takes the slow path, which names
+        # what is wrong.
+        reading = _in_place_reader if _in_place_reader is not None else _reader_when_ready()
+        if reading is not None:
+            st = _state.build_in_place(id(items), False, reading)
+            if st[S_ERROR] == _rules.OK:
+                return cls._with_state(st, int(st[_state.S_TILES]))
+        # Where no kernel can read Python objects (or while it compiles): checked and
+        # packed at C speed for (row, col, Tile) tuples.  marshal writes the
+        # coordinates (and refuses or marks anything but exact ints: booleans, floats,
+        # numpy ints), the kernel checks its layout and the ranges.
+        elif n <= MAX_SPAN and {*map(type, items)} == _TUPLE_TYPE:
             try:
                 rows, cols, tiles = zip(*items, strict=True)
             except ValueError:
@@ -215,10 +244,16 @@ class Board:
         n = len(value)
         if not n:
             return cls()
-        # The common case, checked and packed at C speed: lists of four exact ints,
-        # written by marshal and read by the kernel, which checks their layout (so
-        # booleans, floats and the like) and their ranges.
-        if n <= MAX_SPAN:
+        # The common case, lists of four exact ints, in one kernel call that reads them
+        # where they lie (as from_placements); elsewhere, or while that kernel
+        # compiles, written by marshal and read by a kernel that checks their layout
+        # (so booleans, floats and the like) and their ranges.
+        reading = _in_place_reader if _in_place_reader is not None else _reader_when_ready()
+        if reading is not None:
+            st = _state.build_in_place(id(value), True, reading)
+            if st[S_ERROR] == _rules.OK:
+                return cls._with_state(st, int(st[_state.S_TILES]))
+        elif n <= MAX_SPAN:
             try:
                 data = marshal.dumps(value, 2)
             except ValueError:  # not marshallable, or nested too deep

@@ -1,9 +1,11 @@
-"""Boards built from Python values: the fast path and the slow path agree.
+"""Boards built from Python values: the fast paths and the slow path agree.
 
 ``Board.from_json`` and ``Board.from_placements`` hand the common case (exact ints,
-lists or tuples, Tiles) to ``marshal`` and one kernel call, which checks the bytes'
-layout; anything else goes the slow way, item by item, which names the problem.  These
-tests take a real board, change one part of its value in a way a caller might (a
+lists or tuples, Tiles) to one kernel call that reads the list where it lies
+(``_pyobjects``); where no kernel can (another Python, or while it compiles), to
+``marshal`` and a kernel that checks the bytes' layout.  Anything else goes the slow
+way, item by item, which names the problem.  The tests below run each change through
+both fast paths.  They take a real board, change one part of its value in a way a caller might (a
 boolean, a float, a numpy int, an int beyond 32 bits, a tuple for a list, a subclass,
 an item too short or too long, a tile moved or repeated), and check the answer against
 what the API promises, worked out here without either path: the board of the text
@@ -15,14 +17,18 @@ from __future__ import annotations
 
 import enum
 import marshal
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
+import numba
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from qwirkle_core import Board, Tile
+from qwirkle_core import Board, Tile, _pyobjects, _state
+from qwirkle_core import board as board_module
 from qwirkle_core.errors import InvalidPositionError
 from qwirkle_core.moves import COORD_MAX
 from tests.games import random_positions
@@ -87,6 +93,28 @@ def _check(build: Any, value: Any, want: Board | None) -> None:
         assert np.array_equal(got.state_arrays()[0], want.state_arrays()[0])
 
 
+FAST_PATHS = pytest.mark.parametrize("path", ["in place", "marshal"])
+
+
+@contextmanager
+def _fast_path(path: str) -> Iterator[None]:
+    """Boards built through one fast path: the list read in place (with the JIT off
+    too, where the library itself does not: these tests own their lists), or marshal
+    (as where no kernel can read Python objects)."""
+    saved_reader = _pyobjects.reader
+    saved_ready = board_module._in_place_reader
+    reading = _pyobjects.reader()
+    assert reading is not None
+    board_module._in_place_reader = reading if path == "in place" else None
+    if path == "marshal":
+        _pyobjects.reader = lambda: None  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        _pyobjects.reader = saved_reader  # type: ignore[method-assign]
+        board_module._in_place_reader = saved_ready
+
+
 def _a_board(data: st.DataObject) -> Board:
     """A board of a random game (anywhere on the plane), which both fast paths read
     themselves: a valid board must not fall back to the slow path."""
@@ -104,15 +132,23 @@ def _a_board(data: st.DataObject) -> Board:
         fast = Board._built_marshalled(data_bytes, columns)
         assert fast is not None
         assert np.array_equal(fast.state_arrays()[0], board.state_arrays()[0])
+    reading = _pyobjects.reader()
+    for value, json in ((board.to_json(), True), (board.placements(), False)):
+        st_in_place = _state.build_in_place(id(value), json, reading)
+        assert np.array_equal(st_in_place, board.state_arrays()[0])
     return board
 
 
-INPUT = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# Each change through each fast path; fewer with the JIT off, whose run is for coverage.
+INPUT = settings(
+    max_examples=40 if numba.config.DISABLE_JIT else 150, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
+@FAST_PATHS
 @INPUT
 @given(st.data())
-def test_from_json_with_one_number_replaced(data: st.DataObject) -> None:
+def test_from_json_with_one_number_replaced(path: str, data: st.DataObject) -> None:
     board = _a_board(data)
     value = board.to_json()
     i = data.draw(st.integers(0, len(value) - 1), label="item")
@@ -121,12 +157,14 @@ def test_from_json_with_one_number_replaced(data: st.DataObject) -> None:
     value[i][k] = replacement
     items = [tuple(v) for v in value]
     taken = as_coord if k < 2 else as_tile_part
-    _check(Board.from_json, value, _expected(items) if taken else None)
+    with _fast_path(path):
+        _check(Board.from_json, value, _expected(items) if taken else None)
 
 
+@FAST_PATHS
 @INPUT
 @given(st.data())
-def test_from_json_with_one_item_or_the_list_replaced(data: st.DataObject) -> None:
+def test_from_json_with_one_item_or_the_list_replaced(path: str, data: st.DataObject) -> None:
     board = _a_board(data)
     value: Any = board.to_json()
     i = data.draw(st.integers(0, len(value) - 1), label="item")
@@ -170,19 +208,22 @@ def test_from_json_with_one_item_or_the_list_replaced(data: st.DataObject) -> No
             want = _expected(items)
     else:
         value[i] = [COORD_MAX + 1, item[1], item[2], item[3]]
-    _check(Board.from_json, value, want)
+    with _fast_path(path):
+        _check(Board.from_json, value, want)
 
 
+@FAST_PATHS
 @INPUT
 @given(st.data())
-def test_from_placements_with_one_part_replaced(data: st.DataObject) -> None:
+def test_from_placements_with_one_part_replaced(path: str, data: st.DataObject) -> None:
     board = _a_board(data)
     value: list[Any] = list(board.placements())
     i = data.draw(st.integers(0, len(value) - 1), label="item")
     r, c, tile = value[i]
     items = [(rr, cc, t.color, t.shape) for rr, cc, t in value]
     how = data.draw(st.sampled_from(["row", "col", "tile", "list", "subclass", "short", "long", "four ints",
-                                     "set", "repeat"]), label="change")
+                                     "four ints list", "foreign tile", "tiles of a list", "set", "repeat"]),
+                    label="change")
     want: Board | None = None
     if how in ("row", "col"):
         k = 0 if how == "row" else 1
@@ -206,10 +247,20 @@ def test_from_placements_with_one_part_replaced(data: st.DataObject) -> None:
         want = _expected(items)
     elif how == "set":
         value[i] = {r, c, tile}
+    elif how == "four ints list":
+        value[i] = [r, c, int(tile.color), int(tile.shape)]
+        want = _expected(items)
+    elif how == "foreign tile":  # a Tile, but not one of the 36 shared ones
+        value[i] = (r, c, Tile._make(tile.kind))
+        want = _expected(items)
+    elif how == "tiles of a list":
+        value = [[rr, cc, t] for rr, cc, t in value]
+        want = _expected(items)
     else:
         value.append((r, c, tile))
         want = _expected([*items, items[i]])
-    _check(Board.from_placements, value, want)
+    with _fast_path(path):
+        _check(Board.from_placements, value, want)
 
 
 def test_the_layouts_the_kernel_reads_are_marshal_version_2() -> None:

@@ -1,0 +1,223 @@
+"""Reading a board's Python values where they lie, from a kernel.
+
+``Board.from_placements`` and ``Board.from_json`` get a list of ~50 placements from
+Python.  Checking and packing them in Python costs a pass per check and a call per tile:
+about 10 µs, three times the kernel that builds the board.  So the building kernel
+reads the list and its items itself, by address, as a C extension would, checking
+each object's type exactly before it reads anything else of it.  A list it cannot read
+(any other type, a length out of range, a value out of range) makes it give up, and
+the caller checks the list the slow way, which names what is wrong.
+
+What it relies on (CPython, 64-bit, builds with a GIL; :func:`reader` checks it on
+live objects and gives None anywhere else, and the callers then take another path):
+
+- an object starts with its reference count and its type: the layout of ``PyObject``
+  in CPython's stable ABI, which compiled extensions read directly;
+- a list's or a tuple's length follows (``PyVarObject``); then a tuple's items lie
+  inline and a list's are an array that the next word points to (``PyTupleObject``,
+  ``PyListObject``: unchanged since Python 2);
+- an int's value comes from the C API (``PyNumber_AsSsize_t``), not from its layout,
+  which changed in 3.12;
+- a tile is one of the 36 shared ``Tile`` objects: known by its address.
+
+Why it is safe: the kernel that reads keeps the GIL for its whole call
+(``_jit.gil_kernel``), so no other thread can change or free what it reads, and the
+caller holds the list.  It follows a pointer only into an object whose type it has
+checked, and reads only within the length that object gives.  The plain-Python twins
+of the two reads (for the JIT-off test run) go through ctypes.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import sys
+import sysconfig
+from collections.abc import Callable
+from typing import Any, cast
+
+import numpy as np
+
+from ._geometry import KArray, KInt
+from ._jit import JIT_OFF, helper, plain_python_twin
+from .tiles import ALL_TILES, N_KINDS
+
+WORD = 8
+TYPE_AT = 8  # PyObject: ob_refcnt, ob_type
+LENGTH_AT = 16  # PyVarObject: ob_size
+ITEMS_AT = 24  # PyTupleObject: ob_item[] inline; PyListObject: a pointer to ob_item[]
+
+# The reader: the addresses a kernel compares and calls, found in this process.
+R_LIST = 0  # the type objects list, tuple and int
+R_TUPLE = 1
+R_INT = 2
+R_AS_INDEX = 3  # PyNumber_AsSsize_t
+R_TILES = 4  # the addresses of the 36 tiles, ascending
+R_KINDS = R_TILES + N_KINDS  # the kind of each of them
+READER_SIZE = R_KINDS + N_KINDS
+
+_AS_INDEX_TYPE = ctypes.PYFUNCTYPE(ctypes.c_ssize_t, ctypes.c_void_p, ctypes.c_void_p)
+
+
+def _word_at_in_python(address: int) -> int:
+    return ctypes.c_int64.from_address(int(address)).value
+
+
+@functools.cache
+def _as_index_function(function: int) -> Any:
+    # PYFUNCTYPE: called with the GIL held, as the compiled kernel calls it.
+    return _AS_INDEX_TYPE(function)
+
+
+def _as_index_in_python(function: int, address: int) -> int:
+    return cast(int, _as_index_function(int(function))(int(address), None))
+
+
+def _intrinsics() -> tuple[Callable[[int], int], Callable[[int, int], int]]:
+    """``word_at(address)``: the int64 at ``address``; ``as_index(function, address)``:
+    ``function(address, NULL)`` for a C function ``Py_ssize_t f(PyObject *, PyObject *)``
+    (PyNumber_AsSsize_t: an int's value, clipped to 64 bits, no exception set)."""
+    if JIT_OFF:
+        return _word_at_in_python, _as_index_in_python
+    from llvmlite import ir  # type: ignore[import-untyped]  # pragma: no cover - the JIT-off run returns above
+    from numba.core import types
+    from numba.extending import intrinsic
+
+    word = ir.IntType(64)
+
+    @intrinsic
+    def word_at(typingctx: Any, address: Any) -> Any:
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            return builder.load(builder.inttoptr(args[0], word.as_pointer()))
+
+        return types.int64(types.int64), codegen
+
+    @intrinsic
+    def as_index(typingctx: Any, function: Any, address: Any) -> Any:
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            c_function = builder.inttoptr(args[0], ir.FunctionType(word, [word, word]).as_pointer())
+            return builder.call(c_function, [args[1], ir.Constant(word, 0)])
+
+        return types.int64(types.int64, types.int64), codegen
+
+    plain_python_twin(word_at, _word_at_in_python)
+    plain_python_twin(as_index, _as_index_in_python)
+    return cast(Callable[[int], int], word_at), cast(Callable[[int, int], int], as_index)
+
+
+word_at, as_index = _intrinsics()
+
+
+@helper
+def type_of(obj: KInt) -> KInt:
+    return word_at(obj + TYPE_AT)
+
+
+@helper
+def length_of(obj: KInt) -> KInt:
+    """The length of a list or a tuple."""
+    return word_at(obj + LENGTH_AT)
+
+
+@helper
+def item_of(sequence: KInt, in_list: bool, k: KInt) -> KInt:
+    """Item ``k`` of a list (``in_list``) or a tuple, ``k`` below its length."""
+    if in_list:
+        return word_at(word_at(sequence + ITEMS_AT) + WORD * k)
+    return word_at(sequence + ITEMS_AT + WORD * k)
+
+
+@helper
+def sequence_of(obj: KInt, reader: KArray, tuples_too: bool) -> KInt:
+    """The length of ``obj`` if it is a list (or, with ``tuples_too``, a tuple), else -1."""
+    kind = type_of(obj)
+    if kind == reader[R_LIST] or (tuples_too and kind == reader[R_TUPLE]):
+        return length_of(obj)
+    return -1
+
+
+@helper
+def is_list(obj: KInt, reader: KArray) -> bool:
+    return bool(type_of(obj) == reader[R_LIST])
+
+
+@helper
+def is_int(obj: KInt, reader: KArray) -> bool:
+    """Whether ``obj`` is an int (exactly: not a bool, an IntEnum or a numpy int)."""
+    return bool(type_of(obj) == reader[R_INT])
+
+
+@helper
+def int_value(obj: KInt, reader: KArray) -> KInt:
+    """The value of an int (``is_int``), clipped to int64."""
+    return as_index(reader[R_AS_INDEX], obj)
+
+
+@helper
+def tile_kind(obj: KInt, reader: KArray) -> KInt:
+    """The kind of ``obj`` if it is one of the 36 tiles, else -1."""
+    lo = R_TILES
+    hi = R_TILES + N_KINDS
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if reader[mid] < obj:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < R_TILES + N_KINDS and reader[lo] == obj:
+        return reader[lo + N_KINDS]
+    return -1
+
+
+def _as_index_address() -> int:
+    return cast(int, ctypes.cast(ctypes.pythonapi.PyNumber_AsSsize_t, ctypes.c_void_p).value)
+
+
+def _layout_holds() -> bool:
+    """Whether live objects have the layout the module docstring describes: the type
+    and the length read where they should be (each read within the object), then the
+    items through them, and ints through the C API."""
+    values: list[Any] = [-(2**40), -7, 0, 1, 255, 2**31, 2**62, True, None]
+    pairs = [(values, list), (tuple(values), tuple), (2**70, int)]
+    for obj, kind in pairs:
+        if _word_at_in_python(id(obj) + TYPE_AT) != id(kind):
+            return False
+    for sequence in (values, tuple(values)):
+        if _word_at_in_python(id(sequence) + LENGTH_AT) != len(values):
+            return False
+    items = _word_at_in_python(id(values) + ITEMS_AT)
+    for k, value in enumerate(values):
+        if _word_at_in_python(items + WORD * k) != id(value):
+            return False
+    inline = tuple(values)
+    for k, value in enumerate(inline):
+        if _word_at_in_python(id(inline) + ITEMS_AT + WORD * k) != id(value):
+            return False
+    as_index_address = _as_index_address()
+    for value in (-(2**40), -7, 0, 255, 2**62, 2**70, -(2**70)):
+        if _as_index_in_python(as_index_address, id(value)) != max(-(2**63), min(value, 2**63 - 1)):
+            return False
+    return True
+
+
+@functools.cache
+def reader() -> KArray | None:
+    """The reader array of this process (R_*), or None where a kernel cannot read
+    Python objects: another Python implementation, a 32-bit build, a free-threaded
+    build (no GIL to keep others away), a reference-tracing debug build (two more words
+    before every object), or any other layout than the module docstring's."""
+    if sys.implementation.name != "cpython" or sys.maxsize != 2**63 - 1:
+        return None
+    if sysconfig.get_config_var("Py_GIL_DISABLED") or hasattr(sys, "getobjects"):
+        return None
+    if not _layout_holds():
+        return None
+    reading = np.zeros(READER_SIZE, np.int64)
+    reading[R_LIST] = id(list)
+    reading[R_TUPLE] = id(tuple)
+    reading[R_INT] = id(int)
+    reading[R_AS_INDEX] = _as_index_address()
+    tiles = sorted((id(tile), tile.kind) for tile in ALL_TILES)
+    reading[R_TILES:R_KINDS] = [address for address, _ in tiles]
+    reading[R_KINDS:] = [kind for _, kind in tiles]
+    return reading

@@ -1,0 +1,108 @@
+"""The kernel that reads a board's Python list where it lies (``_pyobjects``).
+
+What it reads is checked against the API in tests/test_board_input.py (every change a
+caller might make, through both fast paths).  Here: that it is there where it should
+be, that the library uses it only when it may, and that a list changed by another
+thread while boards are built from it never crashes the process.
+"""
+
+from __future__ import annotations
+
+import sys
+import sysconfig
+import threading
+import time
+from typing import Any
+
+import numba
+import pytest
+
+from qwirkle_core import Board, _jit, _pyobjects
+from qwirkle_core import board as board_module
+from qwirkle_core.errors import InvalidPositionError
+
+JIT_OFF = bool(numba.config.DISABLE_JIT)
+CPYTHON_WITH_A_GIL = (
+    sys.implementation.name == "cpython"
+    and sys.maxsize == 2**63 - 1
+    and not sysconfig.get_config_var("Py_GIL_DISABLED")
+    and not hasattr(sys, "getobjects")
+)
+
+
+@pytest.mark.skipif(not CPYTHON_WITH_A_GIL, reason="reads objects only on 64-bit CPython with a GIL")
+def test_a_kernel_can_read_python_objects_here() -> None:
+    """Where the reader should work it does: a change of CPython's layouts that it
+    detects would quietly cost from_placements its fast path, so it fails here."""
+    assert _pyobjects._layout_holds()
+    reading = _pyobjects.reader()
+    assert reading is not None
+    kinds = reading[_pyobjects.R_KINDS :]
+    assert sorted(kinds) == list(range(36))
+    assert list(reading[_pyobjects.R_TILES : _pyobjects.R_KINDS]) == sorted(
+        reading[_pyobjects.R_TILES : _pyobjects.R_KINDS]
+    )
+
+
+def test_the_library_reads_in_place_only_with_a_compiled_kernel_that_keeps_the_gil(monkeypatch: Any) -> None:
+    board = Board("Rc@0,0 Rs@0,1 Bs@1,1")
+    monkeypatch.setattr(board_module, "_in_place_reader", None)
+    if JIT_OFF:  # plain Python lets other threads run between its reads
+        assert board_module._reader_when_ready() is None
+    else:
+        # While the kernel compiles in the background, boards take the marshal path.
+        monkeypatch.setattr(_jit, "ready", lambda kernel: False)
+        monkeypatch.setattr(_jit, "compile_in_background", lambda kernel, *args: True)
+        assert board_module._reader_when_ready() is None
+        assert Board.from_placements(board.placements()) == board
+        assert Board.from_json(board.to_json()) == board
+        monkeypatch.undo()
+        assert board_module._reader_when_ready() is _pyobjects.reader() is not None
+        with _jit.foreground():
+            assert _jit.ready(board_module._state.build_in_place)
+    assert Board.from_placements(board.placements()) == board
+
+
+@pytest.mark.skipif(JIT_OFF, reason="the library reads in place only with the JIT on")
+def test_a_list_changed_by_another_thread_meanwhile_never_crashes() -> None:
+    """The reading kernel keeps the GIL: another thread that grows, shrinks and
+    rewrites the list between (never during) the reads gives a board or a clear error."""
+    if _pyobjects.reader() is None:
+        pytest.skip("no kernel reads Python objects on this Python")
+    board = Board("Rc@0,0 Rs@0,1 Bs@1,1 Bc@1,2 Bd@1,3 Gd@0,3")
+    items: list[Any] = list(board.placements())
+    extra = (2, 3, items[0][2])
+    allowed = {*items, extra}
+    stop = threading.Event()
+
+    def change() -> None:
+        k = 0
+        while not stop.is_set():
+            items.append(extra)
+            items.pop()
+            r, c, t = items[k % len(items)]
+            items[k % len(items)] = (int(str(r)), int(str(c)), t)  # a new tuple of new ints
+            items.insert(0, items.pop())
+            k += 1
+
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    worker = threading.Thread(target=change)
+    worker.start()
+    built = refused = 0
+    try:
+        deadline = time.perf_counter() + 0.5
+        while time.perf_counter() < deadline:
+            try:
+                got = Board.from_placements(items)
+            except InvalidPositionError:
+                refused += 1
+            else:
+                assert len(got) in (5, 6, 7)  # a tile popped and not yet put back, or one added
+                assert set(got.placements()) <= allowed
+                built += 1
+    finally:
+        stop.set()
+        worker.join()
+        sys.setswitchinterval(switch)
+    assert built > 0
