@@ -220,4 +220,5 @@ def reader() -> KArray | None:
     tiles = sorted((id(tile), tile.kind) for tile in ALL_TILES)
     reading[R_TILES:R_KINDS] = [address for address, _ in tiles]
     reading[R_KINDS:] = [kind for _, kind in tiles]
+    reading.setflags(write=False)  # what the kernel trusts, and the address it calls
     return reading

@@ -87,7 +87,6 @@ NOT_CONNECTED = 9
 TOO_MANY_COPIES = 10
 TOO_FAR = 11
 BAD_INPUT = 12
-COORD_LIMIT = COORD_MAX + 1  # |row|, |col| below this: the playing area
 
 # Columns of a move row (a move table's row, see _movegen; self-play actions share them).
 ROW_N = 0
@@ -501,7 +500,9 @@ def _build(values: KArray, columns: KInt) -> KArray:
             kind = values[2 * n + a]
             if kind < 0 or kind >= 36:
                 return _set_error(new_empty_state(), BAD_INPUT, 0, 0, 0, 0)
-        if abs(row) >= COORD_LIMIT or abs(col) >= COORD_LIMIT:
+        # Not abs(): the reader of Python ints clips them to int64, and abs(-2**63)
+        # is -2**63 again.
+        if row < -COORD_MAX or row > COORD_MAX or col < -COORD_MAX or col > COORD_MAX:
             return _set_error(new_empty_state(), BAD_INPUT, 0, 0, 0, 0)
         lo_r = min(lo_r, row)
         hi_r = max(hi_r, row)

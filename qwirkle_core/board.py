@@ -120,6 +120,7 @@ _TUPLE_TYPE = frozenset({tuple})  # the set of types of a list of tuples
 # from Python lists read where they lie.  None until then, and wherever a kernel cannot
 # read Python objects.
 _in_place_reader: npt.NDArray[np.int64] | None = None
+_in_place_failed = False  # its kernel failed to compile: never asked again
 
 
 def _reader_when_ready() -> npt.NDArray[np.int64] | None:
@@ -128,13 +129,17 @@ def _reader_when_ready() -> npt.NDArray[np.int64] | None:
     background, None: it must never run as plain Python beside other threads (the
     lists it reads are theirs too), so the boards take the marshal path meanwhile;
     and so with the JIT off (where the tests call it themselves, on their own lists)."""
-    global _in_place_reader
+    global _in_place_reader, _in_place_failed
     reading = _pyobjects.reader()
-    if reading is None or _jit.JIT_OFF:
+    if reading is None or _jit.JIT_OFF or _in_place_failed:
         return None
     kernel = _state.build_in_place
-    if _jit.ready(kernel) or not _jit.compile_in_background(kernel, 0, False, reading):
-        _in_place_reader = reading
+    try:
+        if _jit.ready(kernel) or not _jit.compile_in_background(kernel, 0, False, reading):
+            _in_place_reader = reading
+    except Exception as exc:  # noqa: BLE001 - any compile error: the marshal path serves instead
+        _in_place_failed = True
+        _jit.log.warning("qwirkle_core: boards are built the slower way: compiling build_in_place failed: %s", exc)
     return _in_place_reader
 
 

@@ -63,6 +63,8 @@ def _number_variants(x: int) -> list[tuple[Any, bool, bool]]:
         (x + 2**32, False, False),  # the same low 32 bits: must not pass as x
         (x - 2**32, False, False),
         (x + 2**63, False, False),
+        (-(2**63), False, False),  # abs() of it is itself in int64
+        (-(2**70), False, False),  # read as -2**63 (clipped) in place
     ]
     if x in (0, 1):
         out += [(bool(x), False, False), (np.bool_(x), False, False)]

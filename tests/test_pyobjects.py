@@ -17,7 +17,7 @@ from typing import Any
 import numba
 import pytest
 
-from qwirkle_core import Board, _jit, _pyobjects
+from qwirkle_core import Board, Tile, _jit, _pyobjects
 from qwirkle_core import board as board_module
 from qwirkle_core.errors import InvalidPositionError
 
@@ -61,6 +61,36 @@ def test_the_library_reads_in_place_only_with_a_compiled_kernel_that_keeps_the_g
         with _jit.foreground():
             assert _jit.ready(board_module._state.build_in_place)
     assert Board.from_placements(board.placements()) == board
+
+
+@pytest.mark.skipif(JIT_OFF, reason="the library reads in place only with the JIT on")
+def test_a_reading_kernel_that_fails_to_compile_leaves_the_marshal_path(monkeypatch: Any, caplog: Any) -> None:
+    board = Board("Rc@0,0 Rs@0,1 Bs@1,1")
+    monkeypatch.setattr(board_module, "_in_place_reader", None)
+    monkeypatch.setattr(board_module, "_in_place_failed", False)
+    monkeypatch.setattr(_jit, "ready", lambda kernel: False)
+
+    def fail(kernel: Any, *args: Any) -> bool:
+        raise RuntimeError("no compiler today")
+
+    monkeypatch.setattr(_jit, "compile_in_background", fail)
+    with caplog.at_level("WARNING", logger="qwirkle_core"):
+        assert Board.from_placements(board.placements()) == board
+        assert Board.from_json(board.to_json()) == board
+    assert board_module._in_place_failed
+    assert [r.message for r in caplog.records if "build_in_place" in r.message] == [
+        "qwirkle_core: boards are built the slower way: compiling build_in_place failed: no compiler today"
+    ]
+
+
+def test_coordinates_beyond_int64_are_refused_not_wrapped() -> None:
+    for row in (-(2**63), -(2**70), 2**63, 2**70):
+        with pytest.raises(InvalidPositionError):
+            Board.from_placements([(row, 0, Tile.from_text("Rc"))])
+        with pytest.raises(InvalidPositionError):
+            Board.from_json([[0, row, 0, 0]])
+        with pytest.raises(InvalidPositionError):
+            Board.from_placements([(row, 0, Tile.from_text("Rc")), (0, 0, Tile.from_text("Rs"))])
 
 
 @pytest.mark.skipif(JIT_OFF, reason="the library reads in place only with the JIT on")
