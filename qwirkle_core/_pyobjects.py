@@ -16,15 +16,18 @@ live objects and gives None anywhere else, and the callers then take another pat
 - a list's or a tuple's length follows (``PyVarObject``); then a tuple's items lie
   inline and a list's are an array that the next word points to (``PyTupleObject``,
   ``PyListObject``: unchanged since Python 2);
-- an int's value comes from the C API (``PyNumber_AsSsize_t``), not from its layout,
-  which changed in 3.12;
+- an int is its digit count and sign, in the word after its type, then its digits
+  of 30 bits in 32-bit words: ``ob_size`` (the count, negative for a negative int)
+  up to 3.11, ``lv_tag`` (the count << 3, then 0, 1 or 2 for positive, zero,
+  negative) from 3.12.  Only one digit is ever read: a bigger int is no coordinate,
+  colour or shape, and reads as BIG_INT (what the caller rejects);
 - a tile is one of the 36 shared ``Tile`` objects: known by its address.
 
 Why it is safe: the kernel that reads keeps the GIL for its whole call
 (``_jit.gil_kernel``), so no other thread can change or free what it reads, and the
 caller holds the list.  It follows a pointer only into an object whose type it has
-checked, and reads only within the length that object gives.  The plain-Python twins
-of the two reads (for the JIT-off test run) go through ctypes.
+checked, and reads only within the length that object gives; it calls nothing.  The
+plain-Python twins of the two reads (for the JIT-off test run) go through ctypes.
 """
 
 from __future__ import annotations
@@ -39,51 +42,45 @@ from typing import Any, cast
 import numpy as np
 
 from ._geometry import KArray, KInt
-from ._jit import JIT_OFF, helper, plain_python_twin
+from ._jit import JIT_OFF, helper, plain_python, plain_python_twin
 from .tiles import ALL_TILES, N_KINDS
 
 WORD = 8
 TYPE_AT = 8  # PyObject: ob_refcnt, ob_type
-LENGTH_AT = 16  # PyVarObject: ob_size
+LENGTH_AT = 16  # PyVarObject: ob_size; an int's digit count and sign
 ITEMS_AT = 24  # PyTupleObject: ob_item[] inline; PyListObject: a pointer to ob_item[]
+DIGIT_BITS = 30
+BIG_INT = np.int64(1) << 62  # what an int of two digits or more reads as (with its sign)
 
-# The reader: the addresses a kernel compares and calls, found in this process.
+# The reader: what a kernel compares, found in this process.
 R_LIST = 0  # the type objects list, tuple and int
 R_TUPLE = 1
 R_INT = 2
-R_AS_INDEX = 3  # PyNumber_AsSsize_t
+R_INT_TAGGED = 3  # 1: an int's count and sign are an lv_tag (3.12+), 0: an ob_size
 R_TILES = 4  # the addresses of the 36 tiles, ascending
 R_KINDS = R_TILES + N_KINDS  # the kind of each of them
 READER_SIZE = R_KINDS + N_KINDS
-
-_AS_INDEX_TYPE = ctypes.PYFUNCTYPE(ctypes.c_ssize_t, ctypes.c_void_p, ctypes.c_void_p)
 
 
 def _word_at_in_python(address: int) -> int:
     return ctypes.c_int64.from_address(int(address)).value
 
 
-@functools.cache
-def _as_index_function(function: int) -> Any:
-    # PYFUNCTYPE: called with the GIL held, as the compiled kernel calls it.
-    return _AS_INDEX_TYPE(function)
+def _digit_at_in_python(address: int) -> int:
+    return ctypes.c_uint32.from_address(int(address)).value
 
 
-def _as_index_in_python(function: int, address: int) -> int:
-    return cast(int, _as_index_function(int(function))(int(address), None))
-
-
-def _intrinsics() -> tuple[Callable[[int], int], Callable[[int, int], int]]:
-    """``word_at(address)``: the int64 at ``address``; ``as_index(function, address)``:
-    ``function(address, NULL)`` for a C function ``Py_ssize_t f(PyObject *, PyObject *)``
-    (PyNumber_AsSsize_t: an int's value, clipped to 64 bits, no exception set)."""
+def _intrinsics() -> tuple[Callable[[int], int], Callable[[int], int]]:
+    """``word_at(address)``: the int64 at ``address``; ``digit_at(address)``: the
+    uint32 there (an int's digit), as an int64."""
     if JIT_OFF:
-        return _word_at_in_python, _as_index_in_python
+        return _word_at_in_python, _digit_at_in_python
     from llvmlite import ir  # type: ignore[import-untyped]  # pragma: no cover - the JIT-off run returns above
     from numba.core import types
     from numba.extending import intrinsic
 
     word = ir.IntType(64)
+    digit = ir.IntType(32)
 
     @intrinsic
     def word_at(typingctx: Any, address: Any) -> Any:
@@ -93,19 +90,18 @@ def _intrinsics() -> tuple[Callable[[int], int], Callable[[int, int], int]]:
         return types.int64(types.int64), codegen
 
     @intrinsic
-    def as_index(typingctx: Any, function: Any, address: Any) -> Any:
+    def digit_at(typingctx: Any, address: Any) -> Any:
         def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-            c_function = builder.inttoptr(args[0], ir.FunctionType(word, [word, word]).as_pointer())
-            return builder.call(c_function, [args[1], ir.Constant(word, 0)])
+            return builder.zext(builder.load(builder.inttoptr(args[0], digit.as_pointer())), word)
 
-        return types.int64(types.int64, types.int64), codegen
+        return types.int64(types.int64), codegen
 
     plain_python_twin(word_at, _word_at_in_python)
-    plain_python_twin(as_index, _as_index_in_python)
-    return cast(Callable[[int], int], word_at), cast(Callable[[int, int], int], as_index)
+    plain_python_twin(digit_at, _digit_at_in_python)
+    return cast(Callable[[int], int], word_at), cast(Callable[[int], int], digit_at)
 
 
-word_at, as_index = _intrinsics()
+word_at, digit_at = _intrinsics()
 
 
 @helper
@@ -149,8 +145,19 @@ def is_int(obj: KInt, reader: KArray) -> bool:
 
 @helper
 def int_value(obj: KInt, reader: KArray) -> KInt:
-    """The value of an int (``is_int``), clipped to int64."""
-    return as_index(reader[R_AS_INDEX], obj)
+    """The value of an int (``is_int``) of one digit at most; +-BIG_INT for a bigger
+    one."""
+    count = word_at(obj + LENGTH_AT)
+    if reader[R_INT_TAGGED]:
+        digits = count >> 3
+        negative = (count & 3) == 2
+    else:
+        digits = abs(count)
+        negative = count < 0
+    if digits == 0:
+        return 0
+    value = digit_at(obj + ITEMS_AT) if digits == 1 else BIG_INT
+    return -value if negative else value
 
 
 @helper
@@ -169,14 +176,17 @@ def tile_kind(obj: KInt, reader: KArray) -> KInt:
     return -1
 
 
-def _as_index_address() -> int:
-    return cast(int, ctypes.cast(ctypes.pythonapi.PyNumber_AsSsize_t, ctypes.c_void_p).value)
+def _int_value_in_python(obj: Any, tagged: int) -> int:
+    """What the kernels read as ``obj``'s value (an int) with R_INT_TAGGED ``tagged``."""
+    reading = np.zeros(READER_SIZE, np.int64)
+    reading[R_INT_TAGGED] = tagged
+    return int(plain_python(int_value)(id(obj), reading))
 
 
-def _layout_holds() -> bool:
+def _layout_holds(tagged: int) -> bool:
     """Whether live objects have the layout the module docstring describes: the type
     and the length read where they should be (each read within the object), then the
-    items through them, and ints through the C API."""
+    items through them, and ints (``tagged``: as an lv_tag) by their digits."""
     values: list[Any] = [-(2**40), -7, 0, 1, 255, 2**31, 2**62, True, None]
     pairs = [(values, list), (tuple(values), tuple), (2**70, int)]
     for obj, kind in pairs:
@@ -193,9 +203,14 @@ def _layout_holds() -> bool:
     for k, value in enumerate(inline):
         if _word_at_in_python(id(inline) + ITEMS_AT + WORD * k) != id(value):
             return False
-    as_index_address = _as_index_address()
-    for value in (-(2**40), -7, 0, 255, 2**62, 2**70, -(2**70)):
-        if _as_index_in_python(as_index_address, id(value)) != max(-(2**63), min(value, 2**63 - 1)):
+    if sys.int_info.bits_per_digit != DIGIT_BITS or sys.int_info.sizeof_digit != 4:
+        return False
+    one_digit = [0, 1, -1, 5, -5, 1000, -1000, 2**29, -(2**29), 2**30 - 1, -(2**30 - 1)]
+    for value in one_digit + [int(str(v)) for v in one_digit]:  # static and heap ints
+        if _int_value_in_python(value, tagged) != value:
+            return False
+    for value in (2**30, -(2**30), 2**62, -(2**70)):
+        if _int_value_in_python(value, tagged) != (BIG_INT if value > 0 else -BIG_INT):
             return False
     return True
 
@@ -210,15 +225,16 @@ def reader() -> KArray | None:
         return None
     if sysconfig.get_config_var("Py_GIL_DISABLED") or hasattr(sys, "getobjects"):
         return None
-    if not _layout_holds():
+    tagged = int(sys.version_info >= (3, 12))
+    if not _layout_holds(tagged):
         return None
     reading = np.zeros(READER_SIZE, np.int64)
     reading[R_LIST] = id(list)
     reading[R_TUPLE] = id(tuple)
     reading[R_INT] = id(int)
-    reading[R_AS_INDEX] = _as_index_address()
+    reading[R_INT_TAGGED] = tagged
     tiles = sorted((id(tile), tile.kind) for tile in ALL_TILES)
     reading[R_TILES:R_KINDS] = [address for address, _ in tiles]
     reading[R_KINDS:] = [kind for _, kind in tiles]
-    reading.setflags(write=False)  # what the kernel trusts, and the address it calls
+    reading.setflags(write=False)  # what the kernel trusts
     return reading

@@ -34,9 +34,12 @@ CPYTHON_WITH_A_GIL = (
 def test_a_kernel_can_read_python_objects_here() -> None:
     """Where the reader should work it does: a change of CPython's layouts that it
     detects would quietly cost from_placements its fast path, so it fails here."""
-    assert _pyobjects._layout_holds()
+    tagged = int(sys.version_info >= (3, 12))  # ints' digit count: lv_tag from 3.12
+    assert _pyobjects._layout_holds(tagged)
+    assert not _pyobjects._layout_holds(1 - tagged)  # the probe tells the two apart
     reading = _pyobjects.reader()
     assert reading is not None
+    assert reading[_pyobjects.R_INT_TAGGED] == tagged
     kinds = reading[_pyobjects.R_KINDS :]
     assert sorted(kinds) == list(range(36))
     assert list(reading[_pyobjects.R_TILES : _pyobjects.R_KINDS]) == sorted(
