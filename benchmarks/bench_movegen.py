@@ -3,8 +3,12 @@
     .venv/bin/python -m pytest benchmarks/bench_movegen.py --benchmark-enable
 
 Each round handles ONE position, cycling through a fixed set, so the reported median
-is a median over positions.  Without --benchmark-enable each benchmark runs once, as
-a smoke test (that is how the test suite runs them).
+is a median over positions.  The figures of the mid-game state (``legal_moves``, the
+kernel, building, copying, push + pop) come twice: ``cold``, each round on the next
+position (its data not in the CPU caches), and ``warm``, each timed call just after an
+untimed one on the same position (see ``positions.time_per_position``).  Without
+--benchmark-enable each benchmark runs once, as a smoke test (that is how the test
+suite runs them).
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ import pytest
 from qwirkle_core import Board, Move
 from qwirkle_core._movegen import INITIAL_CAPACITY, MODE_ALL, OUT_COLS, generate
 
-from .positions import cycle_queries, positions, worst_cases
+from .positions import CACHES, cycle_queries, positions, time_per_position, worst_cases
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -36,6 +40,11 @@ def test_legal_moves(benchmark: Any, phase: str) -> None:
     benchmark.extra_info["tiles"] = f"{min(len(b) for b, _ in items)}-{max(len(b) for b, _ in items)}"
     benchmark.extra_info["mean_moves"] = sum(moves) / len(moves)
     benchmark(cycle_queries(items, lambda b, h: b.legal_moves(h)))
+
+
+def test_legal_moves_mid_game_warm(benchmark: Any) -> None:
+    """test_legal_moves[mid], each call just after one on the same position."""
+    time_per_position(benchmark, [lambda b=b, h=h: b.legal_moves(h) for b, h in positions("mid")], "warm")
 
 
 def test_legal_moves_worst_case(benchmark: Any) -> None:
@@ -58,57 +67,49 @@ def test_other_queries_mid_game(benchmark: Any, query: str) -> None:
         benchmark(cycle_queries(items, lambda b, h: getattr(b, query)(h)))
 
 
-def test_generate_kernel_mid_game(benchmark: Any) -> None:
+@pytest.mark.parametrize("cache", CACHES)
+def test_generate_kernel_mid_game(benchmark: Any, cache: str) -> None:
     """The bare kernel call that legal_moves makes: the board state, a move table to
     write into, the hand's kind mask (no Python around it but the call)."""
     out = np.empty((INITIAL_CAPACITY, OUT_COLS), np.int32)
     items = [(b.state_arrays()[0], sum(1 << t.kind for t in set(h))) for b, h in positions("mid")]
-    for state, mask in items:
-        generate(state, out, mask, MODE_ALL)
-    it = itertools.cycle(items)
-
-    def one() -> int:
-        state, mask = next(it)
-        return int(generate(state, out, mask, MODE_ALL))
-
-    benchmark(one)
+    time_per_position(
+        benchmark, [lambda state=state, mask=mask: int(generate(state, out, mask, MODE_ALL)) for state, mask in items],
+        cache,
+    )
 
 
+@pytest.mark.parametrize("cache", CACHES)
 @pytest.mark.parametrize("trusted", [False, True], ids=["checked", "trusted"])
-def test_push_pop_mid_game(benchmark: Any, trusted: bool) -> None:
+def test_push_pop_mid_game(benchmark: Any, trusted: bool, cache: str) -> None:
     """Push a generated move and pop it: checked (the default), or trusted (the fast
     path for moves taken from legal_moves)."""
     items = [(b.copy(), b.legal_moves(h)[0]) for b, h in positions("mid") if b.has_move(h)]
-    it = itertools.cycle(items)
 
-    def one() -> None:
-        board, move = next(it)
+    def push_pop(board: Board, move: Move) -> None:
         board.push(move, trusted=trusted)
         board.pop()
 
-    benchmark(one)
+    time_per_position(benchmark, [lambda b=b, m=m: push_pop(b, m) for b, m in items], cache)
 
 
+@pytest.mark.parametrize("cache", CACHES)
 @pytest.mark.parametrize("source", ["placements", "json"])
-def test_build_board_mid_game(benchmark: Any, source: str) -> None:
+def test_build_board_mid_game(benchmark: Any, source: str, cache: str) -> None:
     """Board.from_placements / Board.from_json of a mid-game board (30-70 tiles),
     checked entirely (cells, copies, lines, connectivity)."""
     if source == "placements":
-        inputs = [b.placements() for b, _ in positions("mid")]
-        build = Board.from_placements
+        inputs: list[Any] = [b.placements() for b, _ in positions("mid")]
+        build: Any = Board.from_placements
     else:
         inputs = [b.to_json() for b, _ in positions("mid")]
         build = Board.from_json
-    for x in inputs:
-        build(x)
-    it = itertools.cycle(inputs)
-    benchmark(lambda: build(next(it)))
+    time_per_position(benchmark, [lambda x=x: build(x) for x in inputs], cache)
 
 
-def test_copy_mid_game(benchmark: Any) -> None:
-    boards = [b for b, _ in positions("mid")]
-    it = itertools.cycle(boards)
-    benchmark(lambda: next(it).copy())
+@pytest.mark.parametrize("cache", CACHES)
+def test_copy_mid_game(benchmark: Any, cache: str) -> None:
+    time_per_position(benchmark, [b.copy for b, _ in positions("mid")], cache)
 
 
 def test_score_mid_game(benchmark: Any) -> None:

@@ -102,3 +102,33 @@ def cycle_queries(items: list[Position], query: Callable[[Board, list[Tile]], An
         return query(board, hand)
 
     return one
+
+
+# Rounds per position of a warm benchmark: 60 positions give 2,400 timed calls.
+WARM_ROUNDS_PER_POSITION = 40
+CACHES = ("cold", "warm")
+
+
+def time_per_position(benchmark: Any, calls: list[Callable[[], Any]], cache: str) -> None:
+    """Time ONE call per round, cycling through ``calls`` (one per position, each run
+    once first, to compile): the median is a median over positions.
+
+    - ``cold``: consecutive rounds take consecutive positions, so a call finds the
+      last position's data in the CPU caches, not its own (a program that jumps from
+      board to board);
+    - ``warm``: an untimed call of the same position comes just before each timed
+      one (a search or a bot that queries the board it stands on, again and again)."""
+    for call in calls:
+        call()
+    it = itertools.cycle(calls)
+    if cache == "cold":
+        benchmark(lambda: next(it)())
+        return
+
+    def warmed() -> tuple[tuple[Callable[[], Any]], dict[str, Any]]:
+        call = next(it)
+        call()
+        return (call,), {}
+
+    benchmark.pedantic(lambda call: call(), setup=warmed, rounds=WARM_ROUNDS_PER_POSITION * len(calls))
+

@@ -8,8 +8,9 @@ from __future__ import annotations
 import numpy as np
 
 from ._geometry import KArray, KInt
-from ._jit import kernel
+from ._jit import gil_kernel, kernel
 from ._lines import lowest_bit
+from ._pyobjects import is_list, item_of, sequence_of, tile_kind
 from ._state import (
     CELL_TAKEN,
     GAP,
@@ -20,13 +21,16 @@ from ._state import (
     NOT_TOUCHING,
     OK,
     S_COL_AT,
+    S_FULL,
     S_LEFT,
     S_OCC_AT,
+    S_ONE,
     S_R0,
     S_R1,
     S_ROW_AT,
     S_TILES,
     S_TOP,
+    S_TWO,
     S_WIDTH,
     S_WORDS,
     SAME_CELL,
@@ -38,6 +42,7 @@ from ._state import (
 __all__ = [
     "CELL_TAKEN", "GAP", "INVALID_LINE", "NOT_CONNECTED", "NOT_ONE_LINE", "NOT_TOUCHING", "NO_TILES", "OK",
     "SAME_CELL", "TOO_FAR", "TOO_MANY_COPIES", "TOO_MANY_TILES", "cell_masks", "fitting_kinds", "frontier",
+    "hand_mask_in_place",
 ]
 
 WORD_LOW_63 = 0x7FFFFFFFFFFFFFFF
@@ -108,3 +113,37 @@ def fitting_kinds(st: KArray) -> KInt:
         p = cells[i]
         fits |= st[row_at + p] & st[col_at + p]
     return fits & 0xFFFFFFFFF
+
+
+HAND_UNREAD = -1  # hand_mask_in_place: not a list or tuple of at most 6 of the 36 tiles
+HAND_TOO_MANY_COPIES = -2  # hand_mask_in_place: with the board's, more than 3 copies of a kind
+
+
+@gil_kernel
+def hand_mask_in_place(hand: KInt, reader: KArray, st: KArray) -> KInt:
+    """The kind mask of the hand at address ``hand``, read where it lies (see
+    ``_pyobjects``; the caller holds it): a list or a tuple of at most six of the 36
+    tiles, which with the board ``st`` make at most 3 copies of any kind.  Else
+    HAND_UNREAD or HAND_TOO_MANY_COPIES, and the caller checks the hand the slow way,
+    which takes what the API allows and names what is wrong."""
+    n = sequence_of(hand, reader, True)
+    if n < 0 or n > 6:
+        return HAND_UNREAD
+    in_list = is_list(hand, reader)
+    once = np.int64(0)  # kinds held at least once, twice, three times, four times
+    twice = np.int64(0)
+    thrice = np.int64(0)
+    four = np.int64(0)
+    for a in range(n):
+        kind = tile_kind(item_of(hand, in_list, a), reader)
+        if kind < 0:
+            return HAND_UNREAD
+        bit = np.int64(1) << kind
+        four |= thrice & bit
+        thrice |= twice & bit
+        twice |= once & bit
+        once |= bit
+    if four or once & st[S_FULL] or twice & st[S_TWO] or thrice & st[S_ONE]:
+        return HAND_TOO_MANY_COPIES
+    return once
+

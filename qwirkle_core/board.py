@@ -10,7 +10,7 @@ import marshal
 import operator
 import threading
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -116,31 +116,44 @@ _KIND = operator.attrgetter("kind")
 
 _TUPLE_TYPE = frozenset({tuple})  # the set of types of a list of tuples
 
-# _pyobjects' reader, once _state.build_in_place is compiled here: then boards are built
-# from Python lists read where they lie.  None until then, and wherever a kernel cannot
-# read Python objects.
-_in_place_reader: npt.NDArray[np.int64] | None = None
-_in_place_failed = False  # its kernel failed to compile: never asked again
+class _InPlace:
+    """A kernel that reads Python objects where they lie (``_pyobjects``), and the
+    reader to call it with: ``reader`` is None until the kernel can run here (compiled,
+    or loaded from the cache, or compiled at once when kernels compile in the
+    foreground), and wherever no kernel can read Python objects.  While the kernel
+    compiles in the background its callers take their other path: it must never run
+    as plain Python beside other threads (what it reads is theirs too), and so with the
+    JIT off (where the tests call it themselves, on their own values)."""
+
+    __slots__ = ("example", "failed", "kernel", "reader")
+
+    def __init__(self, kernel: Any, example: Callable[[npt.NDArray[np.int64]], tuple[Any, ...]]) -> None:
+        self.kernel = kernel
+        self.example = example  # the arguments of a call, given the reader
+        self.reader: npt.NDArray[np.int64] | None = None
+        self.failed = False  # the kernel failed to compile: never asked again
+
+    def when_ready(self) -> npt.NDArray[np.int64] | None:
+        """``reader``, after asking for the kernel to be compiled if it is not yet."""
+        reading = _pyobjects.reader()
+        if reading is None or _jit.JIT_OFF or self.failed:
+            return None
+        try:
+            if _jit.ready(self.kernel) or not _jit.compile_in_background(self.kernel, *self.example(reading)):
+                self.reader = reading
+        except Exception as exc:  # noqa: BLE001 - any compile error: the other path serves instead
+            self.failed = True
+            _jit.log.warning(
+                "qwirkle_core: a slower path serves instead: compiling %s failed: %s",
+                self.kernel.py_func.__name__,
+                exc,
+            )
+        return self.reader
 
 
-def _reader_when_ready() -> npt.NDArray[np.int64] | None:
-    """The reader if build_in_place can run now: compiled, or loaded from the cache,
-    or compiled here when kernels compile in the foreground.  While it compiles in the
-    background, None: it must never run as plain Python beside other threads (the
-    lists it reads are theirs too), so the boards take the marshal path meanwhile;
-    and so with the JIT off (where the tests call it themselves, on their own lists)."""
-    global _in_place_reader, _in_place_failed
-    reading = _pyobjects.reader()
-    if reading is None or _jit.JIT_OFF or _in_place_failed:
-        return None
-    kernel = _state.build_in_place
-    try:
-        if _jit.ready(kernel) or not _jit.compile_in_background(kernel, 0, False, reading):
-            _in_place_reader = reading
-    except Exception as exc:  # noqa: BLE001 - any compile error: the marshal path serves instead
-        _in_place_failed = True
-        _jit.log.warning("qwirkle_core: boards are built the slower way: compiling build_in_place failed: %s", exc)
-    return _in_place_reader
+# Boards built from Python lists, and hands checked, where they lie.
+_BUILD_IN_PLACE = _InPlace(_state.build_in_place, lambda reading: (0, False, reading))
+_HAND_IN_PLACE = _InPlace(_rules.hand_mask_in_place, lambda reading: (0, reading, _EMPTY_STATE.copy()))
 
 
 def _placed_values(items: list[Placement]) -> npt.NDArray[np.int64]:
@@ -211,7 +224,9 @@ class Board:
         # The common case (exact ints, Tiles, tuples or lists) in one kernel call that
         # reads the list where it lies; anything else takes the slow path, which names
         # what is wrong.
-        reading = _in_place_reader if _in_place_reader is not None else _reader_when_ready()
+        reading = _BUILD_IN_PLACE.reader
+        if reading is None:
+            reading = _BUILD_IN_PLACE.when_ready()
         if reading is not None:
             st = _state.build_in_place(id(items), False, reading)
             if st[S_ERROR] == _rules.OK:
@@ -253,7 +268,9 @@ class Board:
         # where they lie (as from_placements); elsewhere, or while that kernel
         # compiles, written by marshal and read by a kernel that checks their layout
         # (so booleans, floats and the like) and their ranges.
-        reading = _in_place_reader if _in_place_reader is not None else _reader_when_ready()
+        reading = _BUILD_IN_PLACE.reader
+        if reading is None:
+            reading = _BUILD_IN_PLACE.when_ready()
         if reading is not None:
             st = _state.build_in_place(id(value), True, reading)
             if st[S_ERROR] == _rules.OK:
@@ -392,9 +409,22 @@ class Board:
     # ----------------------------------------------------------- the queries
     def _hand_bits(self, hand: Sequence[Tile]) -> int:
         """The kind mask of a hand, checked but for the kinds whose three copies are
-        all on the board (the generator refuses those: HAND_CONFLICT; this is on the
-        hot path of every query, hence the single loop; the slow path only runs for
-        copies in the hand that, with the board's, make too many)."""
+        all on the board (the generator refuses those: HAND_CONFLICT).  On the hot
+        path of every query: a list or a tuple of the 36 tiles is read and checked
+        where it lies, in one kernel call; anything else, or a hand that makes too
+        many copies, takes the Python path, which says what is wrong."""
+        reading = _HAND_IN_PLACE.reader
+        if reading is None:
+            reading = _HAND_IN_PLACE.when_ready()
+        if reading is not None:
+            mask: int = _rules.hand_mask_in_place(id(hand), reading, self._st)
+            if mask >= 0:
+                return mask
+        return self._hand_bits_in_python(hand)
+
+    def _hand_bits_in_python(self, hand: Sequence[Tile]) -> int:
+        """:meth:`_hand_bits` one tile at a time (the copies checked only for kinds the
+        hand holds twice or more)."""
         if hand.__class__ is not list and hand.__class__ is not tuple:
             hand = _as_hand_sequence(hand)
         if len(hand) > MAX_HAND:

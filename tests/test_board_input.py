@@ -104,17 +104,17 @@ def _fast_path(path: str) -> Iterator[None]:
     too, where the library itself does not: these tests own their lists), or marshal
     (as where no kernel can read Python objects)."""
     saved_reader = _pyobjects.reader
-    saved_ready = board_module._in_place_reader
+    saved_ready = board_module._BUILD_IN_PLACE.reader
     reading = _pyobjects.reader()
     assert reading is not None
-    board_module._in_place_reader = reading if path == "in place" else None
+    board_module._BUILD_IN_PLACE.reader = reading if path == "in place" else None
     if path == "marshal":
         _pyobjects.reader = lambda: None  # type: ignore[assignment]
     try:
         yield
     finally:
         _pyobjects.reader = saved_reader  # type: ignore[method-assign]
-        board_module._in_place_reader = saved_ready
+        board_module._BUILD_IN_PLACE.reader = saved_ready
 
 
 def _a_board(data: st.DataObject) -> Board:

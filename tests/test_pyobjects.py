@@ -16,10 +16,14 @@ from typing import Any
 
 import numba
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from qwirkle_core import Board, Tile, _jit, _pyobjects
+from qwirkle_core import Board, Tile, _jit, _pyobjects, _rules
 from qwirkle_core import board as board_module
-from qwirkle_core.errors import InvalidPositionError
+from qwirkle_core.errors import InvalidPositionError, QwirkleError
+from qwirkle_core.tiles import ALL_TILES
+from tests.games import random_positions
 
 JIT_OFF = bool(numba.config.DISABLE_JIT)
 CPYTHON_WITH_A_GIL = (
@@ -47,30 +51,37 @@ def test_a_kernel_can_read_python_objects_here() -> None:
     )
 
 
-def test_the_library_reads_in_place_only_with_a_compiled_kernel_that_keeps_the_gil(monkeypatch: Any) -> None:
+@pytest.mark.parametrize("which", ["build", "hand"])
+def test_the_library_reads_in_place_only_with_a_compiled_kernel_that_keeps_the_gil(which: str, monkeypatch: Any) -> None:
     board = Board("Rc@0,0 Rs@0,1 Bs@1,1")
-    monkeypatch.setattr(board_module, "_in_place_reader", None)
+    in_place = board_module._BUILD_IN_PLACE if which == "build" else board_module._HAND_IN_PLACE
+    monkeypatch.setattr(in_place, "reader", None)
+    hand = [Tile.from_text(t) for t in ("Rd", "Bd", "Gs")]
     if JIT_OFF:  # plain Python lets other threads run between its reads
-        assert board_module._reader_when_ready() is None
+        assert in_place.when_ready() is None
     else:
-        # While the kernel compiles in the background, boards take the marshal path.
+        assert in_place.kernel.targetoptions["nogil"] is False
+        # While the kernel compiles in the background, the other path serves.
         monkeypatch.setattr(_jit, "ready", lambda kernel: False)
         monkeypatch.setattr(_jit, "compile_in_background", lambda kernel, *args: True)
-        assert board_module._reader_when_ready() is None
+        assert in_place.when_ready() is None
         assert Board.from_placements(board.placements()) == board
         assert Board.from_json(board.to_json()) == board
+        assert len(board.legal_moves(hand)) == 13
         monkeypatch.undo()
-        assert board_module._reader_when_ready() is _pyobjects.reader() is not None
-        with _jit.foreground():
-            assert _jit.ready(board_module._state.build_in_place)
+        monkeypatch.setattr(in_place, "reader", None)
+        assert in_place.when_ready() is _pyobjects.reader() is not None
+        assert _jit.ready(in_place.kernel)
     assert Board.from_placements(board.placements()) == board
+    assert len(board.legal_moves(hand)) == 13
 
 
 @pytest.mark.skipif(JIT_OFF, reason="the library reads in place only with the JIT on")
-def test_a_reading_kernel_that_fails_to_compile_leaves_the_marshal_path(monkeypatch: Any, caplog: Any) -> None:
+def test_a_reading_kernel_that_fails_to_compile_leaves_the_other_path(monkeypatch: Any, caplog: Any) -> None:
     board = Board("Rc@0,0 Rs@0,1 Bs@1,1")
-    monkeypatch.setattr(board_module, "_in_place_reader", None)
-    monkeypatch.setattr(board_module, "_in_place_failed", False)
+    for in_place in (board_module._BUILD_IN_PLACE, board_module._HAND_IN_PLACE):
+        monkeypatch.setattr(in_place, "reader", None)
+        monkeypatch.setattr(in_place, "failed", False)
     monkeypatch.setattr(_jit, "ready", lambda kernel: False)
 
     def fail(kernel: Any, *args: Any) -> bool:
@@ -80,9 +91,11 @@ def test_a_reading_kernel_that_fails_to_compile_leaves_the_marshal_path(monkeypa
     with caplog.at_level("WARNING", logger="qwirkle_core"):
         assert Board.from_placements(board.placements()) == board
         assert Board.from_json(board.to_json()) == board
-    assert board_module._in_place_failed
-    assert [r.message for r in caplog.records if "build_in_place" in r.message] == [
-        "qwirkle_core: boards are built the slower way: compiling build_in_place failed: no compiler today"
+        assert len(board.legal_moves([Tile.from_text("Rd")])) == 3
+    assert board_module._BUILD_IN_PLACE.failed and board_module._HAND_IN_PLACE.failed
+    assert sorted(r.message for r in caplog.records if "failed" in r.message) == [
+        "qwirkle_core: a slower path serves instead: compiling build_in_place failed: no compiler today",
+        "qwirkle_core: a slower path serves instead: compiling hand_mask_in_place failed: no compiler today",
     ]
 
 
@@ -139,3 +152,63 @@ def test_a_list_changed_by_another_thread_meanwhile_never_crashes() -> None:
         worker.join()
         sys.setswitchinterval(switch)
     assert built > 0
+
+
+class HandList(list):  # type: ignore[type-arg]
+    pass
+
+
+def _outcome(call: Any) -> Any:
+    try:
+        return [m.text() for m in call()]
+    except QwirkleError as exc:
+        return (type(exc), str(exc))
+
+
+@settings(max_examples=15 if JIT_OFF else 150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_a_hand_read_in_place_is_the_hand_checked_in_python(data: st.DataObject) -> None:
+    """The hand kernel's verdict against an independent count, and every query the same
+    with it and without it (the Python path's moves, or its error and message)."""
+    reading = _pyobjects.reader()
+    if reading is None:
+        pytest.skip("no kernel reads Python objects on this Python")
+    board = Board()
+    for board, _ in random_positions(data, max_turns=data.draw(st.integers(0, 60), label="turns")):
+        pass
+    board = board.copy()
+    hand: Any = data.draw(st.lists(st.sampled_from(ALL_TILES), max_size=7), label="hand")
+    odd = data.draw(st.sampled_from(["none", "foreign tile", "int", "text", "tuple", "subclass"]), label="odd")
+    if odd in ("foreign tile", "int", "text") and hand:
+        k = data.draw(st.integers(0, len(hand) - 1), label="at")
+        hand[k] = {"foreign tile": Tile._make(hand[k].kind), "int": hand[k].kind, "text": hand[k].text()}[odd]
+    elif odd == "tuple":
+        hand = tuple(hand)
+    elif odd == "subclass":
+        hand = HandList(hand)
+    got = _rules.hand_mask_in_place(id(hand), reading, board.state_arrays()[0])
+    readable = type(hand) in (list, tuple) and len(hand) <= 6 and all(any(t is u for u in ALL_TILES) for t in hand)
+    counts = [0] * 36
+    for _, _, t in board.placements():
+        counts[t.kind] += 1
+    for t in hand if readable else ():
+        counts[t.kind] += 1
+    if not readable:
+        assert got == _rules.HAND_UNREAD
+    elif max(counts) > 3:
+        assert got == _rules.HAND_TOO_MANY_COPIES
+    else:
+        assert got == sum(1 << k for k in {t.kind for t in hand})
+    in_place = board_module._HAND_IN_PLACE
+    saved = in_place.reader
+    try:
+        in_place.reader = reading
+        read = [_outcome(lambda q=q: getattr(board, q)(hand)) for q in ("legal_moves", "best_moves")]
+        in_place.reader = None
+        in_place.failed = True  # the Python path only
+        checked = [_outcome(lambda q=q: getattr(board, q)(hand)) for q in ("legal_moves", "best_moves")]
+    finally:
+        in_place.reader = saved
+        in_place.failed = False
+    assert read == checked
+
