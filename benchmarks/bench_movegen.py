@@ -25,6 +25,7 @@ import numpy as np
 import pytest
 
 from qwirkle_core import Board, Move
+from qwirkle_core._jit import CompiledEntry
 from qwirkle_core._movegen import INITIAL_CAPACITY, MODE_ALL, OUT_COLS, generate
 
 from .positions import CACHES, cycle_queries, positions, time_per_position, worst_cases
@@ -70,12 +71,15 @@ def test_other_queries_mid_game(benchmark: Any, query: str) -> None:
 @pytest.mark.parametrize("cache", CACHES)
 def test_generate_kernel_mid_game(benchmark: Any, cache: str) -> None:
     """The bare kernel call that legal_moves makes: the board state, a move table to
-    write into, the hand's kind mask (no Python around it but the call)."""
+    write into, the hand's kind mask (no Python around it but the call, through the
+    compiled code's own entry as legal_moves calls it)."""
     out = np.empty((INITIAL_CAPACITY, OUT_COLS), np.int32)
     items = [(b.state_arrays()[0], sum(1 << t.kind for t in set(h))) for b, h in positions("mid")]
+    entry = CompiledEntry(generate)
+    entry.call(items[0][0], out, items[0][1], MODE_ALL)  # compiled: call is now its entry
+    call = entry.call
     time_per_position(
-        benchmark, [lambda state=state, mask=mask: int(generate(state, out, mask, MODE_ALL)) for state, mask in items],
-        cache,
+        benchmark, [lambda state=state, mask=mask: call(state, out, mask, MODE_ALL) for state, mask in items], cache
     )
 
 

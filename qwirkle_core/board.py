@@ -151,6 +151,10 @@ class _InPlace:
         return self.reader
 
 
+# The generator as the queries below call it: always a board's state (int64), the
+# thread's move table (int32 rows), the hand's mask and the mode (ints).
+_GENERATE = _jit.CompiledEntry(generate)
+
 # Boards built from Python lists, and hands checked, where they lie.
 _BUILD_IN_PLACE = _InPlace(_state.build_in_place, lambda reading: (0, False, reading))
 _HAND_IN_PLACE = _InPlace(_rules.hand_mask_in_place, lambda reading: (0, reading, _EMPTY_STATE.copy()))
@@ -491,7 +495,7 @@ class Board:
         ``generate`` returns for ``mode`` with CHECK_EDGE: NEAR_EDGE, or the count."""
         mask = self._hand_bits(hand)
         out = _TABLES.out
-        n: int = generate(self._st, out, mask, mode | CHECK_EDGE)
+        n: int = _GENERATE.call(self._st, out, mask, mode | CHECK_EDGE)
         if n > out.shape[0] or n < 0:
             n, _ = self._generate_again(hand, mask, mode, n)
         return n
@@ -507,7 +511,7 @@ class Board:
         if n == NEAR_EDGE:
             return n, _TABLES.out
         out = _TABLES.out = np.empty((max(n, 4 * INITIAL_CAPACITY), OUT_COLS), np.int32)
-        return int(generate(self._st, out, mask, mode)), out
+        return int(_GENERATE.call(self._st, out, mask, mode)), out
 
     def near_edge(self) -> bool:
         """Whether some move could leave the playing area (|row|, |col| <= COORD_MAX):
@@ -520,7 +524,7 @@ class Board:
         from every legal move, those inside it."""
         mask = self._hand_bits(hand)
         out = _TABLES.out
-        n: int = generate(self._st, out, mask, MODE_ALL)
+        n: int = _GENERATE.call(self._st, out, mask, MODE_ALL)
         if n > out.shape[0] or n < 0:
             n, out = self._generate_again(hand, mask, MODE_ALL, n)
         return table_for_mode(inside_area(out[:n]).copy(), mode)
@@ -531,7 +535,7 @@ class Board:
         given in the canonical frame: the line starts at (0, 0) and runs east."""
         mask = self._hand_bits(hand)
         out = _TABLES.out
-        n: int = generate(self._st, out, mask, MODE_ALL | CHECK_EDGE)
+        n: int = _GENERATE.call(self._st, out, mask, MODE_ALL | CHECK_EDGE)
         if n > out.shape[0] or n < 0:
             if n == NEAR_EDGE:
                 return MoveList._trusted(self._edge_table(hand, MODE_ALL)[0])

@@ -364,3 +364,29 @@ def test_waiting_for_compiled_kernels_is_said_once(caplog: pytest.LogCaptureFixt
         _jit._said_waiting = saved
     said = [r.getMessage() for r in caplog.records]
     assert len(said) == 1 and said[0].startswith("waiting for the kernels to finish compiling")
+
+
+def test_a_compiled_entry_calls_the_dispatcher_until_its_code_is_there() -> None:
+    """CompiledEntry: the dispatcher's answers, then the compiled code's own entry for
+    the arguments' types (with the JIT off there is none: the dispatcher stays)."""
+    import numba
+    import numpy as np
+
+    from qwirkle_core import Board, _jit
+    from qwirkle_core._movegen import INITIAL_CAPACITY, MODE_ALL, OUT_COLS, generate
+
+    entry = _jit.CompiledEntry(generate)
+    board = Board("Rc@0,0 Rs@0,1 Bs@1,1")
+    out = np.empty((INITIAL_CAPACITY, OUT_COLS), np.int32)
+    state = board.state_arrays()[0]
+    mask = 1 << 3 | 1 << 9
+    first = entry.call(state, out, mask, MODE_ALL)
+    rows = out[:first].copy()
+    if numba.config.DISABLE_JIT:
+        assert entry.call == entry._first_calls
+    else:
+        assert entry.call is not entry.dispatcher
+        assert entry.call == generate.overloads[tuple(generate.typeof_pyval(a) for a in (state, out, 0, 0))].entry_point
+    out[:] = -7
+    assert entry.call(state, out, mask, MODE_ALL) == first == generate(state, out, mask, MODE_ALL) > 0
+    assert np.array_equal(out[:first], rows)
