@@ -632,13 +632,20 @@ class CompiledEntry:
 
     def _first_calls(self, *args: Any) -> Any:
         result = self.dispatcher(*args)
-        overloads = getattr(self.dispatcher, "overloads", None)
-        if overloads:  # compiled (with the JIT off there are none: this stays)
-            argtypes = tuple(self.dispatcher.typeof_pyval(a) for a in args)
-            compiled = overloads.get(argtypes)
-            if compiled is not None:
-                self.call = compiled.entry_point
+        entry = compiled_entry(self.dispatcher, args)
+        if entry is not None:
+            self.call = entry
         return result
+
+
+def compiled_entry(dispatcher: Any, args: tuple[Any, ...]) -> Callable[..., Any] | None:
+    """The CPython entry of the kernel's compiled code for the types of ``args`` (see
+    :class:`CompiledEntry`), or None while there is none (with the JIT off, never)."""
+    overloads = getattr(dispatcher, "overloads", None)
+    if not overloads:
+        return None
+    compiled = overloads.get(tuple(dispatcher.typeof_pyval(a) for a in args))
+    return None if compiled is None else cast(Callable[..., Any], compiled.entry_point)
 
 
 def _compile(func: F, background: bool = False, **options: Any) -> F:

@@ -125,12 +125,15 @@ class _InPlace:
     as plain Python beside other threads (what it reads is theirs too), and so with the
     JIT off (where the tests call it themselves, on their own values)."""
 
-    __slots__ = ("example", "failed", "kernel", "reader")
+    __slots__ = ("call", "example", "failed", "kernel", "reader")
 
     def __init__(self, kernel: Any, example: Callable[[npt.NDArray[np.int64]], tuple[Any, ...]]) -> None:
         self.kernel = kernel
-        self.example = example  # the arguments of a call, given the reader
+        self.example = example  # the arguments of a call, given the reader: their types are every call's
         self.reader: npt.NDArray[np.int64] | None = None
+        # The kernel as callers call it, once ``reader`` is set: its compiled entry for
+        # the example's types (see _jit.CompiledEntry), or the kernel.
+        self.call: Callable[..., Any] = kernel
         self.failed = False  # the kernel failed to compile: never asked again
 
     def when_ready(self) -> npt.NDArray[np.int64] | None:
@@ -139,7 +142,9 @@ class _InPlace:
         if reading is None or _jit.JIT_OFF or self.failed:
             return None
         try:
-            if _jit.ready(self.kernel) or not _jit.compile_in_background(self.kernel, *self.example(reading)):
+            example = self.example(reading)
+            if _jit.ready(self.kernel) or not _jit.compile_in_background(self.kernel, *example):
+                self.call = _jit.compiled_entry(self.kernel, example) or self.kernel
                 self.reader = reading
         except Exception as exc:  # noqa: BLE001 - any compile error: the other path serves instead
             self.failed = True
@@ -232,7 +237,7 @@ class Board:
         if reading is None:
             reading = _BUILD_IN_PLACE.when_ready()
         if reading is not None:
-            st = _state.build_in_place(id(items), False, reading)
+            st = _BUILD_IN_PLACE.call(id(items), False, reading)
             if st[S_ERROR] == _rules.OK:
                 return cls._with_state(st, int(st[_state.S_TILES]))
         # Where no kernel can read Python objects (or while it compiles): checked and
@@ -276,7 +281,7 @@ class Board:
         if reading is None:
             reading = _BUILD_IN_PLACE.when_ready()
         if reading is not None:
-            st = _state.build_in_place(id(value), True, reading)
+            st = _BUILD_IN_PLACE.call(id(value), True, reading)
             if st[S_ERROR] == _rules.OK:
                 return cls._with_state(st, int(st[_state.S_TILES]))
         elif n <= MAX_SPAN:
@@ -421,7 +426,7 @@ class Board:
         if reading is None:
             reading = _HAND_IN_PLACE.when_ready()
         if reading is not None:
-            mask: int = _rules.hand_mask_in_place(id(hand), reading, self._st)
+            mask: int = _HAND_IN_PLACE.call(id(hand), reading, self._st)
             if mask >= 0:
                 return mask
         return self._hand_bits_in_python(hand)
