@@ -134,7 +134,7 @@ class _InPlace:
         # The kernel as callers call it, once ``reader`` is set: its compiled entry for
         # the example's types (see _jit.CompiledEntry), or the kernel.
         self.call: Callable[..., Any] = kernel
-        self.failed = False  # the kernel failed to compile: never asked again
+        self.failed = False  # the kernel failed to compile: not asked again (its failure is logged)
 
     def when_ready(self) -> npt.NDArray[np.int64] | None:
         """``reader``, after asking for the kernel to be compiled if it is not yet."""
@@ -417,11 +417,12 @@ class Board:
 
     # ----------------------------------------------------------- the queries
     def _hand_bits(self, hand: Sequence[Tile]) -> int:
-        """The kind mask of a hand, checked but for the kinds whose three copies are
-        all on the board (the generator refuses those: HAND_CONFLICT).  On the hot
-        path of every query: a list or a tuple of the 36 tiles is read and checked
-        where it lies, in one kernel call; anything else, or a hand that makes too
-        many copies, takes the Python path, which says what is wrong."""
+        """The kind mask of a hand, checked (on the Python path, but for the kinds
+        whose three copies are all on the board: the generator refuses those,
+        HAND_CONFLICT).  On the hot path of every query: a list or a tuple of the 36
+        tiles is read and checked where it lies, in one kernel call; anything else, or
+        a hand that makes too many copies, takes the Python path, which says what is
+        wrong."""
         reading = _HAND_IN_PLACE.reader
         if reading is None:
             reading = _HAND_IN_PLACE.when_ready()
@@ -691,6 +692,17 @@ class Board:
     def __deepcopy__(self, memo: dict[int, Any]) -> Board:
         # Moves and tiles are immutable: copy() shares them, and copies the arrays.
         return self.copy()
+
+    def __setstate__(self, state: Any) -> None:
+        """From a pickle: the slots as pickled, with the state and the undo log made
+        the arrays the kernels are compiled for (native int64, contiguous, writable).
+        The kernels trust their layout, and a pickle made on another machine may hold
+        another byte order."""
+        _, slots = state
+        for name, value in slots.items():
+            setattr(self, name, value)
+        self._st = np.array(self._st, dtype=np.int64, order="C")
+        self._log = np.array(self._log, dtype=np.int64, order="C")
 
     def state_arrays(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
         """The raw state: the state array (layout in ``qwirkle_core._state``) and the

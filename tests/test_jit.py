@@ -376,17 +376,19 @@ def test_a_compiled_entry_calls_the_dispatcher_until_its_code_is_there() -> None
     from qwirkle_core._movegen import INITIAL_CAPACITY, MODE_ALL, OUT_COLS, generate
 
     entry = _jit.CompiledEntry(generate)
+    assert entry.call == entry._first_calls
     board = Board("Rc@0,0 Rs@0,1 Bs@1,1")
-    out = np.empty((INITIAL_CAPACITY, OUT_COLS), np.int32)
     state = board.state_arrays()[0]
     mask = 1 << 3 | 1 << 9
-    first = entry.call(state, out, mask, MODE_ALL)
-    rows = out[:first].copy()
+    by_dispatcher = np.full((INITIAL_CAPACITY, OUT_COLS), -7, np.int32)
+    n = generate(state, by_dispatcher, mask, MODE_ALL)
+    assert n > 0
+    first = np.full((INITIAL_CAPACITY, OUT_COLS), -7, np.int32)
+    assert entry.call(state, first, mask, MODE_ALL) == n
     if numba.config.DISABLE_JIT:
         assert entry.call == entry._first_calls
     else:
-        assert entry.call is not entry.dispatcher
-        assert entry.call == generate.overloads[tuple(generate.typeof_pyval(a) for a in (state, out, 0, 0))].entry_point
-    out[:] = -7
-    assert entry.call(state, out, mask, MODE_ALL) == first == generate(state, out, mask, MODE_ALL) > 0
-    assert np.array_equal(out[:first], rows)
+        assert entry.call == generate.overloads[tuple(generate.typeof_pyval(a) for a in (state, first, 0, 0))].entry_point
+    by_entry = np.full((INITIAL_CAPACITY, OUT_COLS), -7, np.int32)
+    assert entry.call(state, by_entry, mask, MODE_ALL) == n
+    assert np.array_equal(first, by_dispatcher) and np.array_equal(by_entry, by_dispatcher)

@@ -91,3 +91,19 @@ def test_deepcopy_of_a_game_is_its_copy() -> None:
     deep = copy.deepcopy(game)
     assert deep == game and deep._board is not game._board
     assert deep._undo is not game._undo and deep._hands is not game._hands
+
+
+def test_a_board_pickled_with_another_byte_order_unpickles_as_the_kernels_need_it() -> None:
+    """The kernels trust a state's layout: an unpickled board's arrays are native int64,
+    contiguous and writable, whatever the pickle held (another machine's byte order)."""
+    board = Board("Rc@0,0 Rs@0,1 Bs@1,1")
+    board.push(board.legal_moves([Tile.from_text("Rd")])[0])
+    moves = [m.text() for m in board.legal_moves(parse_tiles("Rl Bd Gs"))]
+    board._st = board._st.astype(">i8")
+    board._log = board._log.astype(">i8")
+    back = pickle.loads(pickle.dumps(board))
+    for array in back.state_arrays():
+        assert array.dtype == "=i8" and array.flags.c_contiguous and array.flags.writeable
+    assert [m.text() for m in back.legal_moves(parse_tiles("Rl Bd Gs"))] == moves
+    back.pop()
+    assert back == Board("Rc@0,0 Rs@0,1 Bs@1,1")

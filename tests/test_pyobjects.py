@@ -15,6 +15,7 @@ import time
 from typing import Any
 
 import numba
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -61,9 +62,15 @@ def test_the_library_reads_in_place_only_with_a_compiled_kernel_that_keeps_the_g
         assert in_place.when_ready() is None
     else:
         assert in_place.kernel.targetoptions["nogil"] is False
-        # While the kernel compiles in the background, the other path serves.
+        # While the kernel compiles in the background, the other path serves: the
+        # kernel is not called.
         monkeypatch.setattr(_jit, "ready", lambda kernel: False)
         monkeypatch.setattr(_jit, "compile_in_background", lambda kernel, *args: True)
+
+        def must_not_run(*args: Any) -> Any:
+            raise AssertionError("a reading kernel ran before it was ready")
+
+        monkeypatch.setattr(in_place, "call", must_not_run)
         assert in_place.when_ready() is None
         assert Board.from_placements(board.placements()) == board
         assert Board.from_json(board.to_json()) == board
@@ -178,7 +185,9 @@ def test_a_hand_read_in_place_is_the_hand_checked_in_python(data: st.DataObject)
         pass
     board = board.copy()
     hand: Any = data.draw(st.lists(st.sampled_from(ALL_TILES), max_size=7), label="hand")
-    odd = data.draw(st.sampled_from(["none", "foreign tile", "int", "text", "tuple", "subclass"]), label="odd")
+    odd = data.draw(
+        st.sampled_from(["none", "foreign tile", "int", "text", "tuple", "subclass", "array"]), label="odd"
+    )
     if odd in ("foreign tile", "int", "text") and hand:
         k = data.draw(st.integers(0, len(hand) - 1), label="at")
         hand[k] = {"foreign tile": Tile._make(hand[k].kind), "int": hand[k].kind, "text": hand[k].text()}[odd]
@@ -186,6 +195,8 @@ def test_a_hand_read_in_place_is_the_hand_checked_in_python(data: st.DataObject)
         hand = tuple(hand)
     elif odd == "subclass":
         hand = HandList(hand)
+    elif odd == "array":
+        hand = np.array(hand + [None], dtype=object)[:-1]  # a numpy array of Tiles
     got = _rules.hand_mask_in_place(id(hand), reading, board.state_arrays()[0])
     readable = type(hand) in (list, tuple) and len(hand) <= 6 and all(any(t is u for u in ALL_TILES) for t in hand)
     counts = [0] * 36
@@ -201,6 +212,7 @@ def test_a_hand_read_in_place_is_the_hand_checked_in_python(data: st.DataObject)
         assert got == sum(1 << k for k in {t.kind for t in hand})
     in_place = board_module._HAND_IN_PLACE
     saved = in_place.reader
+    saved_failed = in_place.failed
     try:
         in_place.reader = reading
         read = [_outcome(lambda q=q: getattr(board, q)(hand)) for q in ("legal_moves", "best_moves")]
@@ -209,6 +221,6 @@ def test_a_hand_read_in_place_is_the_hand_checked_in_python(data: st.DataObject)
         checked = [_outcome(lambda q=q: getattr(board, q)(hand)) for q in ("legal_moves", "best_moves")]
     finally:
         in_place.reader = saved
-        in_place.failed = False
+        in_place.failed = saved_failed
     assert read == checked
 
