@@ -136,6 +136,10 @@ class _InPlace:
         self.call: Callable[..., Any] = kernel
         self.failed = False  # the kernel failed to compile: not asked again (its failure is logged)
 
+    def ready_reader(self) -> npt.NDArray[np.int64] | None:
+        """``reader``, or :meth:`when_ready`'s while it is None."""
+        return self.reader if self.reader is not None else self.when_ready()
+
     def when_ready(self) -> npt.NDArray[np.int64] | None:
         """``reader``, after asking for the kernel to be compiled if it is not yet."""
         reading = _pyobjects.reader()
@@ -233,13 +237,11 @@ class Board:
         # The common case (exact ints, Tiles, tuples or lists) in one kernel call that
         # reads the list where it lies; anything else takes the slow path, which names
         # what is wrong.
-        reading = _BUILD_IN_PLACE.reader
-        if reading is None:
-            reading = _BUILD_IN_PLACE.when_ready()
+        reading = _BUILD_IN_PLACE.ready_reader()
         if reading is not None:
-            st = _BUILD_IN_PLACE.call(id(items), False, reading)
-            if st[S_ERROR] == _rules.OK:
-                return cls._with_state(st, int(st[_state.S_TILES]))
+            board = cls._read_in_place(items, False, reading)
+            if board is not None:
+                return board
         # Where no kernel can read Python objects (or while it compiles): checked and
         # packed at C speed for (row, col, Tile) tuples.  marshal writes the
         # coordinates (and refuses or marks anything but exact ints: booleans, floats,
@@ -277,13 +279,11 @@ class Board:
         # where they lie (as from_placements); elsewhere, or while that kernel
         # compiles, written by marshal and read by a kernel that checks their layout
         # (so booleans, floats and the like) and their ranges.
-        reading = _BUILD_IN_PLACE.reader
-        if reading is None:
-            reading = _BUILD_IN_PLACE.when_ready()
+        reading = _BUILD_IN_PLACE.ready_reader()
         if reading is not None:
-            st = _BUILD_IN_PLACE.call(id(value), True, reading)
-            if st[S_ERROR] == _rules.OK:
-                return cls._with_state(st, int(st[_state.S_TILES]))
+            board = cls._read_in_place(value, True, reading)
+            if board is not None:
+                return board
         elif n <= MAX_SPAN:
             try:
                 data = marshal.dumps(value, 2)
@@ -303,6 +303,16 @@ class Board:
             board = Board._built(items)
             self._st = board._st
             self._n_tiles = board._n_tiles
+
+    @classmethod
+    def _read_in_place(cls, value: list[Any], json: bool, reading: npt.NDArray[np.int64]) -> Board | None:
+        """The board of the list ``value``, read where it lies (``_state.build_in_place``),
+        or None when it is not a valid board read that way: the caller then takes the
+        slow path, which names what is wrong."""
+        st = _BUILD_IN_PLACE.call(id(value), json, reading)
+        if st[S_ERROR] != _rules.OK:
+            return None
+        return cls._with_state(st, int(st[_state.S_TILES]))  # the list's length then, whatever changed it since
 
     @classmethod
     def _built_marshalled(cls, data: bytes, columns: int) -> Board | None:
@@ -423,7 +433,7 @@ class Board:
         tiles is read and checked where it lies, in one kernel call; anything else, or
         a hand that makes too many copies, takes the Python path, which says what is
         wrong."""
-        reading = _HAND_IN_PLACE.reader
+        reading = _HAND_IN_PLACE.reader  # (ready_reader() written out: a call less per query)
         if reading is None:
             reading = _HAND_IN_PLACE.when_ready()
         if reading is not None:

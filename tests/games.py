@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator, MutableSequence, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from hypothesis import strategies as st
 
@@ -136,3 +136,19 @@ def moves_as_naive(moves) -> dict[frozenset[tuple[int, int, int, int]], int]:  #
         assert key not in out, f"move generated twice: {m}"
         out[key] = m.score
     return out
+
+
+def greedy_game(players: int, seed: int, turns: int) -> Any:
+    """``Game(players, seed)`` after at most ``turns`` turns of greedy bots (fewer if
+    the game ends first)."""
+    from qwirkle_core.bots import make_bot
+    from qwirkle_core.game import Game
+
+    game = Game(players, seed)
+    bots = [make_bot("greedy", seed, p) for p in range(players)]
+    for _ in range(turns):
+        if game.is_over:
+            break
+        game.push(bots[game.to_move].choose(game))
+    return game
+

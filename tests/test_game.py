@@ -21,6 +21,7 @@ from qwirkle_core.game import (
     opening_player,
 )
 from qwirkle_core.records import read_records, record_line
+from tests.games import greedy_game
 
 # With NUMBA_DISABLE_JIT=1 (the coverage run) the kernels are plain Python: fewer games.
 JIT_OFF = bool(numba.config.DISABLE_JIT)
@@ -336,12 +337,7 @@ def test_tampered_records_are_refused() -> None:
 @given(seed=st.integers(0, 2**32), players=st.integers(2, 6), turns=st.integers(0, 40), viewer=st.integers(0, 5))
 def test_unseen_tiles_and_determinization(seed: int, players: int, turns: int, viewer: int) -> None:
     viewer %= players
-    game = Game(players, seed)
-    bots = [make_bot("greedy", seed, p) for p in range(players)]
-    for _ in range(turns):
-        if game.is_over:
-            break
-        game.push(bots[game.to_move].choose(game))
+    game = greedy_game(players, seed, turns)
     unseen = game.unseen_tiles(viewer)
     assert len(unseen) == game.bag_size + sum(len(h) for p, h in enumerate(game.hands) if p != viewer)
     other = game.determinize(viewer, seed=seed + 1)

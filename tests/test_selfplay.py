@@ -22,6 +22,7 @@ from qwirkle_core.cli.selfplay import register
 from qwirkle_core.game import Action, Game
 from qwirkle_core.records import record_from_log
 from qwirkle_core.selfplay import selfplay
+from tests.games import greedy_game
 
 # With NUMBA_DISABLE_JIT=1 (the coverage run) every kernel is plain Python, a few
 # hundred times slower: the same checks run on fewer games.
@@ -242,12 +243,7 @@ def test_engine_gives_the_same_game_without_jit() -> None:
 def test_engine_enumerates_actions_in_the_order_of_legal_actions(seed: int, players: int, turns: int) -> None:
     """The random bot picks an index into the engine's action list; it must be
     Game.legal_actions() in the same order (placements, exchanges, pass)."""
-    game = Game(players, seed)
-    bots = [make_bot("greedy", seed, p) for p in range(players)]
-    for _ in range(turns):
-        if game.is_over:
-            return
-        game.push(bots[game.to_move].choose(game))
+    game = greedy_game(players, seed, turns)
     if game.is_over:
         return
     actions = game.legal_actions()
@@ -297,12 +293,7 @@ def test_a_bot_given_too_small_a_table_asks_for_one_and_chooses_nothing(seed: in
     it returns how many, with the action and the bot's random state untouched; with a
     table that large it chooses what it chooses with a roomy one (the game loop, the
     environments and the Python bots all grow the table this way)."""
-    game = Game(players, seed)
-    bots = [make_bot("greedy", seed, p) for p in range(players)]
-    for _ in range(turns):
-        if game.is_over:
-            return
-        game.push(bots[game.to_move].choose(game))
+    game = greedy_game(players, seed, turns)
     if game.is_over:
         return
     state, meta, hands, hand_sizes, _, _, _ = game.engine_state()
