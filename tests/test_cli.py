@@ -75,7 +75,13 @@ BAD_INPUTS = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(BAD_INPUTS))
+# Every bad input is tried in-process below (test_in_process_bad_input); in a fresh
+# process (about 2 s each, mostly loading the kernels), a few that reach different
+# layers: the JSON parser's depth, empty input, a value out of range, a broken rule.
+IN_A_PROCESS = ["deep nesting", "empty input", "coordinate out of range", "invalid line"]
+
+
+@pytest.mark.parametrize("name", IN_A_PROCESS)
 def test_bad_input_exits_2_with_one_line(name: str) -> None:
     proc = run(["moves"], BAD_INPUTS[name])
     assert proc.returncode == 2, (name, proc.stdout, proc.stderr)

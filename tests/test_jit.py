@@ -72,32 +72,45 @@ def test_the_bounds_checked_run_really_checks_bounds() -> None:
 @pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="needs the JIT")
 def test_editing_a_callee_module_does_not_leave_a_stale_cache(tmp_path: Path) -> None:
     """numba keys a kernel's cache on its own file; our cache directory is named after
-    every source of the package, so a kernel never runs an old version of a callee."""
+    every source of the package, so a kernel never runs an old version of a callee.
+
+    The kernel is a small one written into a copy of the package for the test (three
+    processes compile or load it: seconds, where a query's kernels take a minute);
+    what is tested is the package's cache, which covers every module alike."""
     import shutil
 
     package = tmp_path / "qwirkle_core"
     shutil.copytree(ROOT / "qwirkle_core", package, ignore=shutil.ignore_patterns("__pycache__"))
+    (package / "_stale_cache_probe.py").write_text(
+        "from ._jit import kernel\n"
+        "from ._lines import line_points\n\n\n"
+        "@kernel\n"
+        "def qwirkle_points(length: int) -> int:\n"
+        "    return line_points(length)\n"
+    )
     code = (
-        "from qwirkle_core import Board, Move; "
-        "print(Board('Rc@0,0 Rs@0,1 Rd@0,2 Rl@0,3 Rx@0,4').score(Move.from_text('Rb@0,5')))"
+        "from qwirkle_core import _jit; from qwirkle_core._stale_cache_probe import qwirkle_points as q; "
+        "print(q(6), len(q.stats.cache_hits), len(q.stats.cache_misses), _jit.CACHE_DIR)"
     )
     env = dict(os.environ, PYTHONPATH=str(tmp_path))
     env.pop("NUMBA_CACHE_DIR", None)
 
-    def score() -> str:
+    def run() -> list[str]:
         # cwd: python -c puts the working directory first on sys.path.
         proc = subprocess.run(
             [sys.executable, "-c", code], capture_output=True, text=True, timeout=600, env=env, check=False,
             cwd=tmp_path,
         )
         assert proc.returncode == 0, proc.stderr
-        return proc.stdout.strip()
+        return proc.stdout.split()
 
-    assert score() == "12"  # compiled and cached
-    assert score() == "12"  # from the cache
+    first = run()
+    assert first[:3] == ["12", "0", "1"]  # compiled and cached
+    assert run() == ["12", "1", "0", first[3]]  # from the cache
     lines = package / "_lines.py"
     lines.write_text(lines.read_text().replace("return 12", "return 13"))
-    assert score() == "13"  # the caller, _state.judge, was compiled anew
+    edited = run()
+    assert edited[:3] == ["13", "0", "1"] and edited[3] != first[3]  # compiled anew, in a new cache directory
 
 
 def test_the_cache_digest_covers_subpackages(tmp_path: Path) -> None:

@@ -27,6 +27,10 @@ from naive import (
     translate,
 )
 
+# These tests run tests/naive.py alone (no qwirkle_core, no kernel): the same in every
+# run of .ci/test.sh, so only the JIT-on run runs them.
+pytestmark = pytest.mark.reference
+
 # colours
 RED, ORANGE, YELLOW, GREEN, BLUE, PURPLE = range(6)
 # shapes
