@@ -12,10 +12,9 @@ say() { printf '== %s (%ds)\n' "$*" "$((SECONDS - began))"; }
 
 say "setting up .venv (editable install with the test, docs, scale and rl extras)"
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
-# --no-compile: no bytecode for the ~6,000 modules installed (measured: 36 s instead of
-# 63 s for the install); Python compiles the modules a run imports, once, as it
-# imports them.
-.venv/bin/python -m pip install --quiet --disable-pip-version-check --no-compile \
+# (pip writes the bytecode of what it installs: without it, where PYTHONDONTWRITEBYTECODE
+# is set, every process the tests start would compile numba's sources again.)
+.venv/bin/python -m pip install --quiet --disable-pip-version-check \
     --config-settings editable_mode=compat -e '.[test,docs,scale,rl]'
 bin=.venv/bin
 export PYTHONHASHSEED=0
@@ -33,16 +32,21 @@ say "the documentation site (warnings are errors)"
 # - [bounds] bounds-checked kernels, with their own numba cache (the cache ignores
 #   NUMBA_BOUNDSCHECK): an out-of-range access raises instead of reading junk;
 # - [nojit] the JIT off, under coverage (at least 90% of qwirkle_core);
-# - [jit] the JIT on: tests, doctests (README and docs/ too), every benchmark once.
-# [bounds] and [nojit] leave out the tests that start fresh processes (markers
-# process and slow): those children run the kernels the in-process tests already
-# check, coverage does not see into them, and without the JIT they only take long.
-# They also leave out the tests of the reference alone (marker reference): those
-# run no code of qwirkle_core, so they would only repeat [jit]'s run.
-# [jit] runs every test.
+# - the JIT on, in two parts that start once `qwirkle-core warmup` has compiled the
+#   kernels into the cache they share (else both would compile the same kernels):
+#   [jit] the tests in this process, the doctests (README and docs/ too) and every
+#   benchmark once; [procs] the tests that start fresh processes (markers process,
+#   slow and cluster: the command line, the engine, the examples, compiling from
+#   nothing, Dask clusters).  Split so, the JIT-on tests end about when the other two
+#   runs do, instead of running alone on one core at the end.
+# [bounds] and [nojit] leave out the tests that start fresh processes: those children
+# run the kernels the in-process tests already check, coverage does not see into
+# them, and without the JIT they only take long.  They also leave out the tests of
+# the reference alone (marker reference): those run no code of qwirkle_core, so they
+# would only repeat [jit]'s run.
 # pytest prints one line per test file as it finishes it; each run's lines are
 # prefixed with its name.  A run that collects no test exits 5: that is a failure.
-say "the suite: [bounds] bounds-checked, [nojit] JIT off with coverage, [jit] JIT on (side by side)"
+say "the suite: [bounds] bounds-checked, [nojit] JIT off with coverage, [jit] + [procs] JIT on (side by side)"
 run() {  # run NAME COMMAND...: the command's output, live, each line prefixed [NAME]
     local name=$1
     shift
@@ -51,15 +55,24 @@ run() {  # run NAME COMMAND...: the command's output, live, each line prefixed [
 }
 # --durations: each run ends with its slowest tests, where the time goes.
 pytest_args=(-p no:warnings -o console_output_style=count --color=no --durations=12)
-in_process=(-m "not process and not slow and not reference")
+fresh_processes="process or slow or cluster"
 NUMBA_BOUNDSCHECK=1 NUMBA_CACHE_DIR="$PWD/.numba_cache_boundscheck" \
-    run bounds "$bin/python" -m pytest tests "${pytest_args[@]}" "${in_process[@]}" &
+    run bounds "$bin/python" -m pytest tests "${pytest_args[@]}" -m "not ($fresh_processes) and not reference" &
 bounds=$!
-NUMBA_DISABLE_JIT=1 run nojit "$bin/python" -m pytest tests "${pytest_args[@]}" "${in_process[@]}" \
+NUMBA_DISABLE_JIT=1 run nojit "$bin/python" -m pytest tests "${pytest_args[@]}" \
+    -m "not ($fresh_processes) and not reference" \
     --cov=qwirkle_core --cov-report=term:skip-covered --cov-fail-under=90 &
 nojit=$!
-run jit "$bin/python" -m pytest tests benchmarks qwirkle_core README.md docs "${pytest_args[@]}" \
-    --doctest-modules --doctest-glob='*.md' &
+jit_on() {  # the JIT-on run: warm up, then its two parts side by side
+    run warmup "$bin/qwirkle-core" warmup || return 1
+    run jit "$bin/python" -m pytest tests benchmarks qwirkle_core README.md docs "${pytest_args[@]}" \
+        -m "not ($fresh_processes)" --doctest-modules --doctest-glob='*.md' &
+    local jit=$! code=0
+    run procs "$bin/python" -m pytest tests benchmarks "${pytest_args[@]}" -m "$fresh_processes" || code=$?
+    wait "$jit" || code=$?
+    return "$code"
+}
+jit_on &
 jit=$!
 
 finish() {  # finish PID NAME: wait for a run (in this shell) and note how it ended
@@ -76,7 +89,7 @@ failed=0
 lines=()
 finish "$bounds" "[bounds] bounds-checked kernels"
 finish "$nojit" "[nojit] the JIT off, with coverage >= 90%"
-finish "$jit" "[jit] the JIT on, doctests, every benchmark once"
+finish "$jit" "[jit] + [procs] the JIT on: doctests, every benchmark once, fresh processes"
 say "summary"
 printf '%s\n' "${lines[@]}"
 if [ "$failed" -ne 0 ]; then

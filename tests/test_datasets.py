@@ -351,13 +351,13 @@ def test_a_cluster_of_threads_in_this_process(tmp_path: Path) -> None:
 @pytest.mark.cluster
 @cluster_test
 def test_one_process_and_a_cluster_write_the_same_bytes(client: Any, tmp_path: Path) -> None:
-    args = (600, 2, ["greedy", "heuristic"], 21)
-    alone = write_dataset(tmp_path / "alone", *args, chunk_size=100)
-    spread = write_dataset(tmp_path / "spread", *args, chunk_size=100, client=client)
+    args = (200, 2, ["greedy", "heuristic"], 21)
+    alone = write_dataset(tmp_path / "alone", *args, chunk_size=25)
+    spread = write_dataset(tmp_path / "spread", *args, chunk_size=25, client=client)
     assert files(tmp_path / "alone") == files(tmp_path / "spread")
     assert (alone.scores == spread.scores).all() and spread.where.startswith("dask")
     report = check_dataset(tmp_path / "spread", client=client)
-    assert report.ok and report.checked == 600
+    assert report.ok and report.checked == 200
 
 
 @pytest.mark.cluster

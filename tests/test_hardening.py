@@ -563,15 +563,25 @@ def test_a_closed_stdin_is_handled(command):
     assert b"internal error" not in closed.stderr and b"Traceback" not in closed.stderr
 
 
-@pytest.mark.process
-def test_render_refuses_what_it_cannot_draw_or_write(tmp_path):
+def test_render_refuses_what_it_cannot_draw_or_write(tmp_path, monkeypatch, capsys):
+    """In-process (cli.main, as the command runs it): a fresh process per case would
+    cost seconds each; test_cli checks render's exit and error line in a process."""
+    import io
+
+    from qwirkle_core import cli
+
+    def render(args: list[str]) -> tuple[int, str]:
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(POSITION_JSON)))
+        status = cli.main(["render", *args])
+        return status, capsys.readouterr().err
+
     for args in (["--highlight", "Rs@30000,30000"], ["--highlight", "Rs@1000000000,0"], ["--cell-size", "1e308"],
                  ["--cell-size", "nan"], ["-o", str(tmp_path / "no" / "such" / "dir.svg")], ["-o", str(tmp_path)]):
-        result = _cli(["render", *args], POSITION_JSON)
-        assert result.returncode == 2, (args, result.stderr)
-        assert _one_error_line(result.stderr)
+        status, err = render(args)
+        assert status == 2, (args, err)
+        assert _one_error_line(err.encode())
     target = tmp_path / "board.svg"
-    assert _cli(["render", "-o", str(target)], POSITION_JSON).returncode == 0
+    assert render(["-o", str(target)])[0] == 0
     assert target.read_text().endswith("</svg>\n") and [p.name for p in tmp_path.iterdir()] == ["board.svg"]
 
 
