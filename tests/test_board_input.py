@@ -143,7 +143,7 @@ def _a_board(data: st.DataObject) -> Board:
 
 # Each change through each fast path; fewer with the JIT off, whose run is for coverage.
 INPUT = settings(
-    max_examples=40 if numba.config.DISABLE_JIT else 150, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=20 if numba.config.DISABLE_JIT else 150, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 
 

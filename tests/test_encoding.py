@@ -28,11 +28,11 @@ from qwirkle_core.queries import PLANE_LEGAL, position_planes
 
 NO_JIT = os.environ.get("NUMBA_DISABLE_JIT") == "1"
 # Games per player count: with the JIT about 1,500 positions in all; without it (the
-# coverage run, where every kernel is plain Python) a few dozen.  The bounds-checked
+# coverage run, where every kernel is plain Python) six per player count.  The bounds-checked
 # run plays one game per player count (about 400 positions): its task is an index out
 # of range in the kernels, and the walk over each position's sub-steps is Python.
 GAMES = 1 if NO_JIT or os.environ.get("NUMBA_BOUNDSCHECK") == "1" else 4
-MAX_POSITIONS = 12 if NO_JIT else 10_000
+MAX_POSITIONS = 6 if NO_JIT else 10_000
 
 
 def positions(players: int, seed: int) -> Iterator[Game]:
@@ -105,7 +105,7 @@ def test_sub_step_sequences_are_the_legal_actions_each_once(players: int) -> Non
             assert sorted(turn_substeps(game, a) for a in legal) == sorted(turns)
             total += 1
             outside += out
-    assert total >= (12 if NO_JIT else 50 * GAMES)
+    assert total >= (MAX_POSITIONS if NO_JIT else 50 * GAMES)
     assert outside == 0  # none seen with W = 32 (the prototype: none in 32,618 positions)
 
 

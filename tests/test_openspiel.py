@@ -214,6 +214,7 @@ def test_clone_and_serialization_keep_the_record() -> None:
     assert (str(state), info(state, 0), info(state, 1)) == before
 
 
+@pytest.mark.skipif(NO_JIT, reason="256 turns of exchanges: 10 s without the JIT; the JIT-on runs play it")
 def test_turn_cap() -> None:
     """A player who only exchanges: the game stops at MAX_TURNS turns, every one recorded."""
     game = pyspiel.load_game("python_qwirkle", {"players": 2})
