@@ -20,12 +20,29 @@ bin=.venv/bin
 export PYTHONHASHSEED=0
 export PYTHONUNBUFFERED=1  # live output through the pipes below
 
-say "ruff"
-"$bin/ruff" check qwirkle_core tests benchmarks examples docs
-say "mypy --strict"
-"$bin/mypy" --strict qwirkle_core
-say "the documentation site (warnings are errors)"
-"$bin/python" docs/build.py --out "$(mktemp -d)/site"
+run() {  # run NAME COMMAND...: the command's output, live, each line prefixed [NAME]
+    local name=$1
+    shift
+    set -o pipefail
+    "$@" 2>&1 | sed -u "s/^/[$name] /"
+}
+
+# The static checks side by side (each uses one core); the suite runs only if all pass.
+say "[ruff], [mypy] --strict and [docs] the documentation site (warnings are errors), side by side"
+run ruff "$bin/ruff" check qwirkle_core tests benchmarks examples docs &
+ruff=$!
+run mypy "$bin/mypy" --strict qwirkle_core &
+mypy=$!
+run docs "$bin/python" docs/build.py --out "$(mktemp -d)/site" &
+docs=$!
+static=0
+for pid in "$ruff" "$mypy" "$docs"; do
+    wait "$pid" || static=1
+done
+if [ "$static" -ne 0 ]; then
+    echo "a static check above failed"
+    exit 1
+fi
 
 # Three runs of the suite, side by side: each spends most of its time on one core
 # (numba compiling its kernels, or plain Python), and the machine has two.
@@ -47,12 +64,6 @@ say "the documentation site (warnings are errors)"
 # pytest prints one line per test file as it finishes it; each run's lines are
 # prefixed with its name.  A run that collects no test exits 5: that is a failure.
 say "the suite: [bounds] bounds-checked, [nojit] JIT off with coverage, [jit] + [procs] JIT on (side by side)"
-run() {  # run NAME COMMAND...: the command's output, live, each line prefixed [NAME]
-    local name=$1
-    shift
-    set -o pipefail
-    "$@" 2>&1 | sed -u "s/^/[$name] /"
-}
 # --durations: each run ends with its slowest tests, where the time goes.
 pytest_args=(-p no:warnings -o console_output_style=count --color=no --durations=12)
 fresh_processes="process or slow or cluster"
@@ -64,7 +75,9 @@ NUMBA_DISABLE_JIT=1 run nojit "$bin/python" -m pytest tests "${pytest_args[@]}" 
     --cov=qwirkle_core --cov-report=term:skip-covered --cov-fail-under=90 &
 nojit=$!
 jit_on() {  # the JIT-on run: warm up, then its two parts side by side
-    run warmup "$bin/qwirkle-core" warmup || return 1
+    # One group at a time: side by side, two groups would compile the kernels they share
+    # twice, and the other runs keep the second core busy anyway.
+    run warmup "$bin/qwirkle-core" warmup --jobs 1 || return 1
     run jit "$bin/python" -m pytest tests benchmarks qwirkle_core README.md docs "${pytest_args[@]}" \
         -m "not ($fresh_processes)" --doctest-modules --doctest-glob='*.md' &
     local jit=$! code=0

@@ -40,12 +40,12 @@ def test_legal_moves(benchmark: Any, phase: str) -> None:
     benchmark.extra_info["positions"] = len(items)
     benchmark.extra_info["tiles"] = f"{min(len(b) for b, _ in items)}-{max(len(b) for b, _ in items)}"
     benchmark.extra_info["mean_moves"] = sum(moves) / len(moves)
-    benchmark(cycle_queries(items, lambda b, h: b.legal_moves(h)))
+    time_per_position(benchmark, Board.legal_moves, items, "cold")
 
 
 def test_legal_moves_mid_game_warm(benchmark: Any) -> None:
     """test_legal_moves[mid], each call just after one on the same position."""
-    time_per_position(benchmark, [lambda b=b, h=h: b.legal_moves(h) for b, h in positions("mid")], "warm")
+    time_per_position(benchmark, Board.legal_moves, positions("mid"), "warm")
 
 
 def test_legal_moves_worst_case(benchmark: Any) -> None:
@@ -78,9 +78,7 @@ def test_generate_kernel_mid_game(benchmark: Any, cache: str) -> None:
     entry = CompiledEntry(generate)
     entry.call(items[0][0], out, items[0][1], MODE_ALL)  # compiled: call is now its entry
     call = entry.call
-    time_per_position(
-        benchmark, [lambda state=state, mask=mask: call(state, out, mask, MODE_ALL) for state, mask in items], cache
-    )
+    time_per_position(benchmark, call, [(state, out, mask, MODE_ALL) for state, mask in items], cache)
 
 
 @pytest.mark.parametrize("cache", CACHES)
@@ -94,7 +92,7 @@ def test_push_pop_mid_game(benchmark: Any, trusted: bool, cache: str) -> None:
         board.push(move, trusted=trusted)
         board.pop()
 
-    time_per_position(benchmark, [lambda b=b, m=m: push_pop(b, m) for b, m in items], cache)
+    time_per_position(benchmark, push_pop, items, cache)
 
 
 @pytest.mark.parametrize("cache", CACHES)
@@ -108,12 +106,12 @@ def test_build_board_mid_game(benchmark: Any, source: str, cache: str) -> None:
     else:
         inputs = [b.to_json() for b, _ in positions("mid")]
         build = Board.from_json
-    time_per_position(benchmark, [lambda x=x: build(x) for x in inputs], cache)
+    time_per_position(benchmark, build, [(x,) for x in inputs], cache)
 
 
 @pytest.mark.parametrize("cache", CACHES)
 def test_copy_mid_game(benchmark: Any, cache: str) -> None:
-    time_per_position(benchmark, [b.copy for b, _ in positions("mid")], cache)
+    time_per_position(benchmark, Board.copy, [(b,) for b, _ in positions("mid")], cache)
 
 
 def test_score_mid_game(benchmark: Any) -> None:

@@ -104,31 +104,31 @@ def cycle_queries(items: list[Position], query: Callable[[Board, list[Tile]], An
     return one
 
 
-# Rounds per position of a warm benchmark: 60 positions give 2,400 timed calls.
-WARM_ROUNDS_PER_POSITION = 40
+# Timed calls per position of a time_per_position benchmark: 60 positions give 2,400.
+ROUNDS_PER_POSITION = 40
 CACHES = ("cold", "warm")
 
 
-def time_per_position(benchmark: Any, calls: list[Callable[[], Any]], cache: str) -> None:
-    """Time ONE call per round, cycling through ``calls`` (one per position, each run
-    once first, to compile): the median is a median over positions.
+def time_per_position(benchmark: Any, function: Callable[..., Any], calls: list[tuple[Any, ...]], cache: str) -> None:
+    """Time ``function(*args)``, ONE call per round, for each ``args`` of ``calls`` in
+    turn (one per position; each is run once first, to compile): the median is a median
+    over positions.  Only the call is timed: picking the next position's arguments is
+    pytest-benchmark's untimed setup, so the figure holds no Python of the benchmark's
+    own (``function`` is the library's, e.g. ``Board.legal_moves``).
 
     - ``cold``: consecutive rounds take consecutive positions, so a call finds the
       last position's data in the CPU caches, not its own (a program that jumps from
       board to board);
     - ``warm``: an untimed call of the same position comes just before each timed
       one (a search or a bot that queries the board it stands on, again and again)."""
-    for call in calls:
-        call()
+    for args in calls:
+        function(*args)
     it = itertools.cycle(calls)
-    if cache == "cold":
-        benchmark(lambda: next(it)())
-        return
 
-    def warmed() -> tuple[tuple[Callable[[], Any]], dict[str, Any]]:
-        call = next(it)
-        call()
-        return (call,), {}
+    def next_position() -> tuple[tuple[Any, ...], dict[str, Any]]:
+        args = next(it)
+        if cache == "warm":
+            function(*args)
+        return args, {}
 
-    benchmark.pedantic(lambda call: call(), setup=warmed, rounds=WARM_ROUNDS_PER_POSITION * len(calls))
-
+    benchmark.pedantic(function, setup=next_position, rounds=ROUNDS_PER_POSITION * len(calls))

@@ -26,7 +26,7 @@ from tests.games import greedy_game
 # With NUMBA_DISABLE_JIT=1 (the coverage run) the kernels are plain Python: fewer games.
 JIT_OFF = bool(numba.config.DISABLE_JIT)
 SETTINGS = settings(
-    deadline=None, max_examples=3 if JIT_OFF else 12, suppress_health_check=[HealthCheck.too_slow]
+    deadline=None, max_examples=2 if JIT_OFF else 12, suppress_health_check=[HealthCheck.too_slow]
 )
 BOT_NAMES = ["random", "greedy", "heuristic"]
 

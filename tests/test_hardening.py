@@ -406,6 +406,7 @@ def _worst_session() -> tuple[EngineSession, Board, list[Tile]]:
     return session, board, hand
 
 
+@pytest.mark.skipif(numba.config.DISABLE_JIT, reason="a position of 1,000+ moves, each analysed: 10 s without the JIT")
 def test_analyse_of_every_move_matches_the_risk_of_each():
     """analyse with top = every move took a minute (one MoveList.index scan per move);
     it now matches the moves by one sort, with the same answers."""
@@ -601,7 +602,7 @@ def test_read_only_queries_are_safe_from_many_threads():
         h = i % len(hands)
         return board.legal_moves(hands[h]).table.tolist() == want[h] and board.count_moves(hands[h]) == len(want[h])
 
-    calls = 8 if numba.config.DISABLE_JIT else 48  # without the JIT, the GIL serialises them anyway
+    calls = 4 if numba.config.DISABLE_JIT else 48  # without the JIT, the GIL serialises them anyway
     with ThreadPoolExecutor(8) as pool:
         assert all(pool.map(work, range(calls)))
     for doc in (Board.__doc__, Game.__doc__):

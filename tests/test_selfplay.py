@@ -59,7 +59,7 @@ def test_engine_and_game_agree_turn_by_turn(seed: int, players: int, data: st.Da
 
 
 def test_engine_is_deterministic_and_serial_equals_parallel() -> None:
-    n = 4 if JIT_OFF else 20
+    n = 2 if JIT_OFF else 20
     bots = ["greedy", "random", "heuristic"]
     serial = selfplay(n, 3, bots, seed=99, parallel=False, record=True)
     parallel = selfplay(n, 3, bots, seed=99, parallel=True, record=True)
