@@ -30,7 +30,7 @@ def test_kernels_work_where_no_cache_dir_is_writable() -> None:
     # Make numba find no cache location at all, as on a read-only install: it then
     # raises at decoration, and the library must fall back to uncached kernels.
     code = textwrap.dedent(
-        f"""
+        """
         import numba.core.caching as caching
         caching.CacheImpl._locator_classes = []
         import qwirkle_core._jit as jit
