@@ -83,9 +83,9 @@ NUMBA_DISABLE_JIT=1 run nojit "$bin/python" -m pytest tests "${pytest_args[@]}" 
     --cov=qwirkle_core --cov-report=term:skip-covered --cov-fail-under=90 &
 nojit=$!
 jit_on() {  # the JIT-on run: warm up, then its two parts side by side
-    # One group at a time: side by side, two groups would compile the kernels they share
-    # twice, and the other runs keep the second core busy anyway.
-    run warmup "$bin/qwirkle-core" warmup --jobs 1 || return 1
+    # Two groups at a time (as users run it): they compile a few shared kernels twice,
+    # but the JIT-on tests, the longest part, start a minute sooner than one at a time.
+    run warmup "$bin/qwirkle-core" warmup || return 1
     run jit "$bin/python" -m pytest tests benchmarks qwirkle_core README.md docs "${pytest_args[@]}" \
         -m "not ($fresh_processes)" --doctest-modules --doctest-glob='*.md' &
     local jit=$! code=0

@@ -36,7 +36,8 @@ from qwirkle_core.records import game_from_record, read_records
 LONG = os.environ.get("QWIRKLE_FUZZ", "") == "long"
 FUZZ = settings(
     deadline=None,
-    max_examples=1500 if LONG else 25,
+    # (Without the JIT, the coverage run, the kernels behind every parser are plain Python: 10.)
+    max_examples=1500 if LONG else 10 if os.environ.get("NUMBA_DISABLE_JIT") == "1" else 25,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large],
     derandomize=not LONG,  # the short run is the same on every machine; the long one explores
 )

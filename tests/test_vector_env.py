@@ -14,7 +14,7 @@ from qwirkle_core.errors import IllegalMoveError, QwirkleError
 from qwirkle_core.game import Game
 
 NO_JIT = os.environ.get("NUMBA_DISABLE_JIT") == "1"
-STEPS = 150 if NO_JIT else 1500
+STEPS = 80 if NO_JIT else 1500
 W = enc.DEFAULT_WINDOW
 
 
