@@ -52,18 +52,18 @@ if [ "$static" -ne 0 ]; then
     exit 1
 fi
 
-# Three runs of the suite, side by side: each spends most of its time on one core
-# (numba compiling its kernels, or plain Python), and the machine has two.
+# Three runs of the suite, side by side (four processes): each spends most of its time
+# on one core (numba compiling its kernels, or plain Python), and the machine has two.
 # - [bounds] bounds-checked kernels, with their own numba cache (the cache ignores
 #   NUMBA_BOUNDSCHECK): an out-of-range access raises instead of reading junk;
 # - [nojit] the JIT off, under coverage (at least 90% of qwirkle_core);
 # - the JIT on, in two parts that start once `qwirkle-core warmup` has compiled the
 #   kernels into the cache they share (else both would compile the same kernels):
-#   [jit] the tests in this process, the doctests (README and docs/ too) and every
-#   benchmark once; [procs] the tests that start fresh processes (markers process,
-#   slow and cluster: the command line, the engine, the examples, compiling from
-#   nothing, Dask clusters).  Split so, the JIT-on tests end about when the other two
-#   runs do, instead of running alone on one core at the end.
+#   [jit] the tests that run in pytest's own process, the doctests (README and docs/
+#   too) and every benchmark once; [procs] the tests that start fresh processes
+#   (markers process, slow and cluster: the command line, the engine, the examples,
+#   compiling from nothing, Dask clusters).  Split so, the JIT-on tests end about
+#   when the other two runs do, instead of running alone on one core at the end.
 # [bounds] and [nojit] leave out the tests that start fresh processes: those children
 # run the kernels the in-process tests already check, coverage does not see into
 # them, and without the JIT they only take long.  They also leave out the tests of
