@@ -28,7 +28,7 @@ from qwirkle_core import Board, Move
 from qwirkle_core._jit import CompiledEntry
 from qwirkle_core._movegen import INITIAL_CAPACITY, MODE_ALL, OUT_COLS, generate
 
-from .positions import CACHES, cycle_queries, positions, time_per_position, worst_cases
+from .positions import CACHES, positions, time_per_position, worst_cases
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -56,16 +56,16 @@ def test_legal_moves_worst_case(benchmark: Any) -> None:
     benchmark.extra_info["positions"] = len(items)
     benchmark.extra_info["mean_moves"] = sum(moves) / len(moves)
     benchmark.extra_info["min_moves"] = min(moves)
-    benchmark(cycle_queries(items, lambda b, h: b.legal_moves(h)))
+    time_per_position(benchmark, Board.legal_moves, items, "cold")
 
 
 @pytest.mark.parametrize("query", ["count_moves", "has_move", "best_moves", "legal_tile_masks"])
 def test_other_queries_mid_game(benchmark: Any, query: str) -> None:
     items = positions("mid")
     if query == "legal_tile_masks":
-        benchmark(cycle_queries(items, lambda b, h: b.legal_tile_masks()))
+        time_per_position(benchmark, Board.legal_tile_masks, [(b,) for b, _ in items], "cold")
     else:
-        benchmark(cycle_queries(items, lambda b, h: getattr(b, query)(h)))
+        time_per_position(benchmark, getattr(Board, query), items, "cold")
 
 
 @pytest.mark.parametrize("cache", CACHES)

@@ -2,8 +2,9 @@
 
     .venv/bin/python -m pytest benchmarks/bench_queries.py --benchmark-enable
 
-As in bench_movegen, each round of a one-position query handles ONE position, cycling
-through the 60 mid-game positions, so the median is a median over positions.  The batch
+As in bench_movegen, each round of a one-position query times ONE call on one position
+(``positions.time_per_position``), cycling through the 60 mid-game positions, so the
+median is a median over positions.  The batch
 queries handle all 60 positions per round: with numba's threads (all cores), with
 ``threads=1`` (the serial kernel), and ``*_serial_loop``, the same work as a Python loop
 of one-position Board calls, for comparison.
@@ -20,7 +21,7 @@ import pytest
 
 from qwirkle_core import Board, queries
 
-from .positions import Position, cycle_queries, positions
+from .positions import Position, positions, time_per_position
 
 ONE_POSITION: dict[str, Callable[[Board, list[Any]], Any]] = {
     "top_moves_k5": lambda b, h: queries.top_moves(b, h, 5),
@@ -42,7 +43,7 @@ def test_query_mid_game(benchmark: Any, query: str) -> None:
         coords = board.legal_tile_masks().coords
         _CELLS[id(board)] = coords[np.linspace(0, len(coords) - 1, 4).astype(int)]
     benchmark.extra_info["positions"] = len(items)
-    benchmark(cycle_queries(items, ONE_POSITION[query]))
+    time_per_position(benchmark, ONE_POSITION[query], items, "cold")
 
 
 BATCH: dict[str, Callable[[list[Position]], Any]] = {

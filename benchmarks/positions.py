@@ -89,21 +89,6 @@ def worst_cases(count: int = 10) -> list[Position]:
     return [(b, h) for _, b, h in found[:count]]
 
 
-def cycle_queries(items: list[Position], query: Callable[[Board, list[Tile]], Any]) -> Callable[[], Any]:
-    """A benchmark body that runs ``query`` on ONE position per call, cycling through
-    ``items`` (each is run once first, to compile and warm up): the benchmark's median
-    is then a median over positions."""
-    for board, hand in items:
-        query(board, hand)
-    it = itertools.cycle(items)
-
-    def one() -> Any:
-        board, hand = next(it)
-        return query(board, hand)
-
-    return one
-
-
 # Timed calls per position of a time_per_position benchmark: 60 positions give 2,400.
 ROUNDS_PER_POSITION = 40
 CACHES = ("cold", "warm")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
+import numba
 import numpy as np
 import pytest
 
@@ -31,7 +32,7 @@ NO_JIT = os.environ.get("NUMBA_DISABLE_JIT") == "1"
 # coverage run, where every kernel is plain Python) six per player count.  The bounds-checked
 # run plays one game per player count (about 400 positions): its task is an index out
 # of range in the kernels, and the walk over each position's sub-steps is Python.
-GAMES = 1 if NO_JIT or os.environ.get("NUMBA_BOUNDSCHECK") == "1" else 4
+GAMES = 1 if NO_JIT or numba.config.BOUNDSCHECK else 4
 MAX_POSITIONS = 6 if NO_JIT else 10_000
 
 
