@@ -695,6 +695,17 @@ def borrowing_kernel(func: F) -> F:
     return _compile(func, background=True, _nrt=False)
 
 
+def query_kernel(func: F) -> F:
+    """A :func:`borrowing_kernel` that keeps the GIL: for a kernel that Python calls
+    once per query of a few microseconds, allocating nothing and returning a number.
+    Its CPython entry then unboxes each array without making a reference-counted
+    handle for it (an allocation and two atomic operations), and does not release and
+    take back the GIL: measured on a kernel of two arrays and two ints, 0.12 µs a call
+    against 0.35 µs, a tenth of a mid-game query.  Queries from many threads then run
+    one at a time, as their Python around them does."""
+    return _compile(func, background=True, _nrt=False, nogil=False)
+
+
 def gil_kernel(func: F) -> F:
     """A kernel that keeps the GIL for its whole call: for the one that reads Python
     objects where they lie (``_pyobjects``), which no other thread may change or free

@@ -29,7 +29,7 @@ import numba
 import numpy as np
 
 from ._geometry import ALL_KINDS, COORD_MAX, NEIGHBOURS, KArray, KInt
-from ._jit import helper, inline_helper, kernel, plain_python_twin
+from ._jit import helper, inline_helper, kernel, plain_python_twin, query_kernel
 from ._lines import fold_tile, line_points, lowest_bit, lowest_kind
 from ._state import (
     LEN_SHIFT,
@@ -142,6 +142,13 @@ new_fit_words = _stack_array(MAX_QUERY_ROWS, MAX_ROW_WORDS)
 
 
 @helper
+def unsigned(index: KInt) -> Any:
+    """``index`` as an unsigned int, for indexing: numba then skips the negative-index
+    wraparound (a compare and an add per access); the kernels' indices are never negative."""
+    return np.uint64(index)
+
+
+@helper
 def reciprocal(divisor: KInt) -> KInt:
     """ceil(2**32 / divisor): ``(x * reciprocal(d)) >> 32 == x // d`` for 0 <= x and
     x * d < 2**32 (Granlund and Montgomery's division by an invariant integer).  The
@@ -159,19 +166,20 @@ def write_move(
     """Row ``count`` of ``out``: the move of the ``n`` tiles in scratch[K_MOVE_*, :n]
     (flat cells of a window ``width`` wide whose cell 0 is the caller's (top, left);
     ``per_width`` is reciprocal(width))."""
-    out[count, COL_N] = n
-    out[count, COL_SCORE] = score
+    move_row = unsigned(count)
+    out[move_row, COL_N] = n
+    out[move_row, COL_SCORE] = score
     for s in range(6):
         if s < n:
             cell = scratch[K_MOVE_CELL, s]
             row = (cell * per_width) >> 32
-            out[count, COL_ROWS + s] = row + top
-            out[count, COL_COLS + s] = cell - row * width + left
-            out[count, COL_KINDS + s] = scratch[K_MOVE_KIND, s]
+            out[move_row, COL_ROWS + s] = row + top
+            out[move_row, COL_COLS + s] = cell - row * width + left
+            out[move_row, COL_KINDS + s] = scratch[K_MOVE_KIND, s]
         else:
-            out[count, COL_ROWS + s] = 0
-            out[count, COL_COLS + s] = 0
-            out[count, COL_KINDS + s] = -1
+            out[move_row, COL_ROWS + s] = 0
+            out[move_row, COL_COLS + s] = 0
+            out[move_row, COL_KINDS + s] = -1
 
 
 @helper
@@ -234,15 +242,15 @@ def start_cells(st: KArray, o: KInt, w: KInt, words: KInt, walk: KInt) -> KInt:
     starts: 0, the empty cells beside a tile; 1, the anchors of moves along the row
     (a tile, or an empty cell with a tile above or below, with no tile before it);
     2, the anchors of moves along the column (likewise, across)."""
-    tiles = st[o]
+    tiles = st[unsigned(o)]
     west = tiles << 1  # bit b: the cell before b holds a tile
     east = (tiles >> 1) & WORD_LOW_63
     if w > 0:
-        west |= (st[o - 1] >> 63) & 1
+        west |= (st[unsigned(o - 1)] >> 63) & 1
     if w + 1 < words:
-        east |= st[o + 1] << 63
-    north = st[o - words]
-    south = st[o + words]
+        east |= st[unsigned(o + 1)] << 63
+    north = st[unsigned(o - words)]
+    south = st[unsigned(o + words)]
     if walk == 0:
         return ~tiles & (west | east | north | south)
     if walk == 1:
@@ -284,7 +292,7 @@ def near_edge(st: KArray) -> bool:
     )
 
 
-@kernel
+@query_kernel
 def generate(st: KArray, out: KArray, hand_mask: KInt, mode: KInt) -> KInt:
     """Every legal move of the kinds in ``hand_mask`` on the board ``st`` (a state,
     see ``_state``), written into ``out`` (int32[capacity, OUT_COLS]) as ``mode`` keeps
@@ -341,18 +349,24 @@ def generate(st: KArray, out: KArray, hand_mask: KInt, mode: KInt) -> KInt:
     for i in range(first_row, last_row + 1):
         for w in range(words):
             cells = start_cells(st, occ_at + i * words + w, w, words, 0)
+            row_base = i * width + w * 64
+            # First the cells where a tile of the hand fits, without a branch on each
+            # (whether a cell fits follows no pattern a CPU could learn), then their moves.
             fit = np.int64(0)
             while cells != 0:
                 bit = lowest_bit(cells)
-                cell = i * width + w * 64 + bit
                 cells &= cells - 1
+                cell = row_base + bit
+                fits = st[unsigned(row_at + cell)] & st[unsigned(col_at + cell)] & hand_mask
+                fit |= np.int64(fits != 0) << bit
+            fitting = fit
+            while fitting != 0:
+                cell = row_base + lowest_bit(fitting)
+                fitting &= fitting - 1
                 # One per (cell, kind), whatever the direction.
-                row_info = st[row_at + cell]
-                col_info = st[col_at + cell]
+                row_info = st[unsigned(row_at + cell)]
+                col_info = st[unsigned(col_at + cell)]
                 fits = row_info & col_info & hand_mask
-                if fits == 0:
-                    continue
-                fit |= np.int64(1) << bit
                 score = line_points((row_info >> LEN_SHIFT) + 1) + line_points((col_info >> LEN_SHIFT) + 1)
                 if mode == MODE_BEST and score < best:
                     continue  # none of this cell's moves is kept (MODE_BEST needs no total)
@@ -369,7 +383,7 @@ def generate(st: KArray, out: KArray, hand_mask: KInt, mode: KInt) -> KInt:
                         count += 1
                         if mode == MODE_ANY:
                             return 1
-            fit_words[i - first_row, w] = fit
+            fit_words[unsigned(i - first_row), unsigned(w)] = fit
     # A move along a line places a tile next to the run of board tiles it builds on:
     # on the cell before the run or the cell after it, which the one-tile pass found
     # fitting.  down_words: the tiles whose column run has such a cell below it.
@@ -379,8 +393,8 @@ def generate(st: KArray, out: KArray, hand_mask: KInt, mode: KInt) -> KInt:
         for w in range(words):
             below = np.int64(0)
             if i < last_row:
-                below = fit_words[r + 1, w] | down_words[r + 1, w]
-            down_words[r, w] = st[occ_at + i * words + w] & below
+                below = fit_words[unsigned(r + 1), unsigned(w)] | down_words[unsigned(r + 1), unsigned(w)]
+            down_words[unsigned(r), unsigned(w)] = st[unsigned(occ_at + i * words + w)] & below
     for walk in range(1, 3):
         if walk == 1:
             step = 1
@@ -400,36 +414,36 @@ def generate(st: KArray, out: KArray, hand_mask: KInt, mode: KInt) -> KInt:
                 # row and its column); a tile anchor needs such a cell at an end of its
                 # run.  The others start no move.
                 if walk == 1:
-                    live = row_live_tiles(st[o], fit_words[r, w], fit_words[r, w - 1] if w > 0 else 0, w + 1 < words)
+                    live = row_live_tiles(st[unsigned(o)], fit_words[unsigned(r), unsigned(w)], fit_words[unsigned(r), unsigned(w - 1)] if w > 0 else 0, w + 1 < words)
                 else:
-                    live = st[o] & (down_words[r, w] | (fit_words[r - 1, w] if r > 0 else 0))
-                cells = start_cells(st, o, w, words, walk) & (live | fit_words[r, w])
+                    live = st[unsigned(o)] & (down_words[unsigned(r), unsigned(w)] | (fit_words[unsigned(r - 1), unsigned(w)] if r > 0 else 0))
+                cells = start_cells(st, o, w, words, walk) & (live | fit_words[unsigned(r), unsigned(w)])
                 while cells != 0:
                     anchor = i * width + w * 64 + lowest_bit(cells)
                     cells &= cells - 1
                     # Moves of 2..6 tiles whose leftmost anchor is anchor.
-                    anchor_info = st[cross_at + anchor]
+                    anchor_info = st[unsigned(cross_at + anchor)]
                     anchor_empty = anchor_info >= 0
                     # run_allowed: the kinds the tiles from anchor (anchor excluded when empty) to
                     # the next empty cell run_end accept.  The cell before anchor is empty,
                     # so an empty anchor's own word along the line says it; for a tile, the
                     # word of the cell before it does when nothing lies before that.
                     if anchor_empty:
-                        along_info = st[along_at + anchor]
+                        along_info = st[unsigned(along_at + anchor)]
                         run_allowed = along_info & ALL_KINDS
                         run_end = anchor + ((along_info >> LEN_SHIFT) + 1) * step
                         # Kinds its column (row) accepts that can also join that run.
                         choices = anchor_info & run_allowed & hand_mask
                     else:
-                        before_info = st[along_at + anchor - step]
-                        if st[along_at + anchor - 2 * step] >= 0:
+                        before_info = st[unsigned(along_at + anchor - step)]
+                        if st[unsigned(along_at + anchor - 2 * step)] >= 0:
                             run_allowed = before_info & ALL_KINDS
                             run_end = anchor + (before_info >> LEN_SHIFT) * step
                         else:
                             run_allowed = np.int64(ALL_KINDS)
                             run_end = anchor
-                            while st[cross_at + run_end] < 0 and run_allowed >= 0:
-                                run_allowed = fold_tile(run_allowed, ~st[cross_at + run_end])
+                            while st[unsigned(cross_at + run_end)] < 0 and run_allowed >= 0:
+                                run_allowed = fold_tile(run_allowed, ~st[unsigned(cross_at + run_end)])
                                 run_end += step
                         if run_allowed < 0 or run_allowed & hand_mask == 0:
                             # Every other tile of the move must join this line: none can.
@@ -457,21 +471,22 @@ def generate(st: KArray, out: KArray, hand_mask: KInt, mode: KInt) -> KInt:
                         scratch[K_LEFT_ALLOWED, 0] = line_allowed
                         scratch[K_LEFT_TODO, 0] = -1
                         while n_left >= 0:
-                            if scratch[K_LEFT_TODO, n_left] == -1:
+                            if scratch[K_LEFT_TODO, unsigned(n_left)] == -1:
                                 # Visit the state with n_left left tiles; before is the cell
                                 # before them.
                                 before = anchor - (n_left + 1) * step
-                                left_allowed = scratch[K_LEFT_ALLOWED, n_left]
-                                before_info = st[cross_at + before]
+                                left_allowed = scratch[K_LEFT_ALLOWED, unsigned(n_left)]
+                                before_info = st[unsigned(cross_at + before)]
                                 if before_info >= 0:
                                     # The line may start here: lay out the left part
                                     # and the anchor, and walk to the right.
                                     for k in range(n_left):
-                                        scratch[K_MOVE_CELL, k] = anchor - (n_left - k) * step
-                                        scratch[K_MOVE_KIND, k] = scratch[K_LEFT_KIND, n_left - 1 - k]
-                                    if n_anchor:
-                                        scratch[K_MOVE_CELL, n_left] = anchor
-                                        scratch[K_MOVE_KIND, n_left] = anchor_kind
+                                        scratch[K_MOVE_CELL, unsigned(k)] = anchor - (n_left - k) * step
+                                        scratch[K_MOVE_KIND, unsigned(k)] = scratch[K_LEFT_KIND, unsigned(n_left - 1 - k)]
+                                    # The anchor's slot, written even for a board tile (the
+                                    # right walk then overwrites it): no branch to mispredict.
+                                    scratch[K_MOVE_CELL, unsigned(n_left)] = anchor
+                                    scratch[K_MOVE_KIND, unsigned(n_left)] = anchor_kind
                                     # The right walk: every move whose line starts at
                                     # line_start with these n_prior tiles, going on to the
                                     # right.  Written here, not as a function: an inlined
@@ -509,38 +524,41 @@ def generate(st: KArray, out: KArray, hand_mask: KInt, mode: KInt) -> KInt:
                                                 count += 1
                                                 if mode == MODE_ANY:
                                                     return 1
-                                        if n_placed < 6:
-                                            right_todo = node_allowed & hand_mask & st[cross_at + walk_end]
-                                            if right_todo != 0:
-                                                frame = n_right
-                                                scratch[K_MOVE_CELL, n_prior + n_right] = walk_end
-                                                scratch[K_RIGHT_ALLOWED, n_right] = node_allowed
-                                                scratch[K_RIGHT_POINTS, n_right] = node_points
-                                                scratch[K_RIGHT_TODO, n_right] = right_todo
+                                        right_todo = node_allowed & hand_mask & st[unsigned(cross_at + walk_end)]
+                                        if n_placed >= 6:
+                                            right_todo = 0
+                                        # The node's frame, written whether or not it has a
+                                        # tile to try (slot n_right is free): a select, not a
+                                        # branch, says whether it is pushed.
+                                        scratch[K_MOVE_CELL, unsigned(n_prior + n_right)] = walk_end
+                                        scratch[K_RIGHT_ALLOWED, unsigned(n_right)] = node_allowed
+                                        scratch[K_RIGHT_POINTS, unsigned(n_right)] = node_points
+                                        scratch[K_RIGHT_TODO, unsigned(n_right)] = right_todo
+                                        frame = n_right if right_todo != 0 else frame
                                         # The next node: a child of the deepest frame with a
                                         # tile left to try; none: this line start is done.
                                         found = False
                                         while frame >= 0:
-                                            right_todo = scratch[K_RIGHT_TODO, frame]
+                                            right_todo = scratch[K_RIGHT_TODO, unsigned(frame)]
                                             if right_todo == 0:
                                                 frame -= 1
                                                 continue
                                             right_kind = lowest_kind(right_todo)
-                                            scratch[K_RIGHT_TODO, frame] = right_todo & (right_todo - 1)
-                                            right_cell = scratch[K_MOVE_CELL, n_prior + frame]
-                                            frame_allowed = scratch[K_RIGHT_ALLOWED, frame]
+                                            scratch[K_RIGHT_TODO, unsigned(frame)] = right_todo & (right_todo - 1)
+                                            right_cell = scratch[K_MOVE_CELL, unsigned(n_prior + frame)]
+                                            frame_allowed = scratch[K_RIGHT_ALLOWED, unsigned(frame)]
                                             node_allowed = fold_tile(frame_allowed, right_kind)
                                             walk_end = right_cell + step
-                                            while st[cross_at + walk_end] < 0 and node_allowed >= 0:
-                                                board_kind = ~st[cross_at + walk_end]
+                                            while st[unsigned(cross_at + walk_end)] < 0 and node_allowed >= 0:
+                                                board_kind = ~st[unsigned(cross_at + walk_end)]
                                                 node_allowed = fold_tile(node_allowed, board_kind)
                                                 walk_end += step
                                             if node_allowed < 0:
                                                 continue
-                                            scratch[K_MOVE_KIND, n_prior + frame] = right_kind
-                                            cross_len = st[cross_at + right_cell] >> LEN_SHIFT
+                                            scratch[K_MOVE_KIND, unsigned(n_prior + frame)] = right_kind
+                                            cross_len = st[unsigned(cross_at + right_cell)] >> LEN_SHIFT
                                             cross_points = line_points(cross_len + 1)
-                                            node_points = scratch[K_RIGHT_POINTS, frame] + cross_points
+                                            node_points = scratch[K_RIGHT_POINTS, unsigned(frame)] + cross_points
                                             n_right = frame + 1
                                             found = True
                                             break
@@ -548,17 +566,17 @@ def generate(st: KArray, out: KArray, hand_mask: KInt, mode: KInt) -> KInt:
                                             break
                                 # Children: one more tile before, if that cell is free.
                                 if before_info >= 0 and before_info >> LEN_SHIFT == 0 and n_anchor + n_left < 6:
-                                    scratch[K_LEFT_TODO, n_left] = left_allowed & hand_mask
+                                    scratch[K_LEFT_TODO, unsigned(n_left)] = left_allowed & hand_mask
                                 else:
-                                    scratch[K_LEFT_TODO, n_left] = 0
-                            todo = scratch[K_LEFT_TODO, n_left]
+                                    scratch[K_LEFT_TODO, unsigned(n_left)] = 0
+                            todo = scratch[K_LEFT_TODO, unsigned(n_left)]
                             if todo == 0:
                                 n_left -= 1
                                 continue
                             kind = lowest_kind(todo)
-                            scratch[K_LEFT_TODO, n_left] = todo & (todo - 1)
-                            scratch[K_LEFT_KIND, n_left] = kind
-                            scratch[K_LEFT_ALLOWED, n_left + 1] = fold_tile(scratch[K_LEFT_ALLOWED, n_left], kind)
-                            scratch[K_LEFT_TODO, n_left + 1] = -1
+                            scratch[K_LEFT_TODO, unsigned(n_left)] = todo & (todo - 1)
+                            scratch[K_LEFT_KIND, unsigned(n_left)] = kind
+                            scratch[K_LEFT_ALLOWED, unsigned(n_left + 1)] = fold_tile(scratch[K_LEFT_ALLOWED, unsigned(n_left)], kind)
+                            scratch[K_LEFT_TODO, unsigned(n_left + 1)] = -1
                             n_left += 1
     return total if mode == MODE_COUNT else count
