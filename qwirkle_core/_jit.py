@@ -715,6 +715,13 @@ def gil_kernel(func: F) -> F:
     return _compile(func, nogil=False)
 
 
+def borrowing_gil_kernel(func: F) -> F:
+    """A :func:`gil_kernel` compiled without reference counting, as a
+    :func:`query_kernel` is: for the hand reader, called once per query, which
+    allocates nothing and returns a number."""
+    return _compile(func, nogil=False, _nrt=False)
+
+
 def batch_kernel(func: F) -> F:
     """A :func:`kernel` that does a batch's work (many games or positions) in one call:
     as plain Python that would take minutes, so its first call compiles before it runs."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._geometry import KArray, KInt
-from ._jit import gil_kernel, kernel
+from ._jit import borrowing_gil_kernel, kernel
 from ._lines import lowest_bit
 from ._pyobjects import is_list, item_of, sequence_of, tile_kind
 from ._state import (
@@ -119,7 +119,7 @@ HAND_UNREAD = -1  # hand_mask_in_place: not a list or tuple of at most 6 of the 
 HAND_TOO_MANY_COPIES = -2  # hand_mask_in_place: with the board's, more than 3 copies of a kind
 
 
-@gil_kernel
+@borrowing_gil_kernel
 def hand_mask_in_place(hand: KInt, reader: KArray, st: KArray) -> KInt:
     """The kind mask of the hand at address ``hand``, read where it lies (see
     ``_pyobjects``; the caller holds it): a list or a tuple of at most six of the 36
