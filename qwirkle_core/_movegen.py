@@ -414,9 +414,12 @@ def generate(st: KArray, out: KArray, hand_mask: KInt, mode: KInt) -> KInt:
                 # row and its column); a tile anchor needs such a cell at an end of its
                 # run.  The others start no move.
                 if walk == 1:
-                    live = row_live_tiles(st[unsigned(o)], fit_words[unsigned(r), unsigned(w)], fit_words[unsigned(r), unsigned(w - 1)] if w > 0 else 0, w + 1 < words)
+                    fit_before = fit_words[unsigned(r), unsigned(w - 1)] if w > 0 else 0
+                    fit_here = fit_words[unsigned(r), unsigned(w)]
+                    live = row_live_tiles(st[unsigned(o)], fit_here, fit_before, w + 1 < words)
                 else:
-                    live = st[unsigned(o)] & (down_words[unsigned(r), unsigned(w)] | (fit_words[unsigned(r - 1), unsigned(w)] if r > 0 else 0))
+                    fit_above = fit_words[unsigned(r - 1), unsigned(w)] if r > 0 else 0
+                    live = st[unsigned(o)] & (down_words[unsigned(r), unsigned(w)] | fit_above)
                 cells = start_cells(st, o, w, words, walk) & (live | fit_words[unsigned(r), unsigned(w)])
                 while cells != 0:
                     anchor = i * width + w * 64 + lowest_bit(cells)
@@ -467,116 +470,122 @@ def generate(st: KArray, out: KArray, hand_mask: KInt, mode: KInt) -> KInt:
                             n_anchor = 0
                         choices &= choices - 1
                         # Left part: tiles on the free cells before the anchor (depth n_left).
+                        # Each state is visited once, as soon as it is reached (depth first,
+                        # kinds in order); only states with kinds left to try stay on the
+                        # stack, as in the right walk.
                         n_left = 0
                         scratch[K_LEFT_ALLOWED, 0] = line_allowed
-                        scratch[K_LEFT_TODO, 0] = -1
-                        while n_left >= 0:
-                            if scratch[K_LEFT_TODO, unsigned(n_left)] == -1:
-                                # Visit the state with n_left left tiles; before is the cell
-                                # before them.
-                                before = anchor - (n_left + 1) * step
-                                left_allowed = scratch[K_LEFT_ALLOWED, unsigned(n_left)]
-                                before_info = st[unsigned(cross_at + before)]
-                                if before_info >= 0:
-                                    # The line may start here: lay out the left part
-                                    # and the anchor, and walk to the right.
-                                    for k in range(n_left):
-                                        scratch[K_MOVE_CELL, unsigned(k)] = anchor - (n_left - k) * step
-                                        scratch[K_MOVE_KIND, unsigned(k)] = scratch[K_LEFT_KIND, unsigned(n_left - 1 - k)]
-                                    # The anchor's slot, written even for a board tile (the
-                                    # right walk then overwrites it): no branch to mispredict.
-                                    scratch[K_MOVE_CELL, unsigned(n_left)] = anchor
-                                    scratch[K_MOVE_KIND, unsigned(n_left)] = anchor_kind
-                                    # The right walk: every move whose line starts at
-                                    # line_start with these n_prior tiles, going on to the
-                                    # right.  Written here, not as a function: an inlined
-                                    # function's array arguments cost an atomic incref and
-                                    # decref each per call, and this runs once per line
-                                    # start (a third of a query's time went to them).
-                                    # A node of the walk has n_right tiles placed after
-                                    # them, at scratch[K_MOVE_*, n_prior:n_prior + n_right]
-                                    # (so the move is laid out for write_move as it is
-                                    # made); its line ends before the empty cell walk_end.
-                                    # Each node emits its move once; only nodes with tiles
-                                    # left to try are pushed as frames (frame f: the choice
-                                    # of the (f+1)-th right tile), so a leaf costs no
-                                    # stack traffic.
-                                    line_start = before + step
-                                    n_prior = n_anchor + n_left
-                                    walk_end = end
-                                    node_allowed = left_allowed
-                                    node_points = base_points
-                                    n_right = 0
-                                    frame = -1
-                                    while True:
-                                        n_placed = n_prior + n_right
-                                        if n_placed >= 2:
-                                            length = ((walk_end - line_start) * per_step) >> 32
-                                            score = node_points + line_points(length)
-                                            total += 1
-                                            keep, best, count = keep_move(mode, score, best, count)
-                                            if keep:
-                                                if count < out.shape[0]:
-                                                    write_move(
-                                                        out, count, scratch, n_placed, score,
-                                                        width, per_width, top, left,
-                                                    )
-                                                count += 1
-                                                if mode == MODE_ANY:
-                                                    return 1
-                                        right_todo = node_allowed & hand_mask & st[unsigned(cross_at + walk_end)]
-                                        if n_placed >= 6:
-                                            right_todo = 0
-                                        # The node's frame, written whether or not it has a
-                                        # tile to try (slot n_right is free): a select, not a
-                                        # branch, says whether it is pushed.
-                                        scratch[K_MOVE_CELL, unsigned(n_prior + n_right)] = walk_end
-                                        scratch[K_RIGHT_ALLOWED, unsigned(n_right)] = node_allowed
-                                        scratch[K_RIGHT_POINTS, unsigned(n_right)] = node_points
-                                        scratch[K_RIGHT_TODO, unsigned(n_right)] = right_todo
-                                        frame = n_right if right_todo != 0 else frame
-                                        # The next node: a child of the deepest frame with a
-                                        # tile left to try; none: this line start is done.
-                                        found = False
-                                        while frame >= 0:
-                                            right_todo = scratch[K_RIGHT_TODO, unsigned(frame)]
-                                            if right_todo == 0:
-                                                frame -= 1
-                                                continue
-                                            right_kind = lowest_kind(right_todo)
-                                            scratch[K_RIGHT_TODO, unsigned(frame)] = right_todo & (right_todo - 1)
-                                            right_cell = scratch[K_MOVE_CELL, unsigned(n_prior + frame)]
-                                            frame_allowed = scratch[K_RIGHT_ALLOWED, unsigned(frame)]
-                                            node_allowed = fold_tile(frame_allowed, right_kind)
-                                            walk_end = right_cell + step
-                                            while st[unsigned(cross_at + walk_end)] < 0 and node_allowed >= 0:
-                                                board_kind = ~st[unsigned(cross_at + walk_end)]
-                                                node_allowed = fold_tile(node_allowed, board_kind)
-                                                walk_end += step
-                                            if node_allowed < 0:
-                                                continue
-                                            scratch[K_MOVE_KIND, unsigned(n_prior + frame)] = right_kind
-                                            cross_len = st[unsigned(cross_at + right_cell)] >> LEN_SHIFT
-                                            cross_points = line_points(cross_len + 1)
-                                            node_points = scratch[K_RIGHT_POINTS, unsigned(frame)] + cross_points
-                                            n_right = frame + 1
-                                            found = True
-                                            break
-                                        if not found:
-                                            break
-                                # Children: one more tile before, if that cell is free.
-                                if before_info >= 0 and before_info >> LEN_SHIFT == 0 and n_anchor + n_left < 6:
-                                    scratch[K_LEFT_TODO, unsigned(n_left)] = left_allowed & hand_mask
-                                else:
-                                    scratch[K_LEFT_TODO, unsigned(n_left)] = 0
-                            todo = scratch[K_LEFT_TODO, unsigned(n_left)]
-                            if todo == 0:
+                        while True:
+                            # Visit the state with n_left left tiles; before is the cell
+                            # before them.
+                            before = anchor - (n_left + 1) * step
+                            left_allowed = scratch[K_LEFT_ALLOWED, unsigned(n_left)]
+                            before_info = st[unsigned(cross_at + before)]
+                            if before_info >= 0:
+                                # The line may start here: lay out the left part
+                                # and the anchor, and walk to the right.
+                                for k in range(n_left):
+                                    scratch[K_MOVE_CELL, unsigned(k)] = anchor - (n_left - k) * step
+                                    left_kind = scratch[K_LEFT_KIND, unsigned(n_left - 1 - k)]
+                                    scratch[K_MOVE_KIND, unsigned(k)] = left_kind
+                                # The anchor's slot, written even for a board tile (the
+                                # right walk then overwrites it): no branch to mispredict.
+                                scratch[K_MOVE_CELL, unsigned(n_left)] = anchor
+                                scratch[K_MOVE_KIND, unsigned(n_left)] = anchor_kind
+                                # The right walk: every move whose line starts at
+                                # line_start with these n_prior tiles, going on to the
+                                # right.  Written here, not as a function: an inlined
+                                # function's array arguments cost an atomic incref and
+                                # decref each per call, and this runs once per line
+                                # start (a third of a query's time went to them).
+                                # A node of the walk has n_right tiles placed after
+                                # them, at scratch[K_MOVE_*, n_prior:n_prior + n_right]
+                                # (so the move is laid out for write_move as it is
+                                # made); its line ends before the empty cell walk_end.
+                                # Each node emits its move once; only nodes with tiles
+                                # left to try are pushed as frames (frame f: the choice
+                                # of the (f+1)-th right tile), so a leaf costs no
+                                # stack traffic.
+                                line_start = before + step
+                                n_prior = n_anchor + n_left
+                                walk_end = end
+                                node_allowed = left_allowed
+                                node_points = base_points
+                                n_right = 0
+                                frame = -1
+                                while True:
+                                    n_placed = n_prior + n_right
+                                    if n_placed >= 2:
+                                        length = ((walk_end - line_start) * per_step) >> 32
+                                        score = node_points + line_points(length)
+                                        total += 1
+                                        keep, best, count = keep_move(mode, score, best, count)
+                                        if keep:
+                                            if count < out.shape[0]:
+                                                write_move(
+                                                    out, count, scratch, n_placed, score,
+                                                    width, per_width, top, left,
+                                                )
+                                            count += 1
+                                            if mode == MODE_ANY:
+                                                return 1
+                                    right_todo = node_allowed & hand_mask & st[unsigned(cross_at + walk_end)]
+                                    if n_placed >= 6:
+                                        right_todo = 0
+                                    # The node's frame, written whether or not it has a
+                                    # tile to try (slot n_right is free): a select, not a
+                                    # branch, says whether it is pushed.
+                                    scratch[K_MOVE_CELL, unsigned(n_prior + n_right)] = walk_end
+                                    scratch[K_RIGHT_ALLOWED, unsigned(n_right)] = node_allowed
+                                    scratch[K_RIGHT_POINTS, unsigned(n_right)] = node_points
+                                    scratch[K_RIGHT_TODO, unsigned(n_right)] = right_todo
+                                    frame = n_right if right_todo != 0 else frame
+                                    # The next node: a child of the deepest frame with a
+                                    # tile left to try; none: this line start is done.
+                                    found = False
+                                    while frame >= 0:
+                                        right_todo = scratch[K_RIGHT_TODO, unsigned(frame)]
+                                        if right_todo == 0:
+                                            frame -= 1
+                                            continue
+                                        right_kind = lowest_kind(right_todo)
+                                        scratch[K_RIGHT_TODO, unsigned(frame)] = right_todo & (right_todo - 1)
+                                        right_cell = scratch[K_MOVE_CELL, unsigned(n_prior + frame)]
+                                        frame_allowed = scratch[K_RIGHT_ALLOWED, unsigned(frame)]
+                                        node_allowed = fold_tile(frame_allowed, right_kind)
+                                        walk_end = right_cell + step
+                                        while st[unsigned(cross_at + walk_end)] < 0 and node_allowed >= 0:
+                                            board_kind = ~st[unsigned(cross_at + walk_end)]
+                                            node_allowed = fold_tile(node_allowed, board_kind)
+                                            walk_end += step
+                                        if node_allowed < 0:
+                                            continue
+                                        scratch[K_MOVE_KIND, unsigned(n_prior + frame)] = right_kind
+                                        cross_len = st[unsigned(cross_at + right_cell)] >> LEN_SHIFT
+                                        cross_points = line_points(cross_len + 1)
+                                        node_points = scratch[K_RIGHT_POINTS, unsigned(frame)] + cross_points
+                                        n_right = frame + 1
+                                        found = True
+                                        break
+                                    if not found:
+                                        break
+                            # Children: one more tile before, if that cell is free (empty,
+                            # and no tile across it: its word's length is 0; a tile's word
+                            # is negative).
+                            todo = left_allowed & hand_mask
+                            if before_info >> LEN_SHIFT != 0 or n_anchor + n_left >= 6:
+                                todo = 0
+                            scratch[K_LEFT_TODO, unsigned(n_left)] = todo
+                            # The next state: a child of the deepest state with a kind left.
+                            while n_left >= 0 and scratch[K_LEFT_TODO, unsigned(n_left)] == 0:
                                 n_left -= 1
-                                continue
+                            if n_left < 0:
+                                break
+                            todo = scratch[K_LEFT_TODO, unsigned(n_left)]
                             kind = lowest_kind(todo)
                             scratch[K_LEFT_TODO, unsigned(n_left)] = todo & (todo - 1)
                             scratch[K_LEFT_KIND, unsigned(n_left)] = kind
-                            scratch[K_LEFT_ALLOWED, unsigned(n_left + 1)] = fold_tile(scratch[K_LEFT_ALLOWED, unsigned(n_left)], kind)
-                            scratch[K_LEFT_TODO, unsigned(n_left + 1)] = -1
+                            left_allowed = scratch[K_LEFT_ALLOWED, unsigned(n_left)]
+                            scratch[K_LEFT_ALLOWED, unsigned(n_left + 1)] = fold_tile(left_allowed, kind)
                             n_left += 1
     return total if mode == MODE_COUNT else count
