@@ -481,7 +481,14 @@ def generate(st: KArray, out: KArray, hand_mask: KInt, mode: KInt) -> KInt:
                             before = anchor - (n_left + 1) * step
                             left_allowed = scratch[K_LEFT_ALLOWED, unsigned(n_left)]
                             before_info = st[unsigned(cross_at + before)]
-                            if before_info >= 0:
+                            n_prior = n_anchor + n_left
+                            # A line start with fewer than two tiles of its own makes a
+                            # move only with a tile on the cell after the run it builds on
+                            # (one-tile moves come from the first pass); half of them
+                            # have none that fits there, and nothing to lay out or walk.
+                            fits_after = left_allowed & hand_mask & st[unsigned(cross_at + end)]
+                            walkable = n_prior >= 2 or fits_after != 0
+                            if before_info >= 0 and walkable:
                                 # The line may start here: lay out the left part
                                 # and the anchor, and walk to the right.
                                 for k in range(n_left):
@@ -507,7 +514,6 @@ def generate(st: KArray, out: KArray, hand_mask: KInt, mode: KInt) -> KInt:
                                 # of the (f+1)-th right tile), so a leaf costs no
                                 # stack traffic.
                                 line_start = before + step
-                                n_prior = n_anchor + n_left
                                 walk_end = end
                                 node_allowed = left_allowed
                                 node_points = base_points
