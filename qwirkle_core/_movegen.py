@@ -448,8 +448,11 @@ def generate(st: KArray, out: KArray, hand_mask: KInt, mode: KInt) -> KInt:
                             while st[unsigned(cross_at + run_end)] < 0 and run_allowed >= 0:
                                 run_allowed = fold_tile(run_allowed, ~st[unsigned(cross_at + run_end)])
                                 run_end += step
-                        if run_allowed < 0 or run_allowed & hand_mask == 0:
-                            # Every other tile of the move must join this line: none can.
+                        addable = run_allowed & hand_mask
+                        if run_allowed < 0 or addable & (addable - 1) == 0:
+                            # Every tile of the move joins this line, and a move (of two
+                            # tiles at least) holds two kinds the line accepts: the hand
+                            # has fewer (two tile anchors in three).
                             continue
                         choices = np.int64(1)  # one pass: the board tile itself
                     while choices != 0:
