@@ -22,6 +22,7 @@ with a tile across the line and none before it (anchors); all in (row, col) orde
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
 from typing import Any, cast
 
@@ -29,7 +30,7 @@ import numba
 import numpy as np
 
 from ._geometry import ALL_KINDS, COORD_MAX, NEIGHBOURS, KArray, KInt
-from ._jit import helper, inline_helper, kernel, plain_python_twin, query_kernel
+from ._jit import JIT_OFF, helper, inline_helper, kernel, plain_python_twin, query_kernel
 from ._lines import fold_tile, line_points, lowest_bit, lowest_kind
 from ._state import (
     LEN_SHIFT,
@@ -144,8 +145,17 @@ new_fit_words = _stack_array(MAX_QUERY_ROWS, MAX_ROW_WORDS)
 @helper
 def unsigned(index: KInt) -> Any:
     """``index`` as an unsigned int, for indexing: numba then skips the negative-index
-    wraparound (a compare and an add per access); the kernels' indices are never negative."""
+    wraparound (a compare and an add per access); the kernels' indices are never negative
+    (the bounds-checked run would catch one: cast to unsigned, it is out of bounds)."""
     return np.uint64(index)
+
+
+# As plain Python (the JIT off, or a first call while the generator compiles) the index
+# as it is: operator.index is a C function, which a coverage tracer does not trace line
+# by line as it would a Python one (the JIT-off run calls this a few hundred times a query).
+plain_python_twin(unsigned, operator.index)
+if JIT_OFF:
+    unsigned = operator.index  # type: ignore[assignment]  # the plain twin above
 
 
 @helper
