@@ -147,7 +147,7 @@ def unsigned(index: KInt) -> Any:
     """``index`` as an unsigned int, for indexing: numba then skips the negative-index
     wraparound (a compare and an add per access); the kernels' indices are never negative
     (the bounds-checked run would catch one: cast to unsigned, it is out of bounds)."""
-    return np.uint64(index)
+    return np.uint64(index)  # pragma: no cover - compiled only (plain Python: operator.index)
 
 
 # As plain Python (the JIT off, or a first call while the generator compiles) the index
