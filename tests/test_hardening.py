@@ -587,6 +587,48 @@ def test_render_refuses_what_it_cannot_draw_or_write(tmp_path, monkeypatch, caps
     assert target.read_text().endswith("</svg>\n") and [p.name for p in tmp_path.iterdir()] == ["board.svg"]
 
 
+def test_render_output_keeps_what_the_path_is(tmp_path, monkeypatch, capsys):
+    """Issue 26: ``render -o`` renamed a temporary file over any path, so a symlink, a
+    FIFO or /dev/null became a regular file.  Only a regular (or new) file is replaced."""
+    import io
+    import stat
+    import threading
+
+    from qwirkle_core import cli
+
+    def render(path: os.PathLike[str] | str) -> int:
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(POSITION_JSON)))
+        status = cli.main(["render", "-o", str(path)])
+        capsys.readouterr()
+        return status
+
+    target, link = tmp_path / "target.svg", tmp_path / "link.svg"
+    target.write_text("old")
+    link.symlink_to(target.name)
+    assert render(link) == 0
+    assert link.is_symlink() and target.read_text().endswith("</svg>\n")
+    dangling = tmp_path / "dangling.svg"
+    dangling.symlink_to("new.svg")
+    assert render(dangling) == 0
+    assert dangling.is_symlink() and (tmp_path / "new.svg").read_text().endswith("</svg>\n")
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    assert render(fifo) == 0
+    reader.join(30)
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and got and got[0].endswith(b"</svg>\n")
+
+    devnull = tmp_path / "null"
+    devnull.symlink_to(os.devnull)
+    assert render(devnull) == 0 and render(os.devnull) == 0
+    assert devnull.is_symlink() and stat.S_ISCHR(os.stat(os.devnull).st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dangling.svg", "fifo", "link.svg", "new.svg", "null",
+                                                          "target.svg"]
+
+
 def test_read_only_queries_are_safe_from_many_threads():
     """What the README promises (and the Board and Game docstrings): reading one Board
     from several threads at once gives every thread the right answers."""

@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import stat
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -118,8 +119,26 @@ def _fail(message: str) -> int:
 
 
 def _write_file(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` whole or not at all: into a temporary file beside
-    it, then renamed over it, so that an interruption never leaves half a picture."""
+    """Write ``text`` to ``path``.  A regular file (or a new one) is written whole or
+    not at all: into a temporary file beside it, then renamed over it, so that an
+    interruption never leaves half a picture.  A symbolic link stays a link: what it
+    points to is written so.  Anything else (a FIFO, a device such as /dev/null, a
+    terminal) is opened and written in place: renaming over it would replace the
+    special file with a regular one."""
+    target = os.path.realpath(path)  # a link's final target; the path itself otherwise
+    try:
+        regular = stat.S_ISREG(os.stat(target).st_mode)
+    except FileNotFoundError:
+        regular = True  # a new file (or a dangling link's new target)
+    if not regular:
+        with open(target, "w", encoding="utf-8") as f:
+            f.write(text)
+        return
+    _replace_file(target, text)
+
+
+def _replace_file(path: str, text: str) -> None:
+    """Write the regular file ``path`` through a temporary file renamed over it."""
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".render-", suffix=".tmp", dir=directory)
     try:
