@@ -20,7 +20,9 @@ import numpy as np
 import numpy.typing as npt
 
 from ._geometry import KArray, KInt
+from ._ints import int_value
 from ._jit import helper, kernel
+from .errors import show
 
 MASK32 = 0xFFFFFFFF
 SEED_LIMIT = 1 << 64
@@ -106,11 +108,12 @@ def below(state: KArray, n: KInt) -> KInt:
 
 def new_state(seed: int, stream: int) -> npt.NDArray[np.int64]:
     """A fresh generator for ``seed`` (0 <= seed < 2**64) and ``stream``."""
-    if type(seed) is bool or not isinstance(seed, (int, np.integer)):
-        raise TypeError(f"a seed is an integer, got {seed!r}")
-    seed = int(seed)
-    if not 0 <= seed < SEED_LIMIT:
-        raise ValueError(f"a seed is an integer in [0, 2**64), got {seed}")
+    number = int_value(seed)  # read once: the number checked is the number used
+    if number is None:
+        raise TypeError(f"a seed is an integer, got {show(seed)}")
+    if not 0 <= number < SEED_LIMIT:
+        raise ValueError(f"a seed is an integer in [0, 2**64), got {show(number)}")
+    seed = number
     state = np.zeros(STATE_WORDS, np.int64)
     seed_state(state, seed & MASK32, seed >> 32, stream)
     return state

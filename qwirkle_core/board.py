@@ -18,6 +18,7 @@ import numpy.typing as npt
 
 from . import _jit, _movegen, _pyobjects, _rules, _state
 from ._geometry import COORD_MAX
+from ._ints import int_value
 from ._movegen import (
     CHECK_EDGE,
     COL_SCORE,
@@ -47,7 +48,6 @@ from .moves import (
     Placement,
     _placement,
     inside_area,
-    is_int,
     parse_placements,
     placements_text,
 )
@@ -85,6 +85,12 @@ def _as_hand_sequence(hand: object) -> Sequence[Tile]:
         raise InvalidTileError(f"a hand is a sequence of Tiles, got the text {show(hand)} (parse_tiles({show(hand)}) reads it)")
     if isinstance(hand, bytes) or not hasattr(hand, "__len__") or not hasattr(hand, "__iter__"):
         raise InvalidTileError(f"a hand is a sequence of Tiles, got {show(hand)}")
+    try:
+        n = len(hand)
+    except (TypeError, OverflowError):  # a 0-d array; a range too long for a length
+        raise InvalidTileError(f"a hand is a sequence of Tiles, got {show(hand)}") from None
+    if n > MAX_HAND:  # before copying it: a range(10**12) is no hand
+        raise InvalidPositionError(f"a hand holds at most {MAX_HAND} tiles, got {n}")
     return list(hand)
 
 
@@ -374,11 +380,12 @@ class Board:
 
     def tile_at(self, row: int, col: int) -> Tile | None:
         """The tile on cell (row, col), or None if the cell is empty."""
-        if not is_int(row) or not is_int(col):
+        r, c = int_value(row), int_value(col)  # Python ints: a numpy int64 would wrap
+        if r is None or c is None:
             raise InvalidMoveError(f"a cell is two integers, got ({show(row)}, {show(col)})")
         st = self._st
-        i = int(row) - int(st[S_TOP])  # Python ints: a numpy int64 would wrap
-        j = int(col) - int(st[_state.S_LEFT])
+        i = r - int(st[S_TOP])
+        j = c - int(st[_state.S_LEFT])
         if not (0 <= i < int(st[_state.S_HEIGHT]) and 0 <= j < int(st[_state.S_WIDTH])):
             return None
         word = int(st[int(st[_state.S_ROW_AT]) + i * int(st[_state.S_WIDTH]) + j])

@@ -30,7 +30,8 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _gameloop, _prng
-from .board import Board, tile_kinds
+from ._ints import read_int
+from .board import Board, hand_kinds, tile_kinds
 from .errors import (
     IllegalMoveError,
     InvalidMoveError,
@@ -219,7 +220,13 @@ def _group_of(kinds: Iterable[int]) -> int:
 
 def largest_group(tiles: Iterable[Tile]) -> int:
     """The most tiles that share a colour or a shape, identical tiles counted once."""
-    return _group_of(t.kind for t in tiles)
+    return _group_of(tile_kinds(_iterable(tiles, "tiles"), "tiles"))
+
+
+def _iterable(value: Any, what: str) -> Iterable[Any]:
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise InvalidTileError(f"{what} is a sequence of Tiles, got {show(value)}")
+    return value
 
 
 def _tie_rank(players: int, tie_break: Sequence[int] | None) -> list[int]:
@@ -259,8 +266,12 @@ def distinct_exchanges(hand: Sequence[Tile], bag_size: int) -> list[tuple[Tile, 
     """Every distinct multiset of 1..bag_size tiles of ``hand``, in the engine's order:
     the copies taken of each distinct kind (ascending) are the digits of a counter
     whose lowest digit is the lowest kind."""
-    kinds = np.array([t.kind for t in hand] + [0] * (HAND_SIZE - len(hand)), np.int64)
-    table = _gameloop.exchange_table(kinds, len(hand), bag_size)
+    held = hand_kinds(hand)
+    # Every argument typed before the kernel: an int64 bag size (a larger one takes as
+    # many tiles as the hand holds).
+    size = read_int(bag_size, "bag_size", 0, 2**62)
+    kinds = np.array(held + [0] * (HAND_SIZE - len(held)), np.int64)
+    table = _gameloop.exchange_table(kinds, len(held), min(size, HAND_SIZE))
     return [tuple(ALL_TILES[int(k)] for k in row[1 : 1 + row[0]]) for row in table]
 
 

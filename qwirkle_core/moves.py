@@ -10,6 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ._geometry import COORD_MAX
+from ._ints import int_value, read_int
 from ._movegen import COL_COLS, COL_KINDS, COL_N, COL_ROWS, COL_SCORE, OUT_COLS
 from .errors import InvalidMoveError, InvalidTileError, NothingToUndoError, show
 from .tiles import ALL_TILES, Tile, tile_from_json
@@ -26,17 +27,19 @@ _PLACEMENT_TEXT = re.compile(r"^([A-Za-z]{2})@(-?[0-9]+),(-?[0-9]+)$", re.ASCII)
 
 def is_int(value: Any) -> bool:
     """An int (an IntEnum too) or a numpy integer, but not a boolean."""
-    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+    return int_value(value) is not None
 
 
 def check_coord(value: Any, what: str) -> int:
     """``value`` as a coordinate: an integer (not a boolean) with absolute value at most
-    COORD_MAX, else InvalidMoveError naming ``what``."""
-    if not is_int(value):
+    COORD_MAX, else InvalidMoveError naming ``what``.  The value is read once
+    (``_ints.int_value``): the number checked is the number returned."""
+    number = int_value(value)
+    if number is None:
         raise InvalidMoveError(f"{what} must be an integer, got {show(value)}")
-    if not -COORD_MAX <= value <= COORD_MAX:
-        raise InvalidMoveError(f"{what} {value} is out of range (|{what}| <= {COORD_MAX:,})")
-    return int(value)
+    if not -COORD_MAX <= number <= COORD_MAX:
+        raise InvalidMoveError(f"{what} {show(number)} is out of range (|{what}| <= {COORD_MAX:,})")
+    return number
 
 
 def _coord_text(text: str, what: str) -> int:
@@ -107,13 +110,14 @@ class Move:
     def __init__(self, placements: Iterable[Any], score: int | None = None) -> None:
         if isinstance(placements, (str, bytes)) or not isinstance(placements, Iterable):
             raise InvalidMoveError(f"a move is a sequence of (row, col, tile) placements, got {show(placements)}")
-        if score is not None and not is_int(score):
-            raise InvalidMoveError(f"a move's score is an integer or None, got {show(score)}")
+        if score is not None:
+            # A score rides in the kernels' int32 move rows.
+            score = read_int(score, "a move's score (an integer or None)", -(2**31), 2**31 - 1, InvalidMoveError)
         items = tuple(sorted((_placement(p) for p in placements), key=lambda p: (p[0], p[1])))
         if not items:
             raise InvalidMoveError("a move places at least one tile")
         object.__setattr__(self, "placements", items)
-        object.__setattr__(self, "score", None if score is None else int(score))
+        object.__setattr__(self, "score", score)
         object.__setattr__(self, "_hash", hash(items))
         object.__setattr__(self, "_row", None)
 
@@ -289,10 +293,10 @@ class MoveList:
     def __getitem__(self, index: int | slice) -> Move | MoveList:
         if isinstance(index, slice):
             return MoveList(self._table[index])
-        if not is_int(index):
+        i = int_value(index)
+        if i is None:
             raise NothingToUndoError(f"a move index is an integer or a slice, got {show(index)}")
         n = len(self)
-        i = int(index)
         if i < 0:
             i += n
         if not 0 <= i < n:
@@ -323,7 +327,7 @@ class MoveList:
                 hits = np.flatnonzero((self._table[:, 2:] == key).all(axis=1))
                 if hits.size:
                     return int(hits[0])
-        raise ValueError(f"{show(move)} is not in the list")
+        raise InvalidMoveError(f"{show(move)} is not in the list")
 
     def __contains__(self, move: object) -> bool:
         if not isinstance(move, Move):

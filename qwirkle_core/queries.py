@@ -33,6 +33,7 @@ import numpy.typing as npt
 
 from . import _queries
 from ._geometry import COORD_MAX
+from ._ints import read_int
 from ._jit import interruptible
 from ._movegen import COL_COLS, COL_ROWS, COL_SCORE, MODE_ALL, MODE_BEST, MODE_COUNT
 from ._queries import N_PLANES, PLANE_COLORS, PLANE_LEGAL, PLANE_OCCUPIED, PLANE_SHAPES
@@ -75,8 +76,9 @@ Position = tuple[Board, Sequence[Tile]]
 
 
 def mask_tiles(mask: int | np.integer[Any]) -> list[Tile]:
-    """The tiles of a kind mask, in kind order."""
-    m = int(mask)
+    """The tiles of a kind mask (an integer 0..2**36 - 1: bit k for kind k), in kind
+    order."""
+    m = read_int(mask, "a kind mask", 0, (1 << N_KINDS) - 1, InvalidTileError)
     return [ALL_TILES[k] for k in range(N_KINDS) if (m >> k) & 1]
 
 
@@ -96,10 +98,22 @@ def _reusable(hand: Any) -> Any:
     return list(hand) if isinstance(hand, Iterator) else hand
 
 
-def _tile_kinds(tiles: object, what: str) -> list[int]:
+def _iterable(tiles: object, what: str) -> Iterable[Any]:
     if isinstance(tiles, (str, bytes)) or not isinstance(tiles, Iterable):
         raise InvalidTileError(f"{what} is a sequence of Tiles, got {show(tiles)}")
-    return tile_kinds(tiles, what)
+    return tiles
+
+
+def _tile_kinds(tiles: object, what: str) -> list[int]:
+    return tile_kinds(_iterable(tiles, what), what)
+
+
+def _length(sequence: Sequence[Any]) -> int:
+    """``len(sequence)``, or -1 where it has none that fits in an index."""
+    try:
+        return len(sequence)
+    except (TypeError, OverflowError):
+        return -1
 
 
 def unseen_counts(board: Board, unseen: object = None, hand: Sequence[Tile] | None = None) -> Int64Array:
@@ -117,7 +131,7 @@ def unseen_counts(board: Board, unseen: object = None, hand: Sequence[Tile] | No
         for k in _tile_kinds(hand, "a hand"):
             counts[k] -= 1
     elif isinstance(unseen, np.ndarray) or (
-        isinstance(unseen, Sequence) and len(unseen) > 0 and all(
+        isinstance(unseen, Sequence) and _length(unseen) == N_KINDS and all(
             type(x) is int or isinstance(x, np.integer) for x in unseen
         )
     ):
@@ -127,7 +141,9 @@ def unseen_counts(board: Board, unseen: object = None, hand: Sequence[Tile] | No
         counts = arr.astype(np.int64)
     else:
         counts = np.zeros(N_KINDS, np.int64)
-        for k in _tile_kinds(unseen, "unseen"):
+        # At most the game's 108 tiles (one more, to tell): a long iterable is refused
+        # after that many items, never walked to its end.
+        for k in _tile_kinds(itertools.islice(_iterable(unseen, "unseen"), N_KINDS * COPIES_PER_KIND + 1), "unseen"):
             counts[k] += 1
     if (counts < 0).any():
         raise InvalidPositionError(f"negative unseen count for {ALL_TILES[int(np.argmin(counts))]}")

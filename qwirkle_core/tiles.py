@@ -10,8 +10,7 @@ from __future__ import annotations
 from enum import IntEnum
 from typing import Any
 
-import numpy as np
-
+from ._ints import int_value
 from .errors import InvalidTileError, show
 
 N_COLORS = 6
@@ -73,9 +72,10 @@ class Tile:
     @staticmethod
     def from_kind(kind: int) -> Tile:
         """The tile of kind ``kind`` (0..35)."""
-        if type(kind) is bool or not isinstance(kind, int) or not 0 <= kind < N_KINDS:
+        number = int_value(kind) if isinstance(kind, int) else None
+        if number is None or not 0 <= number < N_KINDS:
             raise InvalidTileError(f"not a tile kind: {show(kind)} (must be 0..35)")
-        return _TILES[kind]
+        return _TILES[number]
 
     @staticmethod
     def from_text(text: str) -> Tile:
@@ -130,11 +130,10 @@ class Tile:
 def _index(value: Any, what: str) -> int:
     """A colour or shape index 0..5: an int (an IntEnum too) or a numpy integer; never a
     boolean or a float, however whole."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+    number = int_value(value)  # read once: the number checked is the number used
+    if number is None or not 0 <= number < N_COLORS:
         raise InvalidTileError(f"a tile's {what} is an integer 0..5, got {show(value)}")
-    if not 0 <= value < N_COLORS:
-        raise InvalidTileError(f"a tile's {what} is an integer 0..5, got {show(value)}")
-    return int(value)
+    return number
 
 
 _TILES: tuple[Tile, ...] = tuple(Tile._make(k) for k in range(N_KINDS))

@@ -3,6 +3,7 @@ test reproduces one finding of the fuzzing pass (it failed before the fix)."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import signal
@@ -27,8 +28,10 @@ from qwirkle_core import (
 )
 from qwirkle_core.bots import make_bot, rollouts
 from qwirkle_core.engine import EngineSession, Limits, reply_line, serve
+from qwirkle_core.envs import encoding
+from qwirkle_core.envs.vector import VectorQwirkle
 from qwirkle_core.errors import show
-from qwirkle_core.game import MAX_SCORE, Action, Game
+from qwirkle_core.game import MAX_SCORE, Action, Game, distinct_exchanges, largest_group
 from qwirkle_core.moves import COORD_MAX
 from qwirkle_core.records import read_records, record_line
 
@@ -87,11 +90,91 @@ from .signals import popen_taking_sigint
         lambda: rollouts(Game(), [[], []], 1),
         lambda: rollouts(Game(), ["greedy", "greedy"], 10**12),
         lambda: queries.moves_on_cells(Board("Rc@0,0"), [], np.array([[2**64 - 1, 0]], np.uint64)),
+        # issue 26: each was a bare TypeError/IndexError/OverflowError/RecursionError, or accepted
+        lambda: distinct_exchanges(parse_tiles("Rc Rs"), None),
+        lambda: distinct_exchanges(parse_tiles("Rc Rs"), 5.5),  # was accepted (and compiled a float variant)
+        lambda: distinct_exchanges(parse_tiles("Rc Rs"), _deep(10_000)),  # was a segfault
+        lambda: distinct_exchanges(range(10**12), 3),
+        lambda: largest_group([1]),
+        lambda: largest_group(5),
+        lambda: queries.mask_tiles(-1),  # was accepted as all 36 tiles
+        lambda: queries.mask_tiles(1 << 36),
+        lambda: queries.mask_tiles("7"),
+        lambda: encoding.describe("7"),  # was accepted
+        lambda: encoding.describe(7, 10**30),
+        lambda: encoding.place_id(0, 0, 40),
+        lambda: encoding.window(None),
+        lambda: Board("Rc@0,0").legal_moves(parse_tiles("Rs")).index(5),  # was a bare ValueError
+        lambda: Board("Rc@0,0").legal_moves(np.array(3)),  # a 0-d array: was TypeError
+        lambda: Board("Rc@0,0").legal_moves(range(10**20)),  # was OverflowError
+        lambda: Move([(0, 1, Tile(0, 1))], score=2**40),  # is_legal raised OverflowError on it
+        lambda: Game(seed=_deep(10_000)),  # was RecursionError (from repr)
+        lambda: make_bot("greedy", seed=_deep(10_000)),
+        lambda: Tile(_LyingInt(7), 0),  # its value is 7: out of range, whatever int() says
+        lambda: Move([(_LyingInt(COORD_MAX + 1), 0, Tile(0, 0))]),
+        lambda: VectorQwirkle(1).scores(-1),
+        lambda: VectorQwirkle(10**12),
     ],
 )
 def test_bad_values_raise_qwirkle_errors(call):
     with pytest.raises(QwirkleError):
         call()
+
+
+class _LyingInt(int):
+    """An int whose ``__int__`` and ``__index__`` disagree with its value."""
+
+    def __int__(self) -> int:
+        return 0
+
+    def __index__(self) -> int:
+        return 0
+
+
+def _deep(depth: int) -> list:  # type: ignore[type-arg]
+    value: list = []  # type: ignore[type-arg]
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def test_an_integer_is_read_once():
+    """Issue 26: a coordinate was range-checked as its value and stored as its
+    ``int()``; the number checked is now the number used."""
+
+    class Lying(int):
+        def __int__(self) -> int:
+            return 10**9 + 7
+
+        def __index__(self) -> int:
+            return 10**9 + 7
+
+    board = Board()
+    board.push(Move([(Lying(0), Lying(1), Tile(Lying(2), Lying(3)))]))
+    assert board.text() == "Yl@0,1" and Board(board.text()) == board
+    assert board.tile_at(Lying(0), Lying(1)) == Tile(2, 3)
+
+
+def test_qwirkle_slots_checks_the_length_first():
+    """Issue 26: 36 counts were told from tiles by walking the whole sequence."""
+    with pytest.raises(QwirkleError):
+        queries.qwirkle_slots(Board("Rc@0,0"), range(10**12))  # was a hang
+    with pytest.raises(QwirkleError):
+        queries.qwirkle_slots(Board("Rc@0,0"), range(10**20))  # len() itself fails
+    with pytest.raises(QwirkleError):
+        queries.unseen_counts(Board("Rc@0,0"), itertools.repeat(Tile(0, 1)))
+
+
+def test_a_refused_reset_seed_changes_nothing():
+    """Issue 26: VectorQwirkle.reset stored the seed before refusing it, and every
+    later reset() failed."""
+    env = VectorQwirkle(2, seed=5)
+    env.reset()
+    for seed in (2**63, 2**63 - 3, -1, 1.5, None.__class__, _deep(10_000)):
+        with pytest.raises(QwirkleError):
+            env.reset(seed=seed)
+    env.reset()
+    assert env.game_seed(0) == 5 and env.game_seed(1) == 6
 
 
 def test_index_errors_are_still_index_errors():

@@ -44,13 +44,15 @@ outside over 32,618 positions; W = 24 lost 0.56 % of moves); the tests count it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import itertools
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import IllegalMoveError, QwirkleError
+from .._ints import int_value, read_int
+from ..errors import IllegalMoveError, QwirkleError, show
 from ..game import Action, Game
 from ..moves import Move
 from ..tiles import ALL_TILES, N_KINDS
@@ -72,12 +74,21 @@ __all__ = [
 ]
 
 DEFAULT_WINDOW = 32
+# The widest window: 36 * 1024**2 actions (a mask of 36 MiB per env).  A wider one is
+# refused at once, not allocated.
+MAX_WINDOW = 1024
 
 
 def _width(width: int) -> int:
-    if type(width) is not int or width < 1:
-        raise QwirkleError(f"the window width is a positive integer, got {width!r}")
-    return width
+    if type(width) is not int:
+        raise QwirkleError(f"the window width is a positive integer, got {show(width)}")
+    return read_int(width, "the window width", 1, MAX_WINDOW)
+
+
+def _game(game: Game) -> Game:
+    if not isinstance(game, Game):
+        raise QwirkleError(f"expected a Game, got {show(game)}")
+    return game
 
 
 def action_count(width: int = DEFAULT_WINDOW) -> int:
@@ -87,31 +98,39 @@ def action_count(width: int = DEFAULT_WINDOW) -> int:
 
 def place_id(kind: int, i: int, j: int, width: int = DEFAULT_WINDOW) -> int:
     """The id of PLACE(kind, window cell (i, j))."""
+    width = _width(width)
+    kind = read_int(kind, "kind", 0, N_KINDS - 1)
+    i = read_int(i, "i", 0, width - 1)
+    j = read_int(j, "j", 0, width - 1)
     return (kind * width + i) * width + j
 
 
 def mark_id(kind: int, width: int = DEFAULT_WINDOW) -> int:
     """The id of MARK(kind): put a tile of that kind aside for an exchange."""
-    return N_KINDS * width * width + kind
+    width = _width(width)
+    return N_KINDS * width * width + read_int(kind, "kind", 0, N_KINDS - 1)
 
 
 def end_id(width: int = DEFAULT_WINDOW) -> int:
     """The id of END: commit the placements, or the exchange of the marked tiles."""
+    width = _width(width)
     return N_KINDS * width * width + N_KINDS
 
 
 def pass_id(width: int = DEFAULT_WINDOW) -> int:
     """The id of PASS (legal only when the rules allow a pass)."""
+    width = _width(width)
     return N_KINDS * width * width + N_KINDS + 1
 
 
 def describe(action: int, width: int = DEFAULT_WINDOW) -> tuple[str, int, int, int]:
     """``("place", kind, i, j)``, ``("mark", kind, -1, -1)``, ``("end", -1, -1, -1)`` or
     ``("pass", -1, -1, -1)`` for an action id."""
-    area = _width(width) ** 2
-    a = int(action)
-    if not 0 <= a < action_count(width):
-        raise QwirkleError(f"no action {action!r} among {action_count(width)}")
+    width = _width(width)
+    area = width**2
+    a = int_value(action)
+    if a is None or not 0 <= a < action_count(width):
+        raise QwirkleError(f"no action {show(action)} among the {action_count(width)} (an integer 0..{action_count(width) - 1})")
     if a < N_KINDS * area:
         return "place", a // area, (a % area) // width, a % width
     if a < N_KINDS * area + N_KINDS:
@@ -121,8 +140,9 @@ def describe(action: int, width: int = DEFAULT_WINDOW) -> tuple[str, int, int, i
 
 def window(game: Game, width: int = DEFAULT_WINDOW) -> tuple[int, int]:
     """Board coordinates (top, left) of window cell (0, 0) for the turn to play."""
-    st, meta, *_ = game.engine_state(copy_state=False)
-    top, left = _kernels.window_of(st, meta, _width(width))
+    width = _width(width)
+    st, meta, *_ = _game(game).engine_state(copy_state=False)
+    top, left = _kernels.window_of(st, meta, width)
     return int(top), int(left)
 
 
@@ -141,10 +161,21 @@ class SubstepMask:
         return [int(a) for a in np.flatnonzero(self.mask)]
 
 
+def _substeps(substeps: Sequence[int]) -> list[int]:
+    """A turn's sub-steps as a list (of at most 13: six placements or marks, END);
+    a longer or endless iterable is refused after that many, not walked."""
+    if isinstance(substeps, (str, bytes)) or not isinstance(substeps, Iterable):
+        raise QwirkleError(f"sub-steps are a sequence of action ids, got {show(substeps)}")
+    steps = list(itertools.islice(substeps, 14))
+    if len(steps) > 13:
+        raise IllegalMoveError("a turn is at most 6 placements or marks and END")
+    return steps
+
+
 def _partial(substeps: Sequence[int], width: int) -> tuple[npt.NDArray[np.int64], int, int]:
     partial = np.full(12, -1, np.int64)
     placed = marked = 0
-    for a in substeps:
+    for a in _substeps(substeps):
         what, kind, _, _ = describe(a, width)
         if what == "place" and not marked and placed < 6:
             partial[placed] = int(a)
@@ -162,7 +193,7 @@ def legal_substeps(game: Game, partial: Sequence[int] = (), width: int = DEFAULT
     of the turn (PLACE ids, or MARK ids; empty at the start of a turn).  One kernel
     call.  A partial turn that no legal turn continues gives an empty mask."""
     width = _width(width)
-    st, meta, hands, hand_sizes, *_ = game.engine_state(copy_state=False)
+    st, meta, hands, hand_sizes, *_ = _game(game).engine_state(copy_state=False)
     part, placed, marked = _partial(partial, width)
     mask = np.zeros(action_count(width), np.bool_)
     seat = game.to_move
@@ -176,6 +207,9 @@ def turn_substeps(game: Game, action: Action, width: int = DEFAULT_WINDOW) -> li
     """The sub-steps that play ``action`` (a legal action of the player to move).
     Raises IllegalMoveError for a placement with a tile outside the window."""
     width = _width(width)
+    _game(game)
+    if not isinstance(action, Action):
+        raise QwirkleError(f"expected an Action, got {show(action)}")
     if action.kind == Action.PASS:
         return [pass_id(width)]
     if action.kind == Action.EXCHANGE:
@@ -195,7 +229,9 @@ def action_from_substeps(game: Game, substeps: Sequence[int], width: int = DEFAU
     """The action of a complete sub-step sequence (ending with END, or PASS alone);
     not checked against the rules (``game.push`` checks)."""
     width = _width(width)
-    if list(substeps) == [pass_id(width)]:
+    _game(game)
+    substeps = _substeps(substeps)
+    if substeps == [pass_id(width)]:
         return Action.pass_turn()
     if not substeps or substeps[-1] != end_id(width):
         raise IllegalMoveError("a complete turn ends with END (or is PASS alone)")

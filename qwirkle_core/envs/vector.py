@@ -18,10 +18,11 @@ from numba.typed import List
 
 from .. import _gameloop as gl
 from .._geometry import EMPTY
+from .._ints import int_value, read_int
 from .._prng import new_state
 from .._state import empty_state, tiles_of
 from ..board import Board
-from ..errors import IllegalMoveError, QwirkleError
+from ..errors import IllegalMoveError, QwirkleError, show
 from ..game import Game
 from ..tiles import ALL_TILES
 from . import _kernels as k
@@ -32,6 +33,7 @@ __all__ = ["BOT_IDS", "VectorQwirkle"]
 BOT_IDS = {"random": gl.BOT_RANDOM, "greedy": gl.BOT_GREEDY, "heuristic": gl.BOT_HEURISTIC}
 MOVE_CACHE = 1024  # encoded moves kept per env for a turn (more: re-encoded per sub-step)
 SET_LIST = 2048  # mask bits remembered per env, so a mask is cleared bit by bit
+MAX_ENVS = 1 << 16  # the most envs one VectorQwirkle steps (each takes ~100 KiB); more is refused at once
 
 # Columns of obs["scalars"] (seats rotated: column 0 is the player to move).
 SCALARS = {
@@ -95,12 +97,12 @@ class VectorQwirkle:
         window: int = DEFAULT_WINDOW,
         autoreset: bool = True,
     ) -> None:
-        if type(n) is not int or n < 1:
-            raise QwirkleError(f"n is a positive number of games, got {n!r}")
+        if type(n) is not int or not 1 <= n <= MAX_ENVS:
+            raise QwirkleError(f"n is a number of games 1..{MAX_ENVS:,}, got {show(n)}")
         if type(players) is not int or not 2 <= players <= 6:
-            raise QwirkleError(f"a game has 2 to 6 players, got {players!r}")
+            raise QwirkleError(f"a game has 2 to 6 players, got {show(players)}")
         if type(learner) is not int or not 0 <= learner < players:
-            raise QwirkleError(f"no seat {learner!r} in a game of {players}")
+            raise QwirkleError(f"no seat {show(learner)} in a game of {players}")
         self.n = n
         self.players = players
         self.window = window
@@ -111,14 +113,14 @@ class VectorQwirkle:
         if opponents is not None:
             names = [opponents] * players if isinstance(opponents, str) else list(opponents)
             if len(names) != players:
-                raise QwirkleError(f"one opponent per seat ({players}), got {names!r}")
+                raise QwirkleError(f"one opponent per seat ({players}), got {show(names)}")
             for p, name in enumerate(names):
                 if p == learner:
                     continue
-                if name not in BOT_IDS:
-                    raise QwirkleError(f"opponents are {sorted(BOT_IDS)}, got {name!r}")
+                if not isinstance(name, str) or name not in BOT_IDS:
+                    raise QwirkleError(f"opponents are {sorted(BOT_IDS)}, got {show(name)}")
                 self.bots[p] = BOT_IDS[str(name)]
-        self._seed = self._check_seed(seed)
+        self._seed = self._check_seed(seed, n)
         # One board state per env (layout in qwirkle_core._state): a typed list, since a
         # state is replaced by a larger array when its board grows.
         self._sts = List([empty_state() for _ in range(n)])
@@ -149,22 +151,23 @@ class VectorQwirkle:
         self._started = False
 
     @staticmethod
-    def _check_seed(seed: int) -> int:
-        try:
-            new_state(seed, 0)
-        except (TypeError, ValueError) as exc:
-            raise QwirkleError(str(exc)) from None
-        return int(seed)
+    def _check_seed(seed: int, n: int) -> int:
+        """The seed of env 0: an integer that leaves room for the seeds of all ``n``
+        envs (the kernels count them in int64)."""
+        number = int_value(seed)
+        if number is None:
+            raise QwirkleError(f"a seed is an integer, got {show(seed)}")
+        if not 0 <= number < 2**63 - 2 * n:
+            raise QwirkleError(f"the seed of {n} envs is an integer 0..2**63 - {2 * n + 1}, got {show(number)}")
+        return number
 
     # -------------------------------------------------------------- stepping
     def reset(self, seed: int | None = None) -> tuple[dict[str, npt.NDArray[Any]], npt.NDArray[np.bool_], dict[str, Any]]:
         """Deal a new game in every env (seeds ``seed + i``; by default the seed given
         at construction); returns (obs, masks, info)."""
-        if seed is not None:
-            self._seed = self._check_seed(seed)
+        if seed is not None:  # checked whole before anything is stored
+            self._seed = self._check_seed(seed, self.n)
             self._sample_rng = new_state(self._seed, 99)
-        if self._seed + 2 * self.n >= 2**63:
-            raise QwirkleError("the seed is too large for this many envs")
         self._env[:] = 0
         self._env[:, k.E_NEXT_SEED] = self._seed + np.arange(self.n)
         self.masks[:] = False
@@ -230,18 +233,25 @@ class VectorQwirkle:
         return out
 
     # -------------------------------------------------------------- reading
+    def _env_index(self, i: int) -> int:
+        """An env's index 0..n-1 (no negative index from the end: i names one env)."""
+        return read_int(i, "the env index i", 0, self.n - 1)
+
     def scores(self, i: int) -> list[int]:
         """The scores of env i's game, seat 0 first."""
+        i = self._env_index(i)
         return [int(s) for s in self._scores[i, : self.players]]
 
     def engine_state(self, i: int) -> tuple[npt.NDArray[Any], ...]:
         """Env i's game as the game loop's arrays (board state, meta, hands, hand_sizes,
         bag, scores, game_rng): copies."""
+        i = self._env_index(i)
         arrays = (self._metas, self._hands, self._hand_sizes, self._bags, self._scores, self._rngs)
         return (np.array(self._sts[i]),) + tuple(a[i].copy() for a in arrays)
 
     def partial_turn(self, i: int) -> list[int]:
         """The sub-steps env i's player to move has played this turn."""
+        i = self._env_index(i)
         placed = int(self._env[i, k.E_PLACED])
         marked = int(self._env[i, k.E_MARKED])
         if placed:
@@ -251,20 +261,24 @@ class VectorQwirkle:
 
     def window_origin(self, i: int) -> tuple[int, int]:
         """Board coordinates of window cell (0, 0) of env i's turn."""
+        i = self._env_index(i)
         return int(self._env[i, k.E_TOP]), int(self._env[i, k.E_LEFT])
 
     def game_seed(self, i: int) -> int:
         """The seed of env i's current game."""
+        i = self._env_index(i)
         return int(self._env[i, k.E_SEED])
 
     def board(self, i: int) -> Board:
         """Env i's board (a copy, as a Board)."""
+        i = self._env_index(i)
         tiles = tiles_of(self._sts[i]).tolist()
         return Board.from_placements((r, c, ALL_TILES[kind]) for r, c, kind in tiles) if tiles else Board()
 
     def to_game(self, i: int) -> Game:
         """Env i's position as a Game (no history: ``Game.from_position``; a game in
         play)."""
+        i = self._env_index(i)
         _, meta, hands, hand_sizes, bag, scores, _ = self.engine_state(i)
         return Game.from_position(
             self.board(i),
