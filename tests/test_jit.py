@@ -124,7 +124,8 @@ def test_the_cache_digest_covers_subpackages(tmp_path: Path) -> None:
     from qwirkle_core import _jit
 
     package = tmp_path / "qwirkle_core"
-    shutil.copytree(ROOT / "qwirkle_core", package, ignore=shutil.ignore_patterns("__pycache__"))
+    # The package imported (the installed one, in .ci/versions.sh's copy without sources).
+    shutil.copytree(_jit._PACKAGE, package, ignore=shutil.ignore_patterns("__pycache__"))
     saved = _jit._PACKAGE
     try:
         _jit._PACKAGE = package
