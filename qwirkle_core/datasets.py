@@ -26,13 +26,15 @@ dask.distributed for clusters); ``import qwirkle_core`` does not.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import socket
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -286,10 +288,11 @@ def _turn_columns(rows: KArray) -> tuple[KArray, KArray, KArray, KArray, KArray,
 
 
 def play_chunk(
-    spec: DatasetSpec, chunk: int
+    spec: DatasetSpec, chunk: int, on_games: Callable[[int], None] | None = None
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int32]]:
     """Play the games of ``chunk`` on this thread (the GIL released): (scores, turns,
-    ends, the turn log rows of all its games one after the other)."""
+    ends, the turn log rows of all its games one after the other).  ``on_games(n)`` is
+    called as each batch of n games is played."""
     start, stop = spec.chunk_range(chunk)
     bot_ids = np.zeros(_gameloop.MAX_PLAYERS, np.int64)
     bot_ids[: spec.players] = [BOT_IDS[b] for b in spec.bots]
@@ -325,6 +328,8 @@ def play_chunk(
         all_scores.append(scores[:, : spec.players])
         all_turns.append(turns)
         all_ends.append(ends)
+        if on_games is not None:
+            on_games(hi - lo)
     return (
         np.concatenate(all_scores).astype(np.int64),
         np.concatenate(all_turns).astype(np.int64),
@@ -393,8 +398,11 @@ def _write_table(path: Path, table: Any) -> None:
     _atomic_write(path, lambda f: pq.write_table(table, f, compression=COMPRESSION))
 
 
-def write_chunk(out: str, spec_json: dict[str, Any], chunk: int) -> ChunkStats:
-    """Play and write one chunk (the task a Dask worker runs; plain arguments only)."""
+def write_chunk(
+    out: str, spec_json: dict[str, Any], chunk: int, on_games: Callable[[int], None] | None = None
+) -> ChunkStats:
+    """Play and write one chunk (the task a Dask worker runs; plain arguments only).
+    ``on_games(n)``, in this process, is called as each batch of n games is played."""
     began = time.perf_counter()
     spec = DatasetSpec.from_json(spec_json)
     root = Path(out)
@@ -408,7 +416,7 @@ def write_chunk(out: str, spec_json: dict[str, Any], chunk: int) -> ChunkStats:
             f"{socket.gethostname()} sees no dataset manifest at {root} (or another one): the output "
             "directory must be on a file system every worker shares, at the same path"
         )
-    scores, turns, ends, rows = play_chunk(spec, chunk)
+    scores, turns, ends, rows = play_chunk(spec, chunk, on_games)
     games, turns_table = chunk_tables(spec, chunk, scores, turns, ends, rows)
     _write_table(root / TURNS_DIR / chunk_name(chunk), turns_table)
     _write_table(root / GAMES_DIR / chunk_name(chunk), games)  # last: the chunk is complete
@@ -499,16 +507,52 @@ def warm_kernels(replay: bool = True) -> float:
     return time.perf_counter() - began
 
 
+TICK = 0.5  # seconds between two reports of the games of the chunks still running
+
+
+class _InFlight:
+    """Games finished by the chunk tasks still running, counted from their threads."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._games: dict[int, int] = {}
+
+    def add(self, task: int, games: int) -> None:
+        with self._lock:
+            self._games[task] = self._games.get(task, 0) + games
+
+    def drop(self, task: int) -> None:
+        with self._lock:
+            self._games.pop(task, None)
+
+    def total(self) -> int:
+        with self._lock:
+            return sum(self._games.values())
+
+
 def _run_local(
-    func: Callable[..., Any], calls: Sequence[tuple[Any, ...]], on_done: Callable[[Any, int], None], threads: int
+    func: Callable[..., Any], calls: Sequence[tuple[Any, ...]], on_done: Callable[[Any, int], None], threads: int,
+    on_partial: Callable[[int], None] | None = None,
 ) -> None:
-    """``func(*calls[i])`` for every i on ``threads`` threads of this process (the kernels
-    release the GIL), ``on_done(result, i)`` on this thread as each finishes."""
+    """``func(*calls[i], on_games=...)`` for every i on ``threads`` threads of this
+    process (the kernels release the GIL), ``on_done(result, i)`` on this thread as each
+    finishes, and every :data:`TICK` seconds ``on_partial(games)``, the games that the
+    tasks still running have reported through their ``on_games(n)``."""
+    in_flight = _InFlight()
     with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="qwirkle-chunk") as pool:
-        futures = {pool.submit(func, *args): i for i, args in enumerate(calls)}
+        futures = {
+            pool.submit(func, *args, on_games=functools.partial(in_flight.add, i)): i for i, args in enumerate(calls)
+        }
+        pending = set(futures)
         try:
-            for future in as_completed(futures):
-                on_done(future.result(), futures[future])
+            while pending:
+                finished, pending = wait(pending, timeout=TICK, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    result = future.result()
+                    in_flight.drop(futures[future])
+                    on_done(result, futures[future])
+                if on_partial is not None:
+                    on_partial(in_flight.total())
         except BaseException:
             pool.shutdown(wait=True, cancel_futures=True)
             raise
@@ -534,7 +578,9 @@ def write_dataset(
     many as ``numba.get_num_threads()``; the kernels release the GIL).  ``workers=K`` starts a local Dask cluster of K one-thread worker processes;
     ``scheduler=ADDRESS`` uses an existing cluster; ``client`` a connected
     ``distributed.Client``.  ``bots`` names one bot for every seat, or one per seat.
-    ``progress(done, total)`` is called after each chunk (resumed chunks count as done).
+    ``progress(done, total)`` is called on the calling thread as games finish: on this
+    machine every half second or so while chunks are being played, on a cluster after
+    each chunk (resumed chunks count as done).
     Running it again with the same arguments writes only the chunks that are missing.
     """
     bots = tuple(bots)
@@ -549,13 +595,19 @@ def write_dataset(
     stats: dict[int, ChunkStats] = {k: _stats_from_file(root, spec, k) for k in sorted(done)}
     finished = sum(len(s.turns) for s in stats.values())
     skipped = finished
+    reported = -1
+
+    def report(partial: int = 0) -> None:
+        nonlocal reported
+        if progress is not None and finished + partial != reported:
+            reported = finished + partial
+            progress(reported, spec.games)
 
     def on_done(result: ChunkStats, _: int = 0) -> None:
         nonlocal finished
         stats[result.chunk] = result
         finished += len(result.turns)
-        if progress is not None:
-            progress(finished, spec.games)
+        report()
 
     startup = 0.0
     calls = [(str(root), spec.to_json(), k) for k in todo]
@@ -566,7 +618,7 @@ def write_dataset(
         where = f"this process, {threads} threads"
         startup = warm_kernels(replay=False)
         began = time.perf_counter()
-        _run_local(write_chunk, calls, on_done, threads)
+        _run_local(write_chunk, calls, on_done, threads, report)
         seconds = time.perf_counter() - began
     else:
         from . import cluster
@@ -600,15 +652,21 @@ def _remove_temporaries(root: Path) -> None:
 
 
 # -------------------------------------------------------------------- reading
-def read_tables(path: str | os.PathLike[str]) -> tuple[Any, Any]:
-    """The whole dataset as two pyarrow Tables (games, turns), in game order."""
+def read_tables(path: str | os.PathLike[str], progress: Progress | None = None) -> tuple[Any, Any]:
+    """The whole dataset as two pyarrow Tables (games, turns), in game order.
+    ``progress(done, total)`` is called after each chunk read (games read, games in
+    the chunks there)."""
     pa, _, pq = _pyarrow()
     root = Path(path)
     spec = _read_manifest(root)
     games, turns = [], []
-    for k in sorted(_done_chunks(root, spec)):
+    chunks = sorted(_done_chunks(root, spec))
+    total = sum(spec.chunk_range(k)[1] - spec.chunk_range(k)[0] for k in chunks)
+    for k in chunks:
         games.append(pq.read_table(root / GAMES_DIR / chunk_name(k)))
         turns.append(pq.read_table(root / TURNS_DIR / chunk_name(k)))
+        if progress is not None:
+            progress(sum(t.num_rows for t in games), total)
     if not games:
         raise DatasetError(f"{root} holds no finished chunk")
     return pa.concat_tables(games), pa.concat_tables(turns)
@@ -709,8 +767,11 @@ class CheckReport:
                 "problems": self.problems}
 
 
-def check_chunk(out: str, spec_json: dict[str, Any], chunk: int) -> tuple[int, list[str]]:
-    """Replay every game of one chunk under the rules: (games checked, problems)."""
+def check_chunk(
+    out: str, spec_json: dict[str, Any], chunk: int, on_games: Callable[[int], None] | None = None
+) -> tuple[int, list[str]]:
+    """Replay every game of one chunk under the rules: (games checked, problems).
+    ``on_games(n)``, in this process, is called as the replays go (n games at a time)."""
     pa, _, pq = _pyarrow()
     spec = DatasetSpec.from_json(spec_json)
     root = Path(out)
@@ -754,6 +815,8 @@ def check_chunk(out: str, spec_json: dict[str, Any], chunk: int) -> tuple[int, l
         if not game.is_over:  # (how it ended is compared by game_from_record)
             problems.append(f"{label}: the game does not end after its {len(record['turns'])} turns")
         checked += 1
+        if on_games is not None and checked % 8 == 0:
+            on_games(8)
     lo = np.repeat(np.arange(stop - start), counts.astype(np.int64))
     bad = np.nonzero(numbers != expected)[0]
     if bad.size:
@@ -772,7 +835,9 @@ def check_dataset(
     """Replay every game of the dataset at ``path`` under the rules (on a Dask cluster
     when given one, as for :func:`write_dataset`) and report every mismatch: a missing
     chunk, a game id missing or twice, a seed, a hand, a tile, a score or an end that
-    is not what the rules give."""
+    is not what the rules give.  ``progress(done, total)`` is called on the calling
+    thread as games are replayed: on this machine every half second or so, on a cluster
+    after each chunk."""
     _pyarrow()
     root = Path(path)
     spec = _read_manifest(root)
@@ -789,8 +854,15 @@ def check_dataset(
     report.problems.extend(f"{name}: not a chunk of this dataset" for name in extra)
     found: dict[int, list[str]] = {}
     finished = 0
+    reported = -1
 
     todo = sorted(done)
+
+    def tell(partial: int = 0) -> None:
+        nonlocal reported
+        if progress is not None and finished + partial != reported:
+            reported = finished + partial
+            progress(reported, spec.games)
 
     def on_done(result: tuple[int, list[str]], index: int) -> None:
         nonlocal finished
@@ -799,12 +871,11 @@ def check_dataset(
         found[chunk] = result[1]
         start, stop = spec.chunk_range(chunk)
         finished += stop - start
-        if progress is not None:
-            progress(finished, spec.games)
+        tell()
 
     calls = [(str(root), spec.to_json(), k) for k in todo]
     if client is None and workers is None and scheduler is None:
-        _run_local(check_chunk, calls, on_done, 1)  # replays are Python: one thread
+        _run_local(check_chunk, calls, on_done, 1, tell)  # replays are Python: one thread
     else:
         from . import cluster
 

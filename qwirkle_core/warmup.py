@@ -128,8 +128,11 @@ def group_line(name: str, seconds: float, outcome: str, error: str | None = None
     return f"  {name}: {seconds:.1f} s ({outcome})" if outcome else f"  {name}: {seconds:.1f} s"
 
 
-def _run_group(name: str) -> tuple[str, float, str, str | None]:
-    """Run one group in a fresh process: (name, seconds, outcome, error or None)."""
+def _run_group(name: str, on_start: Callable[[str], None] | None = None) -> tuple[str, float, str, str | None]:
+    """Run one group in a fresh process: (name, seconds, outcome, error or None);
+    ``on_start(name)`` first."""
+    if on_start is not None:
+        on_start(name)
     began = time.perf_counter()
     proc = subprocess.run(
         [sys.executable, "-c", GROUPS[name] + _OUTCOME],
@@ -147,13 +150,15 @@ def _run_group(name: str) -> tuple[str, float, str, str | None]:
 
 
 def warmup(
-    jobs: int | None = None, on_group: Callable[[str, float, str, str | None], None] | None = None
+    jobs: int | None = None, on_group: Callable[[str, float, str, str | None], None] | None = None,
+    on_start: Callable[[str], None] | None = None,
 ) -> WarmupReport:
     """Compile every kernel into the on-disk cache, ``jobs`` processes at a time
-    (default: one per core, at most one per group).  ``on_group(name, seconds,
-    outcome, error)`` is called as each group finishes (the command line prints a line
-    per group, so a first warm-up of minutes is never silent).  Returns a
-    :class:`WarmupReport`."""
+    (default: one per core, at most one per group).  ``on_start(name)`` is called (on
+    a worker thread) as each group starts, ``on_group(name, seconds, outcome, error)``
+    (on this thread) as each finishes: the command line prints a line per group and,
+    every few seconds, which groups are still compiling, so a first warm-up of minutes
+    is never silent.  Returns a :class:`WarmupReport`."""
     if jobs is not None and (type(jobs) is not int or jobs < 1):
         raise QwirkleError(f"jobs is a positive number of processes, got {jobs!r}")
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(GROUPS)))
@@ -161,7 +166,7 @@ def warmup(
     began = time.perf_counter()
     finished: dict[str, tuple[float, str, str | None]] = {}
     with ThreadPoolExecutor(jobs) as pool:
-        for future in as_completed([pool.submit(_run_group, name) for name in GROUPS]):
+        for future in as_completed([pool.submit(_run_group, name, on_start) for name in GROUPS]):
             name, seconds, outcome, error = future.result()
             finished[name] = (seconds, outcome, error)
             if on_group is not None:

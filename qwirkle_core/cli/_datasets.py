@@ -7,8 +7,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import IO, Any
+from typing import IO
 
+from .._progress import Progress, pick_mode
 from . import NAME, fail
 
 EXIT_BAD_ARGS = 2
@@ -16,35 +17,25 @@ EXIT_IO = 1
 
 
 class ChunkProgress:
-    """A tqdm bar over the whole run, started when the first chunk finishes (so that its
-    rate and ETA count games, not the time to start a cluster or load kernels)."""
+    """The progress of a dataset run on stderr (:class:`qwirkle_core._progress.Progress`):
+    on a terminal a tqdm bar whose rate and ETA count games, not the time to start a
+    cluster or load kernels; elsewhere a plain line every few seconds from the start
+    (so a run is never silent, even while it starts), and one at the end."""
 
-    def __init__(self, label: str, enabled: bool, stream: IO[str] | None = None) -> None:
-        self.label = label
-        self.enabled = enabled
-        self.stream = stream if stream is not None else sys.stderr
-        self.bar: Any = None
+    def __init__(self, label: str, choice: str, total: int | None = None, stream: IO[str] | None = None) -> None:
+        stream = stream if stream is not None else sys.stderr
+        self.progress = Progress(f"{NAME}: {label}", total, "games", stream=stream, mode=pick_mode(choice, stream))
+        self.started = False
+        self.progress.status("starting")
 
     def __call__(self, done: int, total: int) -> None:
-        if not self.enabled:
-            return
-        if self.bar is None:
-            from tqdm import tqdm
+        if not self.started:
+            self.started = True
+            self.progress.status("")
+        self.progress.set(done, total)
 
-            self.bar = tqdm(
-                total=total, initial=done, desc=f"{NAME}: {self.label}", unit=" games", file=self.stream,
-                dynamic_ncols=True, mininterval=0.5, smoothing=0.05,
-            )
-        else:
-            self.bar.update(done - self.bar.n)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
-
-
-def show_progress(choice: str, games: int, stream: IO[str]) -> bool:
-    return choice == "always" or (choice == "auto" and games > 1 and stream.isatty())
+    def close(self, last_line: bool = True) -> None:
+        self.progress.close(last_line)
 
 
 def dataset_options(args: argparse.Namespace) -> str | None:
@@ -66,18 +57,22 @@ def run_selfplay_dataset(
     """``selfplay --out DIR``: write the games as a Parquet dataset; print the summary."""
     from ..datasets import DatasetError, write_dataset
 
-    bar = ChunkProgress("selfplay", show_progress(args.progress, games, sys.stderr))
+    bar = ChunkProgress("selfplay", args.progress, games)
     try:
         summary = write_dataset(
             args.out, games, players, bots, seed, chunk_size=chunk_size, workers=workers,
             scheduler=args.scheduler, progress=bar,
         )
     except DatasetError as exc:
+        bar.close(last_line=False)
         return fail(str(exc), EXIT_BAD_ARGS)
     except OSError as exc:
+        bar.close(last_line=False)
         return fail(f"cannot write {exc.filename or args.out}: {exc.strerror or exc}", EXIT_IO)
-    finally:
-        bar.close()
+    except BaseException:  # an interrupt: the command line says so
+        bar.close(last_line=False)
+        raise
+    bar.close()
     report = summary.to_json()
     if args.json:
         print(json.dumps(report))

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import Any
 
 from . import fail
-from ._datasets import ChunkProgress, show_progress
+from ._datasets import ChunkProgress
 
 EXIT_MISMATCH = 1
 EXIT_BAD_ARGS = 2
@@ -35,7 +34,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--scheduler", metavar="ADDRESS", help="use the Dask cluster of this scheduler")
     parser.add_argument(
         "--progress", choices=("auto", "always", "never"), default="auto",
-        help="progress bar on stderr: auto = on a terminal",
+        help="progress on stderr: auto = a bar on a terminal, else a line every few seconds",
     )
     parser.add_argument("--json", action="store_true", help="print the report as one JSON object")
     parser.set_defaults(handler=run)
@@ -55,13 +54,16 @@ def run(args: argparse.Namespace) -> int:
         return fail("--workers starts a local cluster, --scheduler uses one: give one of them", EXIT_BAD_ARGS)
     from ..datasets import DatasetError, check_dataset
 
-    bar = ChunkProgress("check", show_progress(args.progress, 2, sys.stderr))
+    bar = ChunkProgress("check", args.progress)
     try:
         report = check_dataset(args.dataset, workers=workers, scheduler=args.scheduler, progress=bar)
     except DatasetError as exc:
+        bar.close(last_line=False)
         return fail(str(exc), EXIT_BAD_ARGS)
-    finally:
-        bar.close()
+    except BaseException:  # an interrupt: the command line says so
+        bar.close(last_line=False)
+        raise
+    bar.close()
     if args.json:
         print(json.dumps(report.to_json()))
     else:

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+import threading
 from typing import Any
 
 from .. import _jit
 from .. import warmup as warmup_module
+from .._progress import Progress
 from ..warmup import group_line, warmup
 from . import NAME, positive_int
 
@@ -29,21 +31,38 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=run)
 
 
-def _progress(name: str, seconds: float, outcome: str, error: str | None) -> None:
-    print(group_line(name, seconds, outcome, error), file=sys.stderr, flush=True)
-
-
 def run(args: argparse.Namespace) -> int:
     """The ``warmup`` command; returns the exit status."""
     # The first warm-up of an environment takes minutes on a small machine: say so at
-    # once, then a line per group as it finishes (stderr; the report goes to stdout).
+    # once, then a line per group as it finishes and, every few seconds, which groups
+    # are still compiling (stderr: a bar on a terminal; the report goes to stdout).
     print(
         f"{NAME}: compiling {len(warmup_module.GROUPS)} groups of kernels into {_jit.cache_location()} "
         "(minutes the first time, a few seconds once cached) ...",
         file=sys.stderr,
         flush=True,
     )
-    report = warmup(jobs=args.jobs, on_group=_progress)
+    running: list[str] = []
+    bar = Progress(f"{NAME}: warmup", len(warmup_module.GROUPS), "groups", rate=False)
+    bar.set(0)
+
+    def started(name: str) -> None:
+        with lock:
+            running.append(name)
+            bar.status("compiling " + ", ".join(running))
+
+    def finished(name: str, seconds: float, outcome: str, error: str | None) -> None:
+        with lock:
+            running.remove(name)
+            bar.status("compiling " + ", ".join(running) if running else "")
+            bar.write(group_line(name, seconds, outcome, error))
+            bar.update(1)
+
+    lock = threading.Lock()
+    try:
+        report = warmup(jobs=args.jobs, on_group=finished, on_start=started)
+    finally:
+        bar.close(last_line=False)  # the report says it all
     lines = report.lines()
     for line in (lines[0], lines[-1]):  # each group's line is on stderr already
         print(line)
