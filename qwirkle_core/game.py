@@ -257,6 +257,11 @@ def opening_player(hands: Sequence[Sequence[Tile]], tie_break: Sequence[int] | N
     """The seat that opens: the largest group (identical tiles counted once); on a tie,
     the first of the tied seats in ``tie_break`` (the seats in the order that wins a
     tie, e.g. oldest first), else the lowest seat."""
+    if isinstance(hands, (str, bytes)) or not isinstance(hands, Sequence):
+        raise InvalidPositionError(f"hands are a sequence of hands, one per seat, got {show(hands)}")
+    if not 2 <= len(hands) <= _gameloop.MAX_PLAYERS:
+        raise InvalidPositionError(f"a game has 2 to {_gameloop.MAX_PLAYERS} hands, got {len(hands)}")
+    hands = [list(map(Tile.from_kind, hand_kinds(h))) for h in hands]
     kinds, sizes = _hand_arrays(hands)
     rank = np.array(_tie_rank(len(hands), tie_break) + [0] * (_gameloop.MAX_PLAYERS - len(hands)), np.int64)
     return int(_gameloop.choose_opener(kinds, sizes, len(hands), rank)[0])

@@ -262,11 +262,16 @@ class QwirkleSlots(NamedTuple):
 
     def tiles(self, i: int) -> list[Tile]:
         """The tiles that complete a Qwirkle on slot ``i``."""
-        return mask_tiles(self.kinds[i])
+        return mask_tiles(self.kinds[self._slot(i)])
 
     def unseen_tiles(self, i: int) -> list[Tile]:
         """The unseen tiles (one per kind) that complete a Qwirkle on slot ``i``."""
-        return mask_tiles(self.unseen[i])
+        return mask_tiles(self.unseen[self._slot(i)])
+
+    def _slot(self, i: int) -> int:
+        """A slot's index (negative: from the end, as a sequence's)."""
+        n = len(self.kinds)
+        return read_int(i, "a slot index", -n, n - 1) % max(n, 1)
 
 
 def qwirkle_slots(board: Board, unseen: object = None) -> QwirkleSlots:

@@ -51,6 +51,8 @@ __all__ = [
 
 def record_from_game(game: Game) -> dict[str, Any]:
     """The game so far as a ``qwirkle-record/1`` object."""
+    if not isinstance(game, Game):
+        raise QwirkleError(f"expected a Game, got {show(game)}")
     if not game.from_deal or game.seed is None:
         raise QwirkleError("only a game played from its deal has a record")
     return {

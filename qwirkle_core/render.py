@@ -8,6 +8,7 @@ east, as everywhere in the project.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -81,6 +82,8 @@ MAX_CELL_SIZE = 1000
 
 def tile_name(tile: Tile) -> str:
     """'red circle', 'blue four-pointed star'."""
+    if not isinstance(tile, Tile):
+        raise InvalidTileError(f"expected a Tile, got {show(tile)}")
     return f"{COLOR_NAMES[tile.color]} {SHAPE_NAMES[tile.shape]}"
 
 
@@ -477,11 +480,18 @@ def _tile_ansi(tile: Tile, lighter: bool = False) -> str:
 
 def tiles_ansi(tiles: Iterable[Tile]) -> str:
     """Tiles side by side as in :func:`board_ansi` (a hand, say), one space apart."""
-    return " ".join(_tile_ansi(t) for t in tiles)
+    if isinstance(tiles, (str, bytes)) or not isinstance(tiles, Iterable):
+        raise InvalidTileError(f"tiles are a sequence of Tiles, got {show(tiles)}")
+    items = list(itertools.islice(tiles, 10_000 + 1))
+    if len(items) > 10_000 or any(t.__class__ is not Tile for t in items):
+        raise InvalidTileError(f"tiles are a sequence of (at most 10,000) Tiles, got {show(tiles)}")
+    return " ".join(_tile_ansi(t) for t in items)
 
 
 def strip_ansi(text: str) -> str:
     """``text`` without its colour codes (what a terminal shows, as plain characters)."""
+    if not isinstance(text, str):
+        raise QwirkleError(f"expected text, got {show(text)}")
     return _ANSI_CODE.sub("", text)
 
 __all__ = [

@@ -193,11 +193,14 @@ class VectorQwirkle:
     ]:
         """Play one sub-step in every env (``actions``: int[n]).  Raises
         IllegalMoveError, changing nothing, if an action is not legal."""
-        if not self._started:
-            self.reset()
-        acts = np.asarray(actions)
+        try:
+            acts = np.asarray(actions)
+        except (TypeError, ValueError, OverflowError, RecursionError):  # ragged, or no array at all
+            raise QwirkleError(f"actions are {self.n} integers, got {show(actions)}") from None
         if acts.shape != (self.n,) or not np.issubdtype(acts.dtype, np.integer):
             raise QwirkleError(f"actions are {self.n} integers, got {acts.dtype} of shape {acts.shape}")
+        if not self._started:  # after the checks: a refused call changes nothing
+            self.reset()
         acts = acts.astype(np.int64, copy=False)
         bad = k.step_envs(
             acts, self._sts, self._metas, self._hands, self._hand_sizes, self._bags, self._scores, self._rngs,
