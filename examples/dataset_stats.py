@@ -24,6 +24,7 @@ import numpy as np
 try:
     import pyarrow.compute as pc
 
+    from qwirkle_core._progress import Progress
     from qwirkle_core.datasets import read_tables, write_dataset
 except ImportError:
     print("this example needs the scale extra (pyarrow, dask): pip install 'qwirkle-core[scale]'", file=sys.stderr)
@@ -111,11 +112,13 @@ def main() -> None:
     args = parser.parse_args()
     if args.dataset is None:
         root = Path(tempfile.mkdtemp(prefix="qwirkle-dataset-")) / "greedy"
-        summary = write_dataset(root, args.games, 2, ["greedy"], seed=args.seed)
+        with Progress("dataset_stats: writing", total=args.games, unit="games") as bar:  # stderr
+            summary = write_dataset(root, args.games, 2, ["greedy"], seed=args.seed, progress=bar)
         print(f"wrote {args.games} greedy games to {root} ({summary.games_per_second:,.0f} games/s)")
     else:
         root = Path(args.dataset)
-    games, turns = read_tables(root)
+    with Progress("dataset_stats: reading", unit="games") as bar:
+        games, turns = read_tables(root, progress=bar)
     stats = statistics(games, turns)
     print(f"{games.num_rows} games, {turns.num_rows} turns, {stats['players']} players")
     print(f"the opening seat wins {100 * stats['opener_wins']:.1f} % of the games "

@@ -33,12 +33,14 @@ except ImportError:
     print("this example needs sb3-contrib (and torch): pip install sb3-contrib", file=sys.stderr)
     sys.exit(2)
 
+from qwirkle_core._progress import Progress
 from qwirkle_core.envs.gymnasium import QwirkleVsBot
 
 
-def win_rate(model: Any, opponent: str, games: int, seed: int) -> float:
+def win_rate(model: Any, opponent: str, games: int, seed: int, label: str) -> float:
     env = QwirkleVsBot(players=2, opponents=opponent)
     wins = 0.0
+    bar = Progress(f"maskable_ppo: {label}", total=games, unit="games")  # on stderr
     for g in range(games):
         obs, _ = env.reset(seed=seed + g)
         done, info = False, {}
@@ -48,6 +50,8 @@ def win_rate(model: Any, opponent: str, games: int, seed: int) -> float:
             done = terminated or truncated
         mine, theirs = info["final_scores"]
         wins += 1.0 if mine > theirs else 0.5 if mine == theirs else 0.0
+        bar.update(1)
+    bar.close()
     return wins / games
 
 
@@ -61,13 +65,20 @@ def main() -> None:
     args = parser.parse_args()
     env = QwirkleVsBot(players=2, opponents=args.opponent)
     model = MaskablePPO("MlpPolicy", env, n_steps=args.n_steps, batch_size=64, seed=args.seed, verbose=0)
-    before = win_rate(model, args.opponent, args.games, seed=10_000)
+    before = win_rate(model, args.opponent, args.games, seed=10_000, label="games before training")
+    bar = Progress("maskable_ppo: training", total=args.steps, unit="sub-steps")
+
+    def tick(_locals: Any, _globals: Any) -> bool:  # called by learn() at every sub-step
+        bar.set(model.num_timesteps)
+        return True  # (False would stop the training)
+
     wall, cpu = time.perf_counter(), time.process_time()
-    model.learn(total_timesteps=args.steps)
+    model.learn(total_timesteps=args.steps, callback=tick)
+    bar.close()
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     steps = model.num_timesteps
     print(f"trained {steps} sub-steps in {wall:.1f} s ({steps / wall:.0f} steps/s; {cpu:.1f} CPU seconds)")
-    after = win_rate(model, args.opponent, args.games, seed=10_000)
+    after = win_rate(model, args.opponent, args.games, seed=10_000, label="games after training")
     print(f"win rate against {args.opponent} over {args.games} seeded games: {before:.1%} before, {after:.1%} after")
 
 

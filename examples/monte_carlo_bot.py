@@ -27,6 +27,7 @@ import time
 
 import numpy as np
 
+from qwirkle_core._progress import Progress
 from qwirkle_core.bots import Bot, make_bot, rollouts
 from qwirkle_core.game import Action, Game
 
@@ -106,6 +107,7 @@ def main() -> None:
     wins = draws = 0
     margin = 0
     start = time.perf_counter()
+    bar = Progress("monte_carlo_bot", total=args.games, unit="games")  # on stderr; the results on stdout
     for g in range(args.games):
         seed = args.seed + g
         game = Game(players=2, seed=seed)
@@ -114,11 +116,15 @@ def main() -> None:
         bots[mc_seat] = MonteCarloBot(args.candidates, args.worlds, args.rollouts, seed=seed)
         while not game.is_over:
             game.push(bots[game.to_move].choose(game))
+            bar.status(f"game {g + 1}: turn {len(game.history)}")
         mine, theirs = game.scores[mc_seat], game.scores[1 - mc_seat]
         wins += mine > theirs
         draws += mine == theirs
         margin += mine - theirs
-        print(f"game {g + 1:3d}: monte-carlo {mine:3d}  greedy {theirs:3d}", flush=True)
+        bar.update(1)
+        bar.print(f"game {g + 1:3d}: monte-carlo {mine:3d}  greedy {theirs:3d}")
+    bar.status("")
+    bar.close()
     elapsed = time.perf_counter() - start
     n = args.games
     print(

@@ -8,7 +8,8 @@ Needs the rl extra (``pip install qwirkle-core[rl]``).  ISMCTS (open_spiel's
 valued by greedy-vs-greedy rollouts played inside numba (``_gameloop.rollouts_parallel``).
 The greedy bot decides with the game loop's kernel (``choose_greedy``) and plays its
 turn as sub-steps.  Seats alternate between games; the chance draws come from a seeded
-generator.  Nothing is written to disk.
+generator.  Nothing is written to disk.  The games' results go to stdout, the progress
+(games, and the sub-steps of the game in play) to stderr.
 
 Measured (the defaults, 4 games, 30 simulations per sub-step): ISMCTS lost all four,
 about 100 points to greedy's 240.  A turn is several sub-steps over a tree hundreds of
@@ -36,6 +37,7 @@ except ImportError:
 
 from qwirkle_core import _gameloop as gl
 from qwirkle_core._prng import bot_stream, new_state
+from qwirkle_core._progress import Progress
 from qwirkle_core.envs import _kernels
 from qwirkle_core.envs.encoding import end_id, mark_id, pass_id, place_id
 
@@ -89,7 +91,7 @@ def greedy_turn(state: Any, rng: np.ndarray) -> list[int]:
     return [place_id(kind, r - top, c - left) for r, c, kind in cells] + [end_id()]
 
 
-def play(game: Any, searcher_seat: int, simulations: int, rollouts: int, seed: int) -> list[int]:
+def play(game: Any, searcher_seat: int, simulations: int, rollouts: int, seed: int, bar: Progress) -> list[int]:
     chance = np.random.default_rng(seed)
     searcher = ismcts.ISMCTSBot(
         game, GreedyRollouts(rollouts, seed), 2.0, simulations, random_state=np.random.RandomState(seed)
@@ -97,7 +99,11 @@ def play(game: Any, searcher_seat: int, simulations: int, rollouts: int, seed: i
     greedy_rng = new_state(seed, bot_stream(1 - searcher_seat))
     state = game.new_initial_state()
     queued: list[int] = []
+    steps = 0
     while not state.is_terminal():
+        steps += 1
+        if steps % 16 == 0:
+            bar.status(f"game {seed}: {steps} actions, scores {[int(s) for s in state.scores[:2]]}")
         if state.is_chance_node():
             outcomes, probs = zip(*state.chance_outcomes())
             state.apply_action(int(chance.choice(outcomes, p=probs)))
@@ -119,12 +125,16 @@ def main() -> None:
     game = pyspiel.load_game("python_qwirkle", {"players": 2})
     wins = 0.0
     start = time.perf_counter()
+    bar = Progress("openspiel_ismcts_vs_greedy", total=args.games, unit="games")
     for g in range(args.games):
         seat = g % 2
-        scores = play(game, seat, args.simulations, args.rollouts, seed=g)
+        scores = play(game, seat, args.simulations, args.rollouts, seed=g, bar=bar)
         mine, theirs = scores[seat], scores[1 - seat]
         wins += 1.0 if mine > theirs else 0.5 if mine == theirs else 0.0
-        print(f"game {g}: ISMCTS (seat {seat}) {mine} - greedy {theirs}")
+        bar.update(1)
+        bar.print(f"game {g}: ISMCTS (seat {seat}) {mine} - greedy {theirs}")
+    bar.status("")
+    bar.close()
     print(f"ISMCTS won {wins:g} of {args.games} games against greedy in {time.perf_counter() - start:.0f} s")
 
 

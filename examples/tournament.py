@@ -2,8 +2,8 @@
 
     python examples/tournament.py [--games 2000] [--out FILE.svg]
 
-The plot goes to ``--out``; by default to ``tournament.svg`` beside this script (never
-the current directory).
+The plot goes to ``--out``; by default to ``tournament.svg`` in the current directory.
+The table goes to stdout; the progress (games played of all the pairings) to stderr.
 
 Every pairing plays the same seeded deals with the seats swapped; the whole games run
 inside numba on all cores.  The plot is a plain SVG (no plotting library needed).
@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from qwirkle_core._progress import Progress
 from qwirkle_core.selfplay import selfplay
 
 BOTS = ["random", "greedy", "heuristic"]
@@ -61,18 +62,23 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=2000, help="games per pairing and seat order")
     parser.add_argument("--seed", type=int, default=0)
-    default_out = Path(__file__).resolve().parent / "tournament.svg"
-    parser.add_argument("--out", default=str(default_out), help=f"the SVG plot (default {default_out})")
+    parser.add_argument("--out", default="tournament.svg", help="the SVG plot (default: tournament.svg here)")
     args = parser.parse_args()
+    out = Path(args.out)
 
     all_scores: dict[str, list[np.ndarray]] = {b: [] for b in BOTS}
-    print(f"{'pairing':24s} {'wins':>12s} {'mean scores':>16s} {'games/s':>9s}")
-    for a, b in itertools.combinations(BOTS, 2):
+    pairings = list(itertools.combinations(BOTS, 2))
+    bar = Progress("tournament", total=2 * len(pairings) * args.games, unit="games")
+    bar.print(f"{'pairing':24s} {'wins':>12s} {'mean scores':>16s} {'games/s':>9s}")
+    for a, b in pairings:
         wins = np.zeros(2, np.int64)
         means = np.zeros(2)
         rate = 0.0
         for order in ((a, b), (b, a)):
-            result = selfplay(args.games, 2, list(order), seed=args.seed)
+            bar.status(f"{order[0]} vs {order[1]}")
+            base = bar.done
+            result = selfplay(args.games, 2, list(order), seed=args.seed, progress=lambda done, base=base: bar.set(base + done))
+            bar.set(base + args.games)
             alone, _ = result.wins()
             flip = order != (a, b)
             wins += alone[::-1] if flip else alone
@@ -80,9 +86,11 @@ def main() -> None:
             rate += args.games / result.seconds / 2
             for seat, name in enumerate(order):
                 all_scores[name].append(result.scores[:, seat])
-        print(f"{a + ' vs ' + b:24s} {wins[0]:>5d} : {wins[1]:<5d} {means[0]:7.1f} {means[1]:7.1f} {rate:9.0f}")
-    histogram_svg({k: np.concatenate(v) for k, v in all_scores.items()}, args.out)
-    print(f"score distributions written to {args.out}")
+        bar.print(f"{a + ' vs ' + b:24s} {wins[0]:>5d} : {wins[1]:<5d} {means[0]:7.1f} {means[1]:7.1f} {rate:9.0f}")
+    bar.status("")
+    bar.close()
+    histogram_svg({k: np.concatenate(v) for k, v in all_scores.items()}, str(out))
+    print(f"score distributions written to {out}")
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ import time
 
 import numpy as np
 
+from qwirkle_core._progress import Progress
 from qwirkle_core.envs import VectorQwirkle
 from qwirkle_core.envs.vector import SCALARS
 
@@ -70,12 +71,14 @@ def win_rate(weights: np.ndarray, games: int, seed: int) -> float:
     base = 36 * env.window * env.window
     rng = np.random.default_rng(seed)
     result = np.full(games, np.nan)
-    while np.isnan(result).any():
-        actions, _, _ = act(weights, obs, masks, base, rng)
-        obs, masks, _, terminated, truncated, info = env.step(actions)
-        for i in np.flatnonzero((terminated | truncated) & np.isnan(result)):
-            mine, theirs = info["final_scores"][i, :2]
-            result[i] = 1.0 if mine > theirs else 0.5 if mine == theirs else 0.0
+    with Progress("train_vector_policy: evaluating", total=games, unit="games") as bar:  # on stderr
+        while np.isnan(result).any():
+            actions, _, _ = act(weights, obs, masks, base, rng)
+            obs, masks, _, terminated, truncated, info = env.step(actions)
+            for i in np.flatnonzero((terminated | truncated) & np.isnan(result)):
+                mine, theirs = info["final_scores"][i, :2]
+                result[i] = 1.0 if mine > theirs else 0.5 if mine == theirs else 0.0
+            bar.set(int((~np.isnan(result)).sum()))
     return float(result.mean())
 
 
@@ -99,6 +102,8 @@ def main() -> None:
     traces = np.zeros((args.envs, PHASES, KINDS))  # sum of grad log pi over each env's game
     baseline = 0.0
     start = time.perf_counter()
+    bar = Progress("train_vector_policy: training", total=args.updates, unit="updates")
+    bar.set(0)
     for update in range(args.updates):
         step_grad = np.zeros_like(weights)
         finished = 0
@@ -115,8 +120,10 @@ def main() -> None:
                 finished += 1
         if finished:
             weights += args.lr * step_grad / finished
+        bar.update(1)
         if update % 10 == 0 or update == args.updates - 1:
-            print(f"update {update:3d}: {finished} games, running result {baseline:+.2f}")
+            bar.print(f"update {update:3d}: {finished} games, running result {baseline:+.2f}")
+    bar.close()
     print(f"trained in {time.perf_counter() - start:.0f} s; weights (rows: turn start, placing, marking; "
           f"columns: PLACE MARK END PASS):\n{np.round(weights, 2)}")
     after = win_rate(weights, args.games, seed=1_000_000)

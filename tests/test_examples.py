@@ -1,7 +1,11 @@
-"""Every script in examples/ runs as it is (with small arguments, to stay quick)."""
+"""Every script in examples/ runs as it is (with small arguments, to stay quick); the
+long ones say how far they are on stderr (a plain line every few seconds off a
+terminal, and a last one at 100 %), the results go to stdout."""
 
 from __future__ import annotations
 
+import os
+import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -14,11 +18,18 @@ pytestmark = pytest.mark.slow  # each example is a fresh process
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 
-def run(script: str, *args: str) -> str:
+def run(script: str, *args: str, progress: str | None = None, cwd: Path | None = None) -> str:
+    """The script's stdout; with ``progress``, its stderr (a pipe) must end the progress
+    lines of that name at 100 %, and its stdout hold none of them."""
     proc = subprocess.run(
-        [sys.executable, str(EXAMPLES / script), *args], capture_output=True, text=True, timeout=600, check=False
+        [sys.executable, str(EXAMPLES / script), *args], capture_output=True, text=True, timeout=600, check=False,
+        cwd=cwd,
     )
     assert proc.returncode == 0, proc.stderr
+    if progress is not None:
+        lines = [line for line in proc.stderr.splitlines() if line.startswith(f"{progress}: ")]
+        assert lines and re.match(rf"{re.escape(progress)}: (\d+)/\1 [\w-]+ \(100 %\)", lines[-1]), proc.stderr
+        assert f"{progress}: " not in proc.stdout
     return proc.stdout
 
 
@@ -47,15 +58,21 @@ def test_engine_client() -> None:
 
 def test_tournament(tmp_path: Path) -> None:
     svg = tmp_path / "t.svg"
-    out = run("tournament.py", "--games", "10", "--out", str(svg))
+    out = run("tournament.py", "--games", "10", "--out", str(svg), progress="tournament")
     assert "greedy vs heuristic" in out
     root = ET.parse(svg).getroot()
     assert len([e for e in root.iter() if e.tag.endswith("polyline")]) == 3
+    before = os.path.getmtime(EXAMPLES / "tournament.svg") if (EXAMPLES / "tournament.svg").exists() else None
+    out = run("tournament.py", "--games", "2", cwd=tmp_path)  # no --out: the current directory
+    assert "written to tournament.svg" in out and (tmp_path / "tournament.svg").exists()
+    after = os.path.getmtime(EXAMPLES / "tournament.svg") if (EXAMPLES / "tournament.svg").exists() else None
+    assert before == after  # examples/ untouched
 
 
 @pytest.mark.skipif("NUMBA_DISABLE_JIT" in __import__("os").environ, reason="rollouts are too slow without the JIT")
 def test_monte_carlo_bot() -> None:
-    out = run("monte_carlo_bot.py", "--games", "2", "--candidates", "3", "--worlds", "2", "--rollouts", "2")
+    out = run("monte_carlo_bot.py", "--games", "2", "--candidates", "3", "--worlds", "2", "--rollouts", "2",
+              progress="monte_carlo_bot")
     assert "monte-carlo won" in out
 
 
@@ -65,24 +82,27 @@ def test_dataset_stats(tmp_path: Path) -> None:
 
     write_dataset(tmp_path / "ds", 6, 2, ["greedy", "random"], seed=3, chunk_size=4)
     svg = tmp_path / "stats.svg"
-    out = run("dataset_stats.py", str(tmp_path / "ds"), "--svg", str(svg))
+    out = run("dataset_stats.py", str(tmp_path / "ds"), "--svg", str(svg), progress="dataset_stats: reading")
     assert "6 games" in out and "the opening seat wins" in out and "game length" in out
     root = ET.parse(svg).getroot()
     assert len([e for e in root.iter() if e.tag.endswith("polyline")]) == 4  # 2 seats, the opener, lengths
-    out = run("dataset_stats.py", "--games", "3")  # writes its own, into a temporary directory
+    # Writes its own, into a temporary directory.
+    out = run("dataset_stats.py", "--games", "3", progress="dataset_stats: writing")
     assert "wrote 3 greedy games" in out and str(Path.cwd()) not in out.split("picture: ")[1]
 
 
 @pytest.mark.skipif("NUMBA_DISABLE_JIT" in __import__("os").environ, reason="training steps many games: too slow without the JIT")
 def test_train_vector_policy() -> None:
-    out = run("train_vector_policy.py", "--updates", "2", "--envs", "16", "--steps", "50", "--games", "8")
+    out = run("train_vector_policy.py", "--updates", "2", "--envs", "16", "--steps", "50", "--games", "8",
+              progress="train_vector_policy: training")
     assert "untrained policy vs random bot" in out and "trained policy vs random bot" in out
 
 
 @pytest.mark.skipif("NUMBA_DISABLE_JIT" in __import__("os").environ, reason="searches play whole games: too slow without the JIT")
 def test_openspiel_ismcts_vs_greedy() -> None:
     pytest.importorskip("pyspiel", reason="the rl extra (pip install qwirkle-core[rl]) is not installed")
-    out = run("openspiel_ismcts_vs_greedy.py", "--games", "1", "--simulations", "2", "--rollouts", "2")
+    out = run("openspiel_ismcts_vs_greedy.py", "--games", "1", "--simulations", "2", "--rollouts", "2",
+              progress="openspiel_ismcts_vs_greedy")
     assert "ISMCTS won" in out
 
 
