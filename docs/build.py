@@ -1,11 +1,13 @@
 """Build the documentation site: the guides (docs/*.md, the README, the changelog) and
 the API reference of every public module, from the docstrings, with pdoc.
 
-    python docs/build.py [--out site]
+    .venv/bin/pip install -e '.[docs,scale,rl]'     # once: pdoc, and the optional modules' extras
+    .venv/bin/python docs/build.py [--out site]
 
 Needs the ``docs`` extra and, for the reference of the optional modules, every other
-one: ``pip install -e '.[docs,scale,rl]'``; without them it says so in one line and
-exits with status 2.  Every warning is an error
+one; run by a Python without them (``python docs/build.py`` outside the virtual
+environment) it says so, and which command to run instead, in one line and exits with
+status 2.  Every warning is an error
 (a docstring pdoc cannot read, a module that fails to import, a guide link to a page
 that does not exist), so CI (.ci/test.sh) fails on a broken site.
 """
@@ -43,15 +45,22 @@ INSTALL = "pip install -e '.[docs,scale,rl]'"
 
 
 def _missing(what: str) -> SystemExit:
-    """Exit with status 2 and one line on stderr naming what to install."""
-    print(f"docs/build.py: {what}; the documentation build needs every extra: {INSTALL}", file=sys.stderr)
+    """Exit with status 2 and one line on stderr naming what to install (and, run by
+    another Python than the repository's .venv, the command to run instead)."""
+    venv = ROOT / ".venv"
+    if (venv / "bin" / "python").exists() and Path(sys.prefix).resolve() != venv.resolve():
+        hint = f"run it with the virtual environment's Python: .venv/bin/python docs/build.py (after .venv/bin/{INSTALL})"
+    else:
+        hint = f"the documentation build needs every extra: {INSTALL}"
+    print(f"docs/build.py: {what} for {sys.executable}; {hint}", file=sys.stderr)
     return SystemExit(2)
 
 STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 56rem; margin: 0 auto; padding: 0 1rem 3rem;
        line-height: 1.5; color: #222; }
-nav { padding: .8rem 0; border-bottom: 1px solid #ddd; margin-bottom: 1rem; }
-nav a { margin-right: 1rem; white-space: nowrap; }
+nav { display: flex; flex-wrap: wrap; gap: .3rem 1.1rem; padding: .8rem 0; border-bottom: 1px solid #ddd;
+      margin-bottom: 1rem; }
+nav a { white-space: nowrap; }
 pre { background: #f6f6f6; padding: .6rem; overflow-x: auto; }
 code { background: #f6f6f6; padding: 0 .2rem; }
 table { border-collapse: collapse; } td, th { border: 1px solid #ddd; padding: .2rem .5rem; }
@@ -61,17 +70,26 @@ img { max-width: 100%; }
 
 def _nav() -> str:
     links = [f'<a href="{page}">{html.escape(title)}</a>' for _, page, title in GUIDES]
-    links.append('<a href="api/qwirkle_core.html">API reference</a>')
+    links.append(f'<a href="{REFERENCE}qwirkle_core.html">API reference</a>')
     return "<nav>" + "".join(links) + "</nav>"
 
 
-def _fix_links(markdown: str, source: Path) -> str:
+REFERENCE = "api/"  # a guide's link into the API reference: api/qwirkle_core.html, ...
+
+
+def _fix_links(markdown: str, source: Path, out: Path) -> str:
     """Point links to other guides at their pages, and check that every relative link
-    resolves (a warning, hence an error, otherwise)."""
+    resolves (a warning, hence an error, otherwise); a link into the API reference
+    (``api/...html``, a page of the site, not of the repository) must name a page
+    pdoc wrote into ``out``."""
 
     def fix(m: re.Match[str]) -> str:
         text, target = m.group(1), m.group(2)
         if "://" in target or target.startswith(("#", "mailto:")):
+            return m.group(0)
+        if target.startswith(REFERENCE):
+            if not (out / target.partition("#")[0]).exists():
+                warnings.warn(f"{source.relative_to(ROOT)}: no page {target!r} in the API reference", stacklevel=1)
             return m.group(0)
         path, _, anchor = target.partition("#")
         resolved = (source.parent / path).resolve()
@@ -135,7 +153,7 @@ def build(out: Path) -> None:
         # out (qwirkle_core's): name the package's modules, not theirs.
         pdoc.pdoc(*[m for m in public_modules() if m.count(".") <= 1], output_directory=out / "api")
         for source, page, title in GUIDES:
-            body = to_html(_fix_links(source.read_text(encoding="utf-8"), source))
+            body = to_html(_fix_links(source.read_text(encoding="utf-8"), source, out))
             (out / page).write_text(
                 "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
                 f"<title>{html.escape(title)} - qwirkle_core</title><style>{STYLE}</style></head>"

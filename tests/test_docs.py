@@ -7,8 +7,12 @@ import inspect
 import os
 import pkgutil
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 import qwirkle_core
 
@@ -83,12 +87,121 @@ def test_the_repository_never_points_outside_itself() -> None:
 
 
 def test_docs_links_resolve() -> None:
-    """Every relative link in README.md and docs/*.md names a file of the repository."""
+    """Every relative link in README.md and docs/*.md names a file of the repository
+    (or, from docs/, a page of the API reference, which docs/build.py checks)."""
     broken = []
     for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
         for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", page.read_text(encoding="utf-8")):
-            if "://" in target:
+            if "://" in target or (page.parent.name == "docs" and target.startswith("api/")):
                 continue
             if not (page.parent / target).exists():
                 broken.append(f"{page.relative_to(ROOT)}: {target}")
     assert not broken
+
+
+# ------------------------------------------------------------------ the snippets
+# Every fenced block of README.md and docs/*.md: a doctest (```python with >>>, run by
+# pytest --doctest-glob='*.md' in CI), a shell block (```sh, ```bash, ```console) or a
+# python block without >>>, run below, or text that is no code (```text, ```json).
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+FENCE = re.compile(r"^(?P<indent> *)```(?P<lang>[\w-]*)[^\n]*\n(?P<body>.*?)^(?P=indent)```", re.MULTILINE | re.DOTALL)
+SHELL = {"sh", "bash", "console"}
+NOT_CODE = {"text", "json"}
+# Shell blocks that are not run, by a piece of their text: what they would do instead.
+NOT_RUN = {
+    "python3 -m venv .venv": "sets up a machine (a virtual environment) and runs every check: minutes",
+    "pip install": "installs packages (setup), then builds the site (CI builds it)",
+    "--games 1000000": "a million games, a local Dask cluster and a remote scheduler: minutes",
+}
+# Console blocks whose output is an example of the machine's (times, paths), not compared.
+OUTPUT_VARIES = {"qwirkle-core warmup": "times and the cache's path"}
+
+
+def code_blocks(page: Path) -> list[tuple[str, str, int]]:
+    """(language, text, line) of each fenced block of the page."""
+    text = page.read_text(encoding="utf-8")
+    return [(m["lang"], m["body"], text.count("\n", 0, m.start()) + 1) for m in FENCE.finditer(text)]
+
+
+def test_every_code_block_is_run_or_marked_as_text() -> None:
+    unmarked = [
+        f"{page.relative_to(ROOT)}:{line}: ```{lang}"
+        for page in PAGES
+        for lang, _, line in code_blocks(page)
+        if lang not in SHELL | NOT_CODE | {"python"}
+    ]
+    assert not unmarked, "mark each block ```python, ```sh or ```text: " + ", ".join(unmarked)
+    assert sum(len(code_blocks(page)) for page in PAGES) > 20  # the pattern finds them
+
+
+def _site_like_root(tmp: Path) -> Path:
+    """A scratch directory that looks like the repository root (its top-level entries
+    linked), so that snippets find examples/ and .venv but write their files here."""
+    for entry in ROOT.iterdir():
+        if entry.name not in {".git"} and not (tmp / entry.name).exists():
+            (tmp / entry.name).symlink_to(entry)
+    return tmp
+
+
+def _environment() -> dict[str, str]:
+    # The virtual environment's commands first (qwirkle-core, python), as after the README's setup.
+    env = dict(os.environ, PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
+    env.pop("PYTHONPATH", None)
+    return env
+
+
+def _matches(expected: list[str], actual: str) -> bool:
+    """Whether ``actual`` holds each expected line's pieces between its ``...``, in order."""
+    at = 0
+    for line in expected:
+        for piece in (p.strip(" ,") for p in line.split("...")):
+            if piece:
+                found = actual.find(piece, at)
+                if found < 0:
+                    return False
+                at = found + len(piece)
+    return True
+
+
+def _runs_something(page: Path) -> bool:
+    return any(
+        (lang == "python" and ">>>" not in body) or (lang in SHELL and not any(p in body for p in NOT_RUN))
+        for lang, body, _ in code_blocks(page)
+    )
+
+
+@pytest.mark.process
+@pytest.mark.parametrize("page", [page for page in PAGES if _runs_something(page)], ids=lambda p: p.name)
+def test_the_shell_and_python_blocks_run(page: Path, tmp_path: Path) -> None:
+    """The page's shell blocks (but those of NOT_RUN) and its python blocks without >>>
+    run, in order, in one scratch directory, with the virtual environment's commands
+    first on PATH; a console block's lines after ``$ command`` are its output (``...``
+    leaves a part out), compared but where OUTPUT_VARIES says why not."""
+    cwd = _site_like_root(tmp_path)
+    env = _environment()
+    ran = 0
+    for lang, body, line in code_blocks(page):
+        where = f"{page.relative_to(ROOT)}:{line}"
+        if lang == "python" and ">>>" not in body:
+            proc = subprocess.run([sys.executable, "-c", body], cwd=cwd, env=env, capture_output=True, text=True,
+                                  timeout=600, check=False)
+            assert proc.returncode == 0, f"{where}: {proc.stderr}"
+            ran += 1
+        if lang not in SHELL or any(piece in body for piece in NOT_RUN):
+            continue
+        lines = body.splitlines()
+        if any(text.startswith("$ ") for text in lines):  # commands and their output
+            commands = [(i, text[2:]) for i, text in enumerate(lines) if text.startswith("$ ")]
+            for n, (i, command) in enumerate(commands):
+                end = commands[n + 1][0] if n + 1 < len(commands) else len(lines)
+                proc = subprocess.run(["bash", "-o", "pipefail", "-c", command], cwd=cwd, env=env,
+                                      capture_output=True, text=True, timeout=600, check=False)
+                assert proc.returncode == 0, f"{where}: {command}: {proc.stderr}"
+                if not any(piece in command for piece in OUTPUT_VARIES):
+                    assert _matches(lines[i + 1 : end], proc.stdout), f"{where}: {command}: {proc.stdout[:2000]}"
+        else:
+            proc = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", body], cwd=cwd, env=env,
+                                  capture_output=True, text=True, timeout=600, check=False)
+            assert proc.returncode == 0, f"{where}: {proc.stderr}"
+        ran += 1
+    assert ran
