@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import signal
 import subprocess
+import time
 from typing import Any
 
 
@@ -19,3 +20,28 @@ def popen_taking_sigint(args: list[str], **kwargs: Any) -> subprocess.Popen[Any]
         return subprocess.Popen(args, **kwargs)
     finally:
         signal.signal(signal.SIGINT, saved)
+
+
+def catches_sigterm(pid: int) -> bool:
+    """Whether process ``pid`` has a handler for SIGTERM: Python sets none of its own, so
+    this is the moment the command line installed its handling (``qwirkle_core.cli``,
+    before it imports numpy and numba)."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("SigCgt:"):
+                    return bool(int(line.split()[1], 16) >> (signal.SIGTERM - 1) & 1)
+    except (FileNotFoundError, ProcessLookupError):
+        pass
+    return False
+
+
+def wait_for_signal_handling(proc: subprocess.Popen[Any], timeout: float = 120) -> None:
+    """Poll (with a deadline, not a fixed sleep) until ``proc`` handles SIGTERM."""
+    deadline = time.monotonic() + timeout
+    while not catches_sigterm(proc.pid):
+        if proc.poll() is not None:
+            raise AssertionError(f"the process ended first, status {proc.returncode}")
+        if time.monotonic() > deadline:
+            raise AssertionError("the process never installed its signal handlers")
+        time.sleep(0.001)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
 import pickle
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -224,3 +227,28 @@ def test_pushes_that_grow_the_window_pop_back_bit_for_bit() -> None:
     while len(middle):
         middle.pop()
     assert middle.is_empty() and len(snapshots[-1][1]) == len(words) - 1
+
+
+def test_the_package_names_and_their_homes_agree() -> None:
+    """``qwirkle_core`` imports its names on first use: each name in ``__all__`` is the
+    object of the module that defines it, and a submodule is reachable as an attribute."""
+    import qwirkle_core
+
+    assert set(qwirkle_core.__all__) == {*qwirkle_core._HOMES, "__version__"}
+    for name, home in qwirkle_core._HOMES.items():
+        module = importlib.import_module(f"qwirkle_core.{home}")
+        assert getattr(qwirkle_core, name) is getattr(module, name)
+    assert qwirkle_core.queries is importlib.import_module("qwirkle_core.queries")
+    assert set(qwirkle_core.__all__) <= set(dir(qwirkle_core))
+    with pytest.raises(AttributeError):
+        qwirkle_core.no_such_name  # noqa: B018
+
+
+def test_importing_the_package_imports_no_numba() -> None:
+    """So that the command line can install its signal handling before the heavy imports."""
+    code = "import sys, qwirkle_core, qwirkle_core.cli as c; print('numba' in sys.modules)"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    assert result.stdout.strip() == "True"  # the command line itself needs them
+    code = "import sys, qwirkle_core; print('numba' in sys.modules, 'numpy' in sys.modules)"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    assert result.stdout.strip() == "False False"

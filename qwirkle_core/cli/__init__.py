@@ -8,11 +8,54 @@ environment) and warnings go to stderr, one line each.
 
 from __future__ import annotations
 
+import itertools
+import os
+import signal
+import sys
+from types import FrameType
+
+
+def _exit_at_once(signum: int, frame: FrameType | None) -> None:
+    """Ctrl-C (130) or SIGTERM (143) while the program starts or ends: no Python code
+    of ours is running that could clean up, so leave at once, with no traceback."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(128 + signum)
+
+
+def _handle_signals(handlers: dict[int, object]) -> None:
+    """Install ``handlers``, except for a signal the process was started ignoring (a
+    background job's SIGINT): that one stays ignored."""
+    for signum, handler in handlers.items():
+        try:
+            if signal.getsignal(signum) is not signal.SIG_IGN:
+                signal.signal(signum, handler)  # type: ignore[arg-type]
+        except ValueError:  # not the main thread (main() called from a thread)
+            pass
+
+
+def _started_as_the_program() -> bool:
+    """Whether this process is ``qwirkle-core ...`` or ``python -m qwirkle_core ...``
+    (not a program that imports the command line as a library)."""
+    script = os.path.splitext(os.path.basename(sys.argv[0] if sys.argv else ""))[0]
+    argv = list(getattr(sys, "orig_argv", []))
+    as_module = any(a == "-m" and b == "qwirkle_core" for a, b in itertools.pairwise(argv))
+    return script == "qwirkle-core" or as_module
+
+
+# First of all, before numpy and numba are imported (0.3 s, seconds on a busy machine):
+# a signal during start-up must end the program as one during its work does.
+if _started_as_the_program():
+    _handle_signals({signal.SIGINT: _exit_at_once, signal.SIGTERM: _exit_at_once})
+
+# Imported after the signal handlers are in place, on purpose.
 import argparse
 import importlib
 import logging
-import os
-import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
@@ -161,12 +204,27 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
         return 130
 
 
+def _terminate(signum: int, frame: FrameType | None) -> None:
+    """SIGTERM during a command: unwind as Ctrl-C does (files are closed whole), then
+    exit with 143."""
+    raise SystemExit(128 + signum)
+
+
 def entry(prog: str | None = None) -> None:
-    """The ``qwirkle-core`` script (and ``python -m qwirkle_core``)."""
+    """The ``qwirkle-core`` script (and ``python -m qwirkle_core``).  Exit status 130 on
+    Ctrl-C and 143 on SIGTERM at any moment, start-up and shutdown included."""
+    # The imports are done: from here on a signal unwinds through the command's own
+    # clean-up (KeyboardInterrupt, SystemExit), which main() turns into 130 / 143.
+    _handle_signals({signal.SIGINT: signal.default_int_handler, signal.SIGTERM: _terminate})
     try:
         code = main(prog=prog)
+    except KeyboardInterrupt:
+        code = 130
     except SystemExit:
         raise
     except Exception as exc:  # noqa: BLE001 - the contract: never a traceback
         code = fail(f"internal error: {type(exc).__name__}: {exc}", 1)
+    finally:
+        # Shutting down (threads joined, buffers flushed) is no place for a traceback.
+        _handle_signals({signal.SIGINT: _exit_at_once, signal.SIGTERM: _exit_at_once})
     sys.exit(code)
