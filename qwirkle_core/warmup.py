@@ -9,6 +9,8 @@ helps), and says where the cache lives and how long it took.
 
 from __future__ import annotations
 
+import math
+import numbers
 import os
 import subprocess
 import sys
@@ -16,9 +18,10 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from . import _jit
-from .errors import QwirkleError
+from .errors import QwirkleError, show
 
 # Each group runs in its own process and compiles a share of the kernels through the
 # public API (so the cached entry points are the ones real calls use).  The groups are
@@ -122,7 +125,19 @@ class WarmupReport:
 
 def group_line(name: str, seconds: float, outcome: str, error: str | None = None) -> str:
     """One group's line of the report: ``  moves: 41.2 s (compiled)``, or
-    ``  moves: FAILED: ...`` when it failed with ``error``."""
+    ``  moves: FAILED: ...`` when it failed with ``error``.  ``name``, ``outcome`` and
+    ``error`` are text, ``seconds`` a finite number."""
+    if not isinstance(name, str) or not isinstance(outcome, str) or not (error is None or isinstance(error, str)):
+        raise QwirkleError(
+            f"name, outcome and error (or None) are text, got {show(name)}, {show(outcome)}, {show(error)}"
+        )
+    try:
+        value = float(seconds) if isinstance(seconds, numbers.Real) and not isinstance(seconds, bool) else math.nan
+    except OverflowError:  # an int past the floats
+        value = math.nan
+    if not math.isfinite(value):
+        raise QwirkleError(f"seconds is a finite number, got {show(seconds)}")
+    seconds = value
     if error is not None:
         return f"  {name}: FAILED: {error}"
     return f"  {name}: {seconds:.1f} s ({outcome})" if outcome else f"  {name}: {seconds:.1f} s"
@@ -134,8 +149,13 @@ def _run_group(name: str, on_start: Callable[[str], None] | None = None) -> tupl
     if on_start is not None:
         on_start(name)
     began = time.perf_counter()
+    # ``python -c`` puts the current directory first on the path: run from a checkout of
+    # the sources, the child would import (and compile) the checkout's package instead of
+    # this one.  It imports the package this process runs, wherever it is installed.
+    this_package = str(Path(_jit.__file__).resolve().parent.parent)
+    first = f"import sys; sys.path[0:1] = [{this_package!r}]\n"
     proc = subprocess.run(
-        [sys.executable, "-c", GROUPS[name] + _OUTCOME],
+        [sys.executable, "-c", first + GROUPS[name] + _OUTCOME],
         capture_output=True,
         text=True,
         check=False,
