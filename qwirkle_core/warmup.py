@@ -9,6 +9,7 @@ helps), and says where the cache lives and how long it took.
 
 from __future__ import annotations
 
+import itertools
 import math
 import numbers
 import os
@@ -51,7 +52,9 @@ legal_substeps(Game(players=2, seed=1))
 from qwirkle_core.game import Game
 from qwirkle_core.bots import make_bot
 from qwirkle_core.selfplay import selfplay
-selfplay(1, 2, ["greedy", "greedy"], parallel=False, record=True)  # records too
+from qwirkle_core.warmup import bot_mixes
+for seats in bot_mixes():  # the game loop is compiled for the set of bots in play
+    selfplay(1, len(seats), list(seats), parallel=False, record=True)  # records too
 g = Game(players=2, seed=1)
 g.legal_actions()
 for name in ("random", "greedy", "heuristic"):
@@ -61,6 +64,7 @@ g.push(make_bot("greedy").choose(g)); g.legal_actions(); g.determinize(0, seed=1
     "rollouts": """
 from qwirkle_core.game import Game
 from qwirkle_core.bots import rollouts
+# Greedy only: no command runs rollouts, and each other set of bots would add ~10 s.
 rollouts(Game(players=2, seed=1), ["greedy", "greedy"], 2, viewer=0)
 """,
     "moves": """
@@ -83,6 +87,18 @@ else:
     warm_kernels()
 """,
 }
+
+
+def bot_mixes() -> list[tuple[str, ...]]:
+    """One seating for each set of built-in bots that can be in play: the game loop's
+    kernels compile once for each set (the code of a bot no seat plays is left out),
+    so warming all of them means one game of each."""
+    names = ("random", "greedy", "heuristic")
+    mixes: list[tuple[str, ...]] = []
+    for k in range(1, len(names) + 1):
+        for mix in itertools.combinations(names, k):
+            mixes.append(mix * 2 if k == 1 else mix)
+    return mixes
 
 
 _OUTCOME = """
