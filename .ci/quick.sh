@@ -21,7 +21,7 @@ if ! "$bin/python" -c "import pytest, xdist, hypothesis, mypy" 2>/dev/null; then
 fi
 export PYTHONHASHSEED=0
 echo "== ruff"
-"$bin/ruff" check qwirkle_core tests benchmarks examples docs
+"$bin/ruff" check qwirkle_core tests benchmarks examples docs .ci
 echo "== mypy --strict"
 "$bin/mypy" --strict qwirkle_core
 echo "== the suite, JIT on, on every core, without the slow, process and cluster tests"

@@ -32,18 +32,22 @@ run() {  # run NAME COMMAND...: the command's output, live, each line prefixed [
 # The static checks side by side (each uses one core), with the bytecode of the installed
 # packages; the suite runs only if every check passes.  (A module compileall cannot
 # compile is compiled by Python when imported, as without bytecode: not an error.)
-say "[ruff], [mypy] --strict and [docs] the documentation site (warnings are errors), side by side"
+say "[ruff], [mypy] --strict, [docs] the documentation site (warnings are errors) and [package] the sdist and wheel, side by side"
 site_packages=$("$bin/python" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')
 "$bin/python" -m compileall -q -j 0 "$site_packages" >/dev/null 2>&1 &
 bytecode=$!
-run ruff "$bin/ruff" check qwirkle_core tests benchmarks examples docs &
+run ruff "$bin/ruff" check qwirkle_core tests benchmarks examples docs .ci &
 ruff=$!
 run mypy "$bin/mypy" --strict qwirkle_core &
 mypy=$!
 run docs "$bin/python" docs/build.py --out "$(mktemp -d)/site" &
 docs=$!
+# The sdist and the wheel: built, their contents checked, the sdist unpacked into
+# .sdist-check/ for the bounds-checked run below.
+run package bash .ci/package.sh &
+package=$!
 static=0
-for pid in "$ruff" "$mypy" "$docs"; do
+for pid in "$ruff" "$mypy" "$docs" "$package"; do
     wait "$pid" || static=1
 done
 wait "$bytecode" || true
@@ -55,7 +59,9 @@ fi
 # Three runs of the suite, side by side (four processes): each spends most of its time
 # on one core (numba compiling its kernels, or plain Python), and the machine has two.
 # - [bounds] bounds-checked kernels, with their own numba cache (the cache ignores
-#   NUMBA_BOUNDSCHECK): an out-of-range access raises instead of reading junk;
+#   NUMBA_BOUNDSCHECK): an out-of-range access raises instead of reading junk.  It runs
+#   in the unpacked sdist (.ci/package.sh), tests and benchmarks, so it also proves
+#   that the sdist carries every file they read;
 # - [nojit] the JIT off, under coverage (at least 90% of qwirkle_core);
 # - the JIT on, in two parts that start once `qwirkle-core warmup` has compiled the
 #   kernels into the cache they share (else both would compile the same kernels):
@@ -75,8 +81,15 @@ say "the suite: [bounds] bounds-checked, [nojit] JIT off with coverage, [jit] + 
 # --durations: each run ends with its slowest tests, where the time goes.
 pytest_args=(-p no:warnings -o console_output_style=count --color=no --durations=12)
 fresh_processes="process or slow or cluster"
-NUMBA_BOUNDSCHECK=1 NUMBA_CACHE_DIR="$PWD/.numba_cache_boundscheck" \
-    run bounds "$bin/python" -m pytest tests "${pytest_args[@]}" -m "not ($fresh_processes) and not reference" &
+bounds_run() {  # in the unpacked sdist, with its own copy of the package (checked first)
+    cd .sdist-check
+    ../"$bin/python" -c 'import pathlib, qwirkle_core as q; assert pathlib.Path(q.__file__).parent.parent == pathlib.Path.cwd(), q.__file__' \
+        || { echo "the unpacked sdist does not import its own package"; return 1; }
+    NUMBA_BOUNDSCHECK=1 NUMBA_CACHE_DIR="$root/.numba_cache_boundscheck" \
+        ../"$bin/python" -m pytest tests benchmarks "${pytest_args[@]}" -m "not ($fresh_processes) and not reference"
+}
+root=$PWD
+run bounds bounds_run &
 bounds=$!
 NUMBA_DISABLE_JIT=1 run nojit "$bin/python" -m pytest tests "${pytest_args[@]}" \
     -m "not ($fresh_processes) and not reference" \
@@ -111,6 +124,15 @@ lines=()
 finish "$bounds" "[bounds] bounds-checked kernels"
 finish "$nojit" "[nojit] the JIT off, with coverage >= 90%"
 finish "$jit" "[jit] + [procs] the JIT on: doctests, every benchmark once, fresh processes"
+# The supported numba range (floor and newest, fresh environments; ~9 minutes more):
+# only when asked, as QWIRKLE_VERSIONS=1 bash .ci/test.sh.
+if [ "${QWIRKLE_VERSIONS:-0}" = 1 ]; then
+    say "the numba range: [floor] and [newest] (.ci/versions.sh)"
+    code=0
+    bash .ci/versions.sh || code=$?
+    if [ "$code" -eq 0 ]; then lines+=("   [floor] + [newest] the numba range: passed"); else
+        lines+=("   [floor] + [newest] the numba range: FAILED (exit $code)"); failed=1; fi
+fi
 say "summary"
 printf '%s\n' "${lines[@]}"
 if [ "$failed" -ne 0 ]; then
