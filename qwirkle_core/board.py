@@ -46,10 +46,11 @@ from .moves import (
     Move,
     MoveList,
     Placement,
+    _check_table,
     _placement,
+    _placements_text,
     inside_area,
     parse_placements,
-    placements_text,
 )
 from .tiles import ALL_TILES, COPIES_PER_KIND, N_KINDS, Tile
 
@@ -96,9 +97,17 @@ def _as_hand_sequence(hand: object) -> Sequence[Tile]:
 
 def tile_kinds(tiles: Iterable[Tile], what: str) -> list[int]:
     """The kinds of ``tiles``, checking that each is a Tile (``what`` names them in
-    the error)."""
+    the error; a str)."""
+    if not isinstance(what, str):
+        raise QwirkleError(f"what (the tiles' name in messages) must be a str, got {show(what)}")
+    try:
+        if isinstance(tiles, (str, bytes)):
+            raise TypeError
+        items = iter(tiles)
+    except TypeError:  # no iterable (a 0-d array says it is one)
+        raise InvalidTileError(f"{what} is a sequence of Tiles, got {show(tiles)}") from None
     kinds = []
-    for t in tiles:
+    for t in items:
         if t.__class__ is not Tile:
             raise InvalidTileError(f"{what} holds Tiles, got {show(t)}")
         kinds.append(t.kind)
@@ -403,7 +412,7 @@ class Board:
 
     def text(self) -> str:
         """The placement text of the board (``"Rc@0,0 Rs@0,1"``), which ``Board(text)`` reads back."""
-        return placements_text(self.placements())
+        return _placements_text(self.placements())
 
     def to_json(self) -> list[list[int]]:
         """The board as JSON placements ``[[row, col, color, shape], ...]``."""
@@ -765,7 +774,11 @@ class Board:
 
 
 def table_for_mode(table: npt.NDArray[np.int32], mode: int) -> tuple[npt.NDArray[np.int32], int]:
-    """What the generator returns in ``mode``, from the full table of legal moves."""
+    """What the generator returns in ``mode`` (MODE_ALL, MODE_COUNT, MODE_ANY or
+    MODE_BEST), from the full table of legal moves."""
+    _check_table(table)
+    if int_value(mode) not in (MODE_ALL, MODE_COUNT, MODE_ANY, MODE_BEST):
+        raise QwirkleError(f"mode is one of MODE_ALL, MODE_COUNT, MODE_ANY, MODE_BEST (0..3), got {show(mode)}")
     total = int(table.shape[0])
     if mode == MODE_COUNT:
         return table[:0], total

@@ -115,9 +115,22 @@ def make_bot(name: str, seed: int = 0, seat: int = 0) -> Bot:
 
 
 def action_from_row(action: np.ndarray) -> Action:
-    """An engine action row as an Action."""
+    """An engine action row (an int64[ACTION_COLS] array, ``_gameloop.A_*``) as an
+    Action; QwirkleError if it is not one."""
+    if (
+        not isinstance(action, np.ndarray)
+        or action.shape != (_gameloop.ACTION_COLS,)
+        or not np.issubdtype(action.dtype, np.integer)
+    ):
+        raise QwirkleError(f"an action row is an integer array of {_gameloop.ACTION_COLS}, got {show(action)}")
     n = int(action[_gameloop.A_N])
     kind = int(action[_gameloop.A_TYPE])
+    if kind not in (_gameloop.PLACE, _gameloop.EXCHANGE, _gameloop.PASS):
+        raise QwirkleError(f"an action row's type is PLACE, EXCHANGE or PASS (0..2), got {kind}")
+    if kind != _gameloop.PASS:
+        kinds = action[_gameloop.A_KINDS : _gameloop.A_KINDS + n] if 1 <= n <= 6 else None
+        if kinds is None or bool(((kinds < 0) | (kinds >= len(ALL_TILES))).any()):
+            raise QwirkleError(f"an action row places or exchanges 1..6 tiles of kinds 0..35, got {show(action)}")
     if kind == _gameloop.PLACE:
         placements = tuple(
             (int(action[_gameloop.A_ROWS + s]), int(action[_gameloop.A_COLS + s]), ALL_TILES[int(action[_gameloop.A_KINDS + s])])

@@ -60,10 +60,11 @@ from ._gameloop import (
     PLACE,
 )
 from ._geometry import KArray
+from ._ints import read_int
 from ._jit import batch_kernel
 from ._prng import SEED_LIMIT, seed_words
 from .bots import BOT_IDS
-from .errors import InvalidRecordError, QwirkleError, RunawayGameError
+from .errors import InvalidRecordError, QwirkleError, RunawayGameError, show
 from .game import END_NAMES, MAX_PLAYERS, MIN_PLAYERS, Game
 from .records import game_from_record, record_from_log
 
@@ -122,15 +123,21 @@ class DatasetSpec:
 
     def __post_init__(self) -> None:
         if type(self.games) is not int or self.games < 1:
-            raise DatasetError(f"games must be a positive integer, got {self.games!r}")
+            raise DatasetError(f"games must be a positive integer, got {show(self.games)}")
         if type(self.players) is not int or not MIN_PLAYERS <= self.players <= MAX_PLAYERS:
-            raise DatasetError(f"players must be in {MIN_PLAYERS}..{MAX_PLAYERS}, got {self.players!r}")
-        if len(self.bots) != self.players or any(b not in BOT_IDS for b in self.bots):
-            raise DatasetError(f"bots must name one of {', '.join(BOT_IDS)} per seat, got {list(self.bots)}")
+            raise DatasetError(f"players must be in {MIN_PLAYERS}..{MAX_PLAYERS}, got {show(self.players)}")
+        bots = self.bots
+        if (
+            not isinstance(bots, (tuple, list))
+            or len(bots) != self.players
+            or any(type(b) is not str or b not in BOT_IDS for b in bots)
+        ):
+            raise DatasetError(f"bots must name one of {', '.join(BOT_IDS)} per seat, got {show(bots)}")
+        object.__setattr__(self, "bots", tuple(bots))  # frozen: a list given is kept as a tuple
         if type(self.seed) is not int or not 0 <= self.seed < SEED_LIMIT:
-            raise DatasetError(f"seed must be in [0, 2**64), got {self.seed!r}")
+            raise DatasetError(f"seed must be in [0, 2**64), got {show(self.seed)}")
         if type(self.chunk_size) is not int or self.chunk_size < 1:
-            raise DatasetError(f"chunk size must be a positive integer, got {self.chunk_size!r}")
+            raise DatasetError(f"chunk size must be a positive integer, got {show(self.chunk_size)}")
 
     @property
     def chunks(self) -> int:
@@ -138,7 +145,8 @@ class DatasetSpec:
         return -(-self.games // self.chunk_size)
 
     def chunk_range(self, chunk: int) -> tuple[int, int]:
-        """The game ids [start, stop) of ``chunk``."""
+        """The game ids [start, stop) of ``chunk`` (0 .. chunks - 1)."""
+        chunk = read_int(chunk, "chunk", 0, self.chunks - 1, DatasetError)
         start = chunk * self.chunk_size
         return start, min(self.games, start + self.chunk_size)
 
@@ -158,12 +166,12 @@ class DatasetSpec:
         """The spec of a manifest object; DatasetError if it is not one."""
         if not isinstance(value, dict) or value.get("format") != DATASET_FORMAT:
             raise DatasetError(f"not a {DATASET_FORMAT} manifest")
-        try:
-            return cls(
-                value["games"], value["players"], tuple(value["bots"]), value["seed"], value["chunk_size"]
-            )
-        except (KeyError, TypeError) as exc:
-            raise DatasetError(f"a manifest lacks or mistypes {exc}") from None
+        missing = [key for key in ("games", "players", "bots", "seed", "chunk_size") if key not in value]
+        if missing:
+            raise DatasetError(f"a manifest lacks {', '.join(missing)}")
+        if not isinstance(value["bots"], list):
+            raise DatasetError(f"a manifest's bots are a list of bot names, got {show(value['bots'])}")
+        return cls(value["games"], value["players"], tuple(value["bots"]), value["seed"], value["chunk_size"])
 
 
 def chunk_name(chunk: int) -> str:
@@ -171,15 +179,29 @@ def chunk_name(chunk: int) -> str:
     return f"chunk-{chunk:06d}.parquet"
 
 
+def _root(path: Any) -> Path:
+    """``path`` (a str or an os.PathLike of one) as a Path, else DatasetError."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise DatasetError(f"a dataset path is a str or a path, got {show(path)}")
+    name = os.fspath(path)
+    if not isinstance(name, str):
+        raise DatasetError(f"a dataset path is a str or a path, got {show(path)}")
+    if "\0" in name:
+        raise DatasetError(f"a dataset path holds no NUL character, got {show(name)}")
+    return Path(name)
+
+
 def _read_manifest(root: Path) -> DatasetSpec:
     try:
         text = (root / MANIFEST).read_text(encoding="utf-8")
     except FileNotFoundError:
         raise DatasetError(f"{root} is not a dataset: no {MANIFEST}") from None
+    except (OSError, ValueError) as exc:  # a directory, no permission, a name too long, not UTF-8
+        raise DatasetError(f"{root / MANIFEST} cannot be read: {exc}") from None
     try:
         value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise DatasetError(f"{root / MANIFEST}: not JSON: {exc}") from None
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError, or nested too deeply
+        raise DatasetError(f"{root / MANIFEST}: not JSON: {str(exc)[:200]}") from None
     return DatasetSpec.from_json(value)
 
 
@@ -588,7 +610,7 @@ def write_dataset(
         bots *= players
     spec = DatasetSpec(games, players, bots, seed, chunk_size)
     _pyarrow()
-    root = Path(out)
+    root = _root(out)
     _prepare(root, spec)
     done = _done_chunks(root, spec)
     todo = [k for k in range(spec.chunks) if k not in done]
@@ -656,8 +678,10 @@ def read_tables(path: str | os.PathLike[str], progress: Progress | None = None) 
     """The whole dataset as two pyarrow Tables (games, turns), in game order.
     ``progress(done, total)`` is called after each chunk read (games read, games in
     the chunks there)."""
+    root = _root(path)
+    if progress is not None and not callable(progress):
+        raise DatasetError(f"progress is a function (done, total) or None, got {show(progress)}")
     pa, _, pq = _pyarrow()
-    root = Path(path)
     spec = _read_manifest(root)
     games, turns = [], []
     chunks = sorted(_done_chunks(root, spec))
@@ -729,8 +753,8 @@ def _chunk_records(games: Any, turns: Any) -> Iterator[tuple[int, dict[str, Any]
 def read_records(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
     """Each game of a dataset as its ``qwirkle-record/1`` record (the same object that
     ``selfplay --record`` writes as a JSON line), in game order, a chunk at a time."""
+    root = _root(path)
     _, _, pq = _pyarrow()
-    root = Path(path)
     spec = _read_manifest(root)
     for k in sorted(_done_chunks(root, spec)):
         games = pq.read_table(root / GAMES_DIR / chunk_name(k))
@@ -742,6 +766,7 @@ def read_records(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
 def read_games(path: str | os.PathLike[str]) -> Iterator[Game]:
     """Each game of a dataset replayed as a :class:`~qwirkle_core.game.Game` at its end
     (through :func:`qwirkle_core.records.game_from_record`, which checks every turn)."""
+    _root(path)  # checked on the first step, before anything is read
     for record in read_records(path):
         yield game_from_record(record)
 
@@ -839,7 +864,7 @@ def check_dataset(
     thread as games are replayed: on this machine every half second or so, on a cluster
     after each chunk."""
     _pyarrow()
-    root = Path(path)
+    root = _root(path)
     spec = _read_manifest(root)
     done = _done_chunks(root, spec)
     report = CheckReport(str(root), spec.games, 0)

@@ -34,7 +34,7 @@ import numpy.typing as npt
 
 from . import __version__
 from ._movegen import COL_COLS, COL_KINDS, COL_N, COL_ROWS, COL_SCORE
-from .errors import QwirkleError
+from .errors import QwirkleError, show
 from .game import Action, Game, Turn
 from .jsonio import BadInputError, brief, dumps, loads, read_board, read_hand, read_placements, read_tile
 from .moves import Move, MoveList
@@ -579,6 +579,8 @@ class EngineSession:
 def reply_line(reply: dict[str, Any]) -> str:
     """A reply as one line of JSON.  An ``id`` that cannot be written back (nested too
     deeply) is replaced by null and the reply by an error, so every line is JSON."""
+    if not isinstance(reply, dict):
+        raise QwirkleError(f"a reply is a dict (what EngineSession.handle returns), got {show(reply)}")
     try:
         raw = {key: value for key, value in reply.items() if isinstance(value, RawJSON)}
         if not raw:

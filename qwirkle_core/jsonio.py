@@ -71,6 +71,13 @@ def _int(value: Any, where: str, lo: int, hi: int) -> int:
     return value
 
 
+def _where(where: Any) -> str:
+    """``where`` (the value's name in messages), which must be a str."""
+    if not isinstance(where, str):
+        raise BadInputError(f"where (the value's name in messages) must be a str, got {show(where)}")
+    return where
+
+
 def _list(value: Any, where: str) -> list[Any]:
     if not isinstance(value, list):
         raise BadInputError(f"{where} must be a list, got {brief(value)}")
@@ -79,7 +86,7 @@ def _list(value: Any, where: str) -> list[Any]:
 
 def read_tile(value: Any, where: str) -> Tile:
     """A Tile from JSON ``[color, shape]``; ``where`` names the value in errors."""
-    item = _list(value, where)
+    item = _list(value, _where(where))
     if len(item) != 2:
         raise BadInputError(f"{where} must be [color, shape]")
     return ALL_TILES[_int(item[0], f"{where}[0] (color)", 0, 5) * 6 + _int(item[1], f"{where}[1] (shape)", 0, 5)]
@@ -87,7 +94,7 @@ def read_tile(value: Any, where: str) -> Tile:
 
 def read_placement(value: Any, where: str) -> tuple[int, int, Tile]:
     """A placement ``(row, col, Tile)`` from JSON ``[row, col, color, shape]``."""
-    item = _list(value, where)
+    item = _list(value, _where(where))
     if len(item) != 4:
         raise BadInputError(f"{where} must be [row, col, color, shape]")
     limit = COORD_MAX
@@ -100,7 +107,7 @@ def read_placement(value: Any, where: str) -> tuple[int, int, Tile]:
 
 def read_placements(value: Any, where: str) -> list[tuple[int, int, Tile]]:
     """A list of placements from a JSON list of ``[row, col, color, shape]``."""
-    return [read_placement(v, f"{where}[{i}]") for i, v in enumerate(_list(value, where))]
+    return [read_placement(v, f"{where}[{i}]") for i, v in enumerate(_list(value, _where(where)))]
 
 
 def read_board(value: Any, where: str = "board") -> Board:
@@ -108,6 +115,7 @@ def read_board(value: Any, where: str = "board") -> Board:
     kernel call (``Board.from_json``); a refused one is read again item by item, so
     that the error names the item (``board[3][0] (row) must be an integer``) or the
     rule the board breaks."""
+    _where(where)
     try:
         return Board.from_json(value)
     except InvalidPositionError:
@@ -116,7 +124,7 @@ def read_board(value: Any, where: str = "board") -> Board:
 
 def read_hand(value: Any, where: str = "hand") -> list[Tile]:
     """A hand (0 to 6 Tiles) from a JSON list of ``[color, shape]``."""
-    items = _list(value, where)
+    items = _list(value, _where(where))
     if len(items) > MAX_HAND:
         raise BadInputError(f"{where} holds at most {MAX_HAND} tiles, got {len(items)}")
     return [read_tile(v, f"{where}[{i}]") for i, v in enumerate(items)]
@@ -136,5 +144,10 @@ def read_position(obj: Any) -> tuple[Board, list[Tile]]:
 
 
 def dumps(value: Any) -> str:
-    """Compact JSON; never NaN or Infinity (ValueError), which are not JSON."""
-    return json.dumps(value, separators=(",", ":"), allow_nan=False)
+    """Compact JSON; a value with no JSON form (NaN or Infinity, which are not JSON, an
+    object json cannot write, a cycle, nesting too deep) is a QwirkleError (a
+    ValueError)."""
+    try:
+        return json.dumps(value, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise QwirkleError(f"no JSON form for {show(value)} ({str(exc)[:120]})") from None

@@ -32,9 +32,11 @@ def is_int(value: Any) -> bool:
 
 def check_coord(value: Any, what: str) -> int:
     """``value`` as a coordinate: an integer (not a boolean) with absolute value at most
-    COORD_MAX, else InvalidMoveError naming ``what``.  The value is read once
+    COORD_MAX, else InvalidMoveError naming ``what`` (a str).  The value is read once
     (``_ints.int_value``): the number checked is the number returned."""
     number = int_value(value)
+    if not isinstance(what, str):
+        raise InvalidMoveError(f"what (the coordinate's name in messages) must be a str, got {show(what)}")
     if number is None:
         raise InvalidMoveError(f"{what} must be an integer, got {show(value)}")
     if not -COORD_MAX <= number <= COORD_MAX:
@@ -69,7 +71,19 @@ def _placement(item: Any) -> Placement:
 
 
 def placements_text(placements: Iterable[Placement]) -> str:
-    """The text form of placements: ``"Rc@0,0 Rs@0,1"``."""
+    """The text form of placements: ``"Rc@0,0 Rs@0,1"`` (each one ``(row, col, Tile)``
+    or ``(row, col, color, shape)``, checked as :class:`Move` checks them)."""
+    if isinstance(placements, (str, bytes)) or not isinstance(placements, Iterable):
+        raise InvalidMoveError(f"placements are a sequence of (row, col, tile), got {show(placements)}")
+    try:
+        items = iter(placements)
+    except TypeError:  # an object that says it is iterable but is not (a 0-d array)
+        raise InvalidMoveError(f"placements are a sequence of (row, col, tile), got {show(placements)}") from None
+    return _placements_text([_placement(p) for p in items])
+
+
+def _placements_text(placements: Iterable[Placement]) -> str:
+    """:func:`placements_text` of placements already checked."""
     return " ".join(f"{t.text()}@{r},{c}" for r, c, t in placements)
 
 
@@ -162,7 +176,7 @@ class Move:
 
     def text(self) -> str:
         """The move's placement text, in (row, col) order."""
-        return placements_text(self.placements)
+        return _placements_text(self.placements)
 
     def to_json(self) -> list[list[int]]:
         """The move as JSON placements ``[[row, col, color, shape], ...]``."""
@@ -202,9 +216,20 @@ class Move:
 IntArray = npt.NDArray[np.int32]
 
 
+def _check_table(table: Any) -> IntArray:
+    """``table`` if it is a move table (a 2-d int32 array of OUT_COLS columns), else
+    InvalidMoveError."""
+    if not isinstance(table, np.ndarray) or table.ndim != 2 or table.shape[1] != OUT_COLS:
+        raise InvalidMoveError(f"not a move table (an int32 array of {OUT_COLS} columns): {show(table)}")
+    if table.dtype != np.int32:
+        raise InvalidMoveError(f"a move table holds int32, got {table.dtype}")
+    return table
+
+
 def inside_area(table: IntArray) -> IntArray:
     """The rows of a move table whose placements all lie in the playing area
     (|row|, |col| <= COORD_MAX); unused slots hold 0, so they always pass."""
+    _check_table(table)
     rows = table[:, COL_ROWS : COL_ROWS + 6]
     cols = table[:, COL_COLS : COL_COLS + 6]
     keep = ((rows >= -COORD_MAX) & (rows <= COORD_MAX) & (cols >= -COORD_MAX) & (cols <= COORD_MAX)).all(axis=1)
@@ -223,11 +248,7 @@ class MoveList:
     __slots__ = ("_table",)
 
     def __init__(self, table: IntArray) -> None:
-        if not isinstance(table, np.ndarray) or table.ndim != 2 or table.shape[1] != OUT_COLS:
-            raise InvalidMoveError(f"not a move table (an int32 array of {OUT_COLS} columns): {show(table)}")
-        if table.dtype != np.int32:
-            raise InvalidMoveError(f"a move table holds int32, got {table.dtype}")
-        self._table = table
+        self._table = _check_table(table)
 
     @classmethod
     def _trusted(cls, table: IntArray) -> MoveList:

@@ -31,6 +31,8 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _gameloop
+from ._ints import int_value, read_int
+from ._prng import SEED_LIMIT
 from .errors import InvalidRecordError, QwirkleError, show
 from .game import END_NAMES, Action, Game
 from .moves import Move
@@ -113,7 +115,11 @@ def record_from_log(
     """The qwirkle-record/1 object of one game of the numba loop, from its turn log and
     how it ended (an END_* code).  (Self-play writes records with a kernel instead,
     see :func:`qwirkle_core.selfplay.records_text`; this is the readable twin that the
-    tests compare it with.)"""
+    tests compare it with.)  Each argument is checked first: InvalidRecordError if
+    ``log`` is no turn log of ``players`` (2-d int32, LOG_COLS columns: seats, action
+    types, counts and tile kinds in range), ``scores`` no ``players`` integers, or
+    ``seed`` or ``end`` no seed or END_* code."""
+    players, seed, end, final = _check_log(players, seed, log, scores, end)
 
     def tiles(kinds: npt.NDArray[np.int32]) -> list[list[int]]:
         return [ALL_TILES[int(k)].as_json() for k in kinds]
@@ -146,9 +152,57 @@ def record_from_log(
         "players": players,
         "seed": seed,
         "turns": turns,
-        "scores": [int(s) for s in scores[:players]],
-        "end": END_NAMES.get(int(end)),
+        "scores": final,
+        "end": END_NAMES.get(end),
     }
+
+
+def _check_log(players: Any, seed: Any, log: Any, scores: Any, end: Any) -> tuple[int, int, int, list[int]]:
+    """The arguments of :func:`record_from_log`, checked (InvalidRecordError): players,
+    seed, end and the final scores, as ints."""
+    players = read_int(players, "players", 2, _gameloop.MAX_PLAYERS, InvalidRecordError)
+    seed = read_int(seed, "seed", 0, SEED_LIMIT - 1, InvalidRecordError)
+    end = read_int(end, "end (an END_* code)", _gameloop.END_NONE, _gameloop.END_RUNAWAY, InvalidRecordError)
+    if (
+        not isinstance(log, np.ndarray)
+        or log.ndim != 2
+        or log.shape[1] != _gameloop.LOG_COLS
+        or not np.issubdtype(log.dtype, np.integer)
+    ):
+        raise InvalidRecordError(f"a turn log is an int array of {_gameloop.LOG_COLS} columns, got {show(log)}")
+    if isinstance(scores, np.ndarray):
+        values = scores.tolist() if scores.ndim == 1 else None
+    else:
+        values = list(scores[:players]) if isinstance(scores, (list, tuple)) else None
+    final = [int_value(v) for v in values[:players]] if values is not None else []
+    if len(final) < players or None in final:
+        raise InvalidRecordError(f"scores are {players} integers, one per seat, got {show(scores)}")
+    rows = log.astype(np.int64)
+    slots = np.arange(6)
+
+    def bad(column: int, lo: int, hi: int) -> bool:
+        return bool(((rows[:, column] < lo) | (rows[:, column] > hi)).any())
+
+    def bad_kinds(at: int, count: npt.NDArray[np.int64]) -> bool:
+        kinds = rows[:, at : at + 6]
+        return bool((((kinds < 0) | (kinds >= len(ALL_TILES))) & (slots < count[:, None])).any())
+
+    acting = np.where(rows[:, _gameloop.L_TYPE] == _gameloop.PASS, 0, rows[:, _gameloop.L_N])
+    if (
+        bad(_gameloop.L_PLAYER, 0, players - 1)
+        or bad(_gameloop.L_TYPE, _gameloop.PLACE, _gameloop.PASS)
+        or bad(_gameloop.L_N, 0, 6)
+        or bad(_gameloop.L_HAND_SIZE, 0, 6)
+        or bad(_gameloop.L_DRAWN_N, 0, 6)
+        or bad_kinds(_gameloop.L_HAND, rows[:, _gameloop.L_HAND_SIZE])
+        or bad_kinds(_gameloop.L_KINDS, acting)
+        or bad_kinds(_gameloop.L_DRAWN, rows[:, _gameloop.L_DRAWN_N])
+    ):
+        raise InvalidRecordError(
+            f"a turn log of {players} players holds seats 0..{players - 1}, action types 0..2, "
+            "counts 0..6 and tile kinds 0..35"
+        )
+    return players, seed, end, [v for v in final if v is not None]
 
 
 def _tiles_json(value: Any) -> list[Tile]:

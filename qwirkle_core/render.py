@@ -193,9 +193,15 @@ def _star(points: int, outer: float, inner: float, turn: float) -> str:
 
 
 def shape_svg(shape: Shape, size: float, fill: str) -> str:
-    """The shape centred on (0, 0), about ``size`` across."""
+    """The shape centred on (0, 0), about ``size`` across (a number 0..MAX_CELL_SIZE),
+    filled with ``fill`` (a CSS colour, as text)."""
+    shape = Shape(shape)  # a Shape or its number, else InvalidTileError
+    if isinstance(size, bool) or not isinstance(size, (int, float)) or not 0 <= size <= MAX_CELL_SIZE:
+        raise QwirkleError(f"size must be a number from 0 to {MAX_CELL_SIZE}, got {show(size)}")
+    if not isinstance(fill, str):
+        raise QwirkleError(f"fill is a colour as text (e.g. '#e8352e'), got {show(fill)}")
     r = size / 2
-    fill_attr = f'fill="{fill}"'
+    fill_attr = f'fill="{escape(fill, {chr(34): "&quot;"})}"'
     if shape == Shape.CIRCLE:
         return f'<circle r="{_fmt(0.86 * r)}" {fill_attr}/>'
     if shape == Shape.SQUARE:

@@ -25,10 +25,11 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _gameloop, _jit, _recordtext
+from ._ints import int_value, read_int
 from ._prng import SEED_LIMIT, seed_words
 from .bots import BOT_IDS
 from .errors import QwirkleError, RunawayGameError, show
-from .records import read_records
+from .records import _check_log, read_records
 
 BATCH = 256  # games per kernel call: the progress bar moves once per batch
 LOG_CAPACITY = 256  # turns logged per game; a longer game is played again alone
@@ -75,16 +76,20 @@ class Batch:
 def parse_bots(text: str, players: int) -> list[str]:
     """Bot names from ``"greedy"`` (every seat) or ``"greedy,random"`` (one per seat)."""
     if not isinstance(text, str):
-        raise SelfPlayArgumentError(f"bots are named in a string like 'greedy,random', got {text!r}")
+        raise SelfPlayArgumentError(f"bots are named in a string like 'greedy,random', got {show(text)}")
+    players = read_int(players, "players", 2, _gameloop.MAX_PLAYERS, SelfPlayArgumentError)
     names = [name.strip() for name in text.split(",")]
     for name in names:
         if name not in BOT_IDS:
-            raise SelfPlayArgumentError(f"unknown bot {name!r} (choose from {', '.join(BOT_IDS)})")
+            raise SelfPlayArgumentError(f"unknown bot {show(name)} (choose from {', '.join(BOT_IDS)})")
     if len(names) == 1:
         names *= players
     if len(names) != players:
         raise SelfPlayArgumentError(f"--bots names one bot, or one per seat ({players}), got {len(names)}")
     return names
+
+
+MAX_SCORE = 999_999  # a final score in a record (the kernel's buffer holds 6 digits a seat)
 
 
 def records_text(
@@ -94,10 +99,64 @@ def records_text(
     turns: npt.NDArray[np.int64],
     ends: npt.NDArray[np.int64],
     logs: npt.NDArray[np.int32],
-    format_records: Callable[..., Any] = _recordtext.format_records,
 ) -> bytes:
-    """The JSON-lines records of games logged by the game loop (one kernel call;
-    ``format_records`` is that kernel, or its plain-Python twin while it compiles)."""
+    """The JSON-lines records of games logged by the game loop (one kernel call), as
+    :func:`play_batches` gives them: ``seeds`` (n seeds), ``scores`` (int64[n, 6]),
+    ``turns`` and ``ends`` (int64[n]), ``logs`` (int32[n, capacity, LOG_COLS]).  Each
+    is checked before the kernel runs (QwirkleError)."""
+    players = read_int(players, "players", 2, _gameloop.MAX_PLAYERS)
+    if isinstance(seeds, (str, bytes)) or not isinstance(seeds, (Sequence, np.ndarray)):
+        raise QwirkleError(f"seeds is a sequence of seeds, got {show(seeds)}")
+    if isinstance(seeds, np.ndarray) and seeds.ndim != 1:
+        raise QwirkleError(f"seeds is a sequence of seeds, got an array of shape {seeds.shape}")
+    read = [int_value(s) for s in seeds]
+    seed_list = [s for s in read if s is not None and 0 <= s < SEED_LIMIT]
+    if len(seed_list) != len(read):
+        raise QwirkleError(f"seeds are integers in [0, 2**64), got {show(seeds)}")
+    n = len(seed_list)
+
+    def array(value: Any, name: str, dtype: type, shape: tuple[int | None, ...]) -> Any:
+        if (
+            not isinstance(value, np.ndarray)
+            or value.dtype != dtype
+            or value.ndim != len(shape)
+            or any(want is not None and got != want for got, want in zip(value.shape, shape))
+        ):
+            wanted = ", ".join("any" if d is None else str(d) for d in shape)
+            raise QwirkleError(f"{name} is an array of {np.dtype(dtype).name}, shape ({wanted}), got {show(value)}")
+        return value
+
+    array(scores, "scores", np.int64, (n, None))
+    if scores.shape[1] < players:
+        raise QwirkleError(f"scores holds a score per seat ({players}) for each game, got shape {scores.shape}")
+    array(turns, "turns", np.int64, (n,))
+    array(ends, "ends", np.int64, (n,))
+    array(logs, "logs", np.int32, (n, None, _gameloop.LOG_COLS))
+    if bool(((scores[:, :players] < 0) | (scores[:, :players] > MAX_SCORE)).any()):
+        raise QwirkleError(f"final scores are 0..{MAX_SCORE:,}")
+    if bool(((turns < 0) | (turns > logs.shape[1])).any()):
+        raise QwirkleError(f"turns are 0..{logs.shape[1]} (the turns each log holds)")
+    rows = logs[np.arange(logs.shape[1]) < turns[:, None]]  # the rows logged
+    try:
+        _check_log(players, 0, rows, [0] * players, 0)
+    except QwirkleError as exc:
+        raise QwirkleError(f"logs: {exc}") from None
+    if bool(((rows[:, _gameloop.L_TYPE] == _gameloop.PLACE) & (rows[:, _gameloop.L_SCORE] < 0)).any()):
+        raise QwirkleError("logs: a placement scores 0 points or more")
+    return _records_text(players, seed_list, scores, turns, ends, logs, _recordtext.format_records)
+
+
+def _records_text(
+    players: int,
+    seeds: Sequence[int],
+    scores: npt.NDArray[np.int64],
+    turns: npt.NDArray[np.int64],
+    ends: npt.NDArray[np.int64],
+    logs: npt.NDArray[np.int32],
+    format_records: Callable[..., Any],
+) -> bytes:
+    """:func:`records_text` of arguments known good (the game loop's own arrays);
+    ``format_records`` is the kernel, or its plain-Python twin while it compiles."""
     n = len(seeds)
     digits = np.zeros((n, 20), np.uint8)
     lengths = np.zeros(n, np.int64)
@@ -192,7 +251,7 @@ def play_batches(
                 for i in long_games:
                     kernel(players, lo[i : i + 1], hi[i : i + 1], tie_rank, bot_ids, wider[i : i + 1], *in_play)
                 logs = wider
-            text = records_text(players, seeds, scores, turns, ends, logs, formatter)
+            text = _records_text(players, seeds, scores, turns, ends, logs, formatter)
         return Batch(start, seeds, scores[:, :players], turns, ends, 0.0, text), time.perf_counter()
 
     def checked(part: Batch) -> Batch:

@@ -7,7 +7,7 @@ returns a shared instance (a flyweight): creating tiles in a loop allocates noth
 
 from __future__ import annotations
 
-from enum import IntEnum
+from enum import EnumMeta, IntEnum
 from typing import Any
 
 from ._ints import int_value
@@ -20,7 +20,27 @@ COPIES_PER_KIND = 3
 N_TILES = N_KINDS * COPIES_PER_KIND  # 108
 
 
-class Color(IntEnum):
+class _Members(EnumMeta):
+    """The metaclass of :class:`Color` and :class:`Shape`: ``Color(value)`` takes a
+    member or its number (an int or a numpy integer, never a boolean or a float) and
+    refuses anything else with an :class:`InvalidTileError` (a ``QwirkleError``, so a
+    ``ValueError`` as the standard enum's refusal is).  The enum is closed: the
+    functional form ``Color(name, members)`` is refused too."""
+
+    def __call__(cls, value: Any, *args: Any, **kwargs: Any) -> Any:
+        if args or kwargs:
+            raise InvalidTileError(f"{cls.__name__} takes one value (a member or its number), not more")
+        if isinstance(value, cls):
+            return value
+        number = int_value(value)
+        if number is None or not 0 <= number < len(cls._member_map_):
+            raise InvalidTileError(
+                f"not a {cls.__name__.lower()}: {show(value)} (must be a {cls.__name__} or 0..{len(cls._member_map_) - 1})"
+            )
+        return cls._value2member_map_[number]
+
+
+class Color(IntEnum, metaclass=_Members):
     RED = 0
     ORANGE = 1
     YELLOW = 2
@@ -29,7 +49,7 @@ class Color(IntEnum):
     PURPLE = 5
 
 
-class Shape(IntEnum):
+class Shape(IntEnum, metaclass=_Members):
     CIRCLE = 0
     SQUARE = 1
     DIAMOND = 2

@@ -8,10 +8,52 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import _gameloop as gl
+from .._ints import int_value
+from ..errors import QwirkleError, show
 from ..render import SVG_COLORS
 from ..tiles import Color
 from . import _kernels as k
 from .vector import VectorQwirkle
+
+# The seed a wrapper's single env takes: VectorQwirkle's limit for one env.
+SEED_END = 2**63 - 2
+
+
+def check_render_mode(render_mode: Any, modes: list[str]) -> str | None:
+    """``render_mode``: None or one of ``modes`` (a QwirkleError, which is a ValueError
+    as the frameworks expect, names the modes)."""
+    if render_mode is not None and (not isinstance(render_mode, str) or render_mode not in modes):
+        raise QwirkleError(f"render_mode is None or one of {modes}, got {show(render_mode)}")
+    return render_mode
+
+
+def check_seed(seed: Any) -> int | None:
+    """A reset's seed: None, or an integer 0 .. SEED_END - 1 (what the env's game takes)."""
+    if seed is None:
+        return None
+    number = int_value(seed)
+    if number is None or not 0 <= number < SEED_END:
+        raise QwirkleError(f"a seed is None or an integer 0..2**63 - 3, got {show(seed)}")
+    return number
+
+
+def next_seed(seed: int) -> int:
+    """The seed a reset without one takes after ``seed`` (wrapping before the limit)."""
+    return (seed + 1) % SEED_END
+
+
+def check_options(options: Any) -> None:
+    """A reset's options: None or a dict (none is read)."""
+    if options is not None and not isinstance(options, dict):
+        raise QwirkleError(f"options is None or a dict, got {show(options)}")
+
+
+def read_action(action: Any) -> int:
+    """An action: an integer that fits in int64 (the env then says whether it is legal)."""
+    number = int_value(action)
+    if number is None or not -(2**63) <= number < 2**63:
+        raise QwirkleError(f"an action is an integer (a sub-step id), got {show(action)}")
+    return number
 
 
 def observation_size(width: int) -> int:

@@ -19,6 +19,8 @@ seed of ``reset(seed=...)``; resets without a seed take the next seeds.
 
 from __future__ import annotations
 
+import math
+import numbers
 from collections.abc import Sequence
 from typing import Any
 
@@ -27,7 +29,7 @@ import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
 
-from ..errors import IllegalMoveError
+from ..errors import IllegalMoveError, QwirkleError, show
 from . import _common
 from .encoding import DEFAULT_WINDOW, action_count
 from .vector import VectorQwirkle
@@ -47,14 +49,20 @@ class QwirkleVsBot(gym.Env):  # type: ignore[misc, unused-ignore]
         illegal_reward: float = -1.0,
         render_mode: str | None = None,
     ) -> None:
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode is one of {self.metadata['render_modes']}, got {render_mode!r}")
-        self.render_mode = render_mode
-        self.learner = learner
-        self.illegal_reward = float(illegal_reward)
+        render_mode = _common.check_render_mode(render_mode, self.metadata["render_modes"])
+        reward: Any = illegal_reward  # any value: checked here
+        try:
+            value = float(reward) if isinstance(reward, numbers.Real) and not isinstance(reward, bool) else math.nan
+        except OverflowError:  # an int past the floats
+            value = math.nan
+        if not math.isfinite(value):
+            raise QwirkleError(f"illegal_reward is a finite number, got {show(reward)}")
         self._vec = VectorQwirkle(
             1, players=players, seed=0, opponents=opponents, learner=learner, window=window, autoreset=False
         )
+        self.render_mode = render_mode
+        self.learner = self._vec.learner
+        self.illegal_reward = value
         size = _common.observation_size(window)
         self.observation_space = spaces.Box(low=-1, high=np.iinfo(np.int16).max, shape=(size,), dtype=np.int16)
         self.action_space = spaces.Discrete(action_count(window))
@@ -67,13 +75,15 @@ class QwirkleVsBot(gym.Env):  # type: ignore[misc, unused-ignore]
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[npt.NDArray[np.int16], dict[str, Any]]:
-        super().reset(seed=seed)
-        if seed is not None:
-            self._next_seed = int(seed)
+        number = _common.check_seed(seed)  # checked before anything changes
+        _common.check_options(options)
+        super().reset(seed=number)
+        if number is not None:
+            self._next_seed = number
         elif self._next_seed is None:
             self._next_seed = int(self.np_random.integers(0, 2**62))
         self._vec.reset(self._next_seed)
-        self._next_seed += 1
+        self._next_seed = _common.next_seed(self._next_seed)
         self._over = False
         return self._obs(), {"seed": self._vec.game_seed(0)}
 
@@ -85,8 +95,9 @@ class QwirkleVsBot(gym.Env):  # type: ignore[misc, unused-ignore]
     def step(self, action: int) -> tuple[npt.NDArray[np.int16], float, bool, bool, dict[str, Any]]:
         if self._over:
             raise RuntimeError("the episode is over: call reset()")
+        number = _common.read_action(action)
         try:
-            _, _, rewards, terminated, truncated, info = self._vec.step(np.array([int(action)], np.int64))
+            _, _, rewards, terminated, truncated, info = self._vec.step(np.array([number], np.int64))
         except IllegalMoveError:
             return self._obs(), self.illegal_reward, False, False, {"illegal": True}
         done_info: dict[str, Any] = {"moves_outside_window": int(info["moves_outside_window"][0])}

@@ -48,8 +48,10 @@ import numpy.typing as npt
 import pyspiel
 
 from .. import _gameloop as gl
+from .._ints import int_value
 from .._prng import GAME_STREAM, new_state
 from .._state import empty_state, new_log, tiles_of
+from ..errors import QwirkleError, show
 from ..tiles import ALL_TILES
 from . import _kernels as k
 from .encoding import DEFAULT_WINDOW, action_count, describe, end_id, pass_id
@@ -170,10 +172,13 @@ class QwirkleGame(pyspiel.Game):  # type: ignore[misc]
     """The game ``python_qwirkle`` (parameter ``players``, 2 to 6)."""
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
-        params = dict(params or {})
-        players = int(params.get("players", 2))
-        if not 2 <= players <= gl.MAX_PLAYERS:
-            raise ValueError(f"python_qwirkle has 2 to {gl.MAX_PLAYERS} players, got {players}")
+        if params is None:
+            params = {}
+        if not isinstance(params, dict) or any(key != "players" for key in params):
+            raise QwirkleError(f"python_qwirkle's params are a dict {{'players': 2..6}} (or None), got {show(params)}")
+        players = int_value(params.get("players", 2))
+        if players is None or not 2 <= players <= gl.MAX_PLAYERS:
+            raise QwirkleError(f"python_qwirkle has 2 to {gl.MAX_PLAYERS} players, got {show(params['players'])}")
         info = pyspiel.GameInfo(
             num_distinct_actions=N_ACTIONS,
             max_chance_outcomes=36,
@@ -191,7 +196,12 @@ class QwirkleGame(pyspiel.Game):  # type: ignore[misc]
 
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> QwirkleObserver:
         """The observer of observation (or, with perfect recall, information-state)
-        strings and tensors."""
+        strings and tensors.  ``iig_obs_type`` is None or a ``pyspiel.IIGObservationType``;
+        ``params`` None or a dict (none is read)."""
+        if iig_obs_type is not None and not isinstance(iig_obs_type, pyspiel.IIGObservationType):
+            raise QwirkleError(f"iig_obs_type is None or a pyspiel.IIGObservationType, got {show(iig_obs_type)}")
+        if params is not None and not isinstance(params, dict):
+            raise QwirkleError(f"params is None or a dict, got {show(params)}")
         perfect_recall = bool(iig_obs_type is not None and iig_obs_type.perfect_recall)
         return QwirkleObserver(perfect_recall)
 
@@ -204,6 +214,8 @@ class QwirkleState(pyspiel.State):  # type: ignore[misc]
     _s: _Core
 
     def __init__(self, game: QwirkleGame) -> None:
+        if not isinstance(game, QwirkleGame):
+            raise QwirkleError(f"a QwirkleState is a state of a QwirkleGame, got {show(game)}")
         super().__init__(game)
         # Shared with every new state until its first action (which copies it): a new
         # state is made for each clone, which then replaces this attribute.

@@ -27,6 +27,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from .. import _gameloop as gl
+from ..errors import QwirkleError, show
 from . import _common
 from .encoding import DEFAULT_WINDOW, action_count
 from .vector import VectorQwirkle
@@ -41,12 +42,11 @@ class QwirkleAEC(AECEnv):  # type: ignore[misc, unused-ignore]
 
     def __init__(self, players: int = 2, window: int = DEFAULT_WINDOW, render_mode: str | None = None) -> None:
         super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode is one of {self.metadata['render_modes']}, got {render_mode!r}")
-        self.render_mode = render_mode
-        self.players = players
-        self.window = window
+        render_mode = _common.check_render_mode(render_mode, self.metadata["render_modes"])
         self._vec = VectorQwirkle(1, players=players, seed=0, window=window, autoreset=False)
+        self.render_mode = render_mode
+        self.players = self._vec.players
+        self.window = self._vec.window
         self.possible_agents = [f"player_{p}" for p in range(players)]
         self.agents = list(self.possible_agents)
         size = _common.observation_size(window)
@@ -59,17 +59,25 @@ class QwirkleAEC(AECEnv):  # type: ignore[misc, unused-ignore]
         self._action_space = spaces.Discrete(action_count(window))
         self._next_seed = 0
 
+    def _seat(self, agent: Any) -> int:
+        """The seat of ``agent`` (one of possible_agents), else QwirkleError."""
+        if not isinstance(agent, str) or agent not in self.possible_agents:
+            raise QwirkleError(f"agents are {', '.join(self.possible_agents)}, got {show(agent)}")
+        return self.possible_agents.index(agent)
+
     def observation_space(self, agent: str) -> spaces.Space[Any]:
+        self._seat(agent)
         return self._observation_space
 
     def action_space(self, agent: str) -> spaces.Space[Any]:
+        self._seat(agent)
         return self._action_space
 
     def _to_move(self) -> int:
         return int(self._vec._metas[0, gl.M_PLAYER])
 
     def observe(self, agent: str) -> dict[str, npt.NDArray[Any]]:
-        seat = self.possible_agents.index(agent)
+        seat = self._seat(agent)
         if seat == self._to_move() and not (self.terminations[agent] or self.truncations[agent]):
             mask = self._vec.masks[0].astype(np.int8)
         else:
@@ -77,10 +85,12 @@ class QwirkleAEC(AECEnv):  # type: ignore[misc, unused-ignore]
         return {"observation": _common.flat_observation(self._vec, 0, seat), "action_mask": mask}
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        if seed is not None:
-            self._next_seed = int(seed)
+        number = _common.check_seed(seed)  # checked before anything changes
+        _common.check_options(options)
+        if number is not None:
+            self._next_seed = number
         self._vec.reset(self._next_seed)
-        self._next_seed += 1
+        self._next_seed = _common.next_seed(self._next_seed)
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -92,9 +102,12 @@ class QwirkleAEC(AECEnv):  # type: ignore[misc, unused-ignore]
     def step(self, action: int) -> None:
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:
+                raise QwirkleError(f"{agent} is done: its only action is None, got {show(action)}")
             self._was_dead_step(action)
             return
-        _, _, rewards, terminated, truncated, info = self._vec.step(np.array([action], np.int64))
+        number = _common.read_action(action)
+        _, _, rewards, terminated, truncated, info = self._vec.step(np.array([number], np.int64))
         self._cumulative_rewards[agent] = 0.0
         self.rewards = {a: 0.0 for a in self.agents}
         self.rewards[agent] = float(rewards[0])
