@@ -37,6 +37,7 @@ GUIDES = [
     (DOCS / "envs.md", "envs.html", "Environments for learning agents"),
     (DOCS / "performance.md", "performance.html", "Performance"),
     (DOCS / "internals.md", "internals.html", "How it works"),
+    (DOCS / "development.md", "development.html", "Development"),
     (ROOT / "CHANGELOG.md", "CHANGELOG.html", "Changes"),
 ]
 PAGE_OF = {src.resolve(): page for src, page, _ in GUIDES}

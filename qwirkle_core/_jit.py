@@ -94,8 +94,12 @@ def _sources_digest() -> str:
     numba's cache is keyed on the kernel's own source file only, so a kernel that calls
     a kernel of another module keeps running the old callee after that module changes.
     Caching under a directory named after all the sources makes any change start a
-    fresh cache; the same sources reinstalled (a new virtual environment, pip install
-    again) find the cache of the last install."""
+    fresh cache.  Inside it numba files each kernel under its source file's path (and
+    checks the file's size and time), so the same sources at the same path find it again
+    (a later process, a reinstall into the same environment, another environment with an
+    editable install of the same checkout); sources installed at another path (a
+    regular install into another environment) compile their own (measured; the table in
+    docs/development.md)."""
     digest = hashlib.sha256()
     digest.update(numba.__version__.encode())
     for path in sorted(_PACKAGE.rglob("*.py")):  # subpackages too

@@ -112,6 +112,10 @@ NOT_RUN = {
     "python3 -m venv .venv": "sets up a machine (a virtual environment) and runs every check: minutes",
     "pip install": "installs packages (setup), then builds the site (CI builds it)",
     "--games 1000000": "a million games, a local Dask cluster and a remote scheduler: minutes",
+    "bash .ci/": "the checks themselves (minutes): CI runs .ci/test.sh, which runs this test",
+    "QWIRKLE_FUZZ=long": "the fuzz suites for minutes; their short run is part of every test run",
+    "benchmarks": "every benchmark timed (minutes); [jit] runs each once",
+    "docs/build.py": "the site; [docs] of .ci/test.sh builds it, warnings as errors",
 }
 # Console blocks whose output is an example of the machine's (times, paths), not compared.
 OUTPUT_VARIES = {"qwirkle-core warmup": "times and the cache's path"}
