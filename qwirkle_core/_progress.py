@@ -18,6 +18,7 @@ default); stdout stays for results.
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import threading
 import time
@@ -102,8 +103,11 @@ class Progress:
         if self.mode == "bar":
             from tqdm import tqdm
 
+            tty = _isatty(self.stream)
             self._bar = tqdm(
-                total=total, desc=desc, unit=f" {unit}", file=self.stream, dynamic_ncols=True,
+                total=total, desc=desc, unit=f" {unit}", file=self.stream, dynamic_ncols=tty,
+                # Off a terminal (or where tqdm cannot ask it): $COLUMNS, else 80.
+                ncols=None if tty else shutil.get_terminal_size().columns - 1,
                 mininterval=0.5, smoothing=0.05,
             )
         self._thread = threading.Thread(target=self._tick, name="qwirkle-progress", daemon=True)

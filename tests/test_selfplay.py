@@ -273,14 +273,15 @@ def test_engine_enumerates_actions_in_the_order_of_legal_actions(seed: int, play
 def test_progress_bar_fits_a_narrow_terminal(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     import io
 
-    from qwirkle_core.cli.selfplay import ProgressBar
+    from qwirkle_core._progress import Progress
 
     monkeypatch.setenv("COLUMNS", "50")
     monkeypatch.setenv("LINES", "20")
     stream = io.StringIO()
-    bar = ProgressBar(1000, stream)
+    bar = Progress("qwirkle-core: selfplay", 1000, stream=stream, mode="bar")
     for done in (0, 10, 500, 1000):
-        bar(done)
+        bar.set(done)
+    bar.close()
     lines = [line for chunk in stream.getvalue().split("\n") for line in chunk.split("\r") if line.strip()]
     assert lines and all(len(line) <= 50 for line in lines), lines
     assert "1000/1000" in lines[-1]

@@ -13,7 +13,6 @@ import argparse
 import contextlib
 import json
 import os
-import shutil
 import signal
 import sys
 from types import FrameType, TracebackType
@@ -24,6 +23,7 @@ import numpy as np
 
 from .._line_writer import LineWriter, RecordWriterError
 from .._prng import SEED_LIMIT
+from .._progress import Progress, pick_mode
 from ..bots import BOT_IDS
 from ..datasets import DEFAULT_CHUNK_SIZE
 from ..errors import QwirkleError
@@ -115,40 +115,6 @@ def _int_option(text: Any, option: str, low: int, high: int) -> int:
     return value
 
 
-class ProgressBar:
-    """The progress bar of a run on stderr (tqdm: fits the terminal's width, redrawn
-    in place).  It appears with the first finished batch, so its rate counts games,
-    not the compilation before them."""
-
-    def __init__(self, total: int, stream: IO[str]) -> None:
-        self.total = total
-        self.stream = stream
-        self.bar: Any = None
-        self.done = 0
-
-    def __call__(self, done: int) -> None:
-        if self.bar is None:
-            from tqdm import tqdm
-
-            tty = hasattr(self.stream, "isatty") and self.stream.isatty()
-            self.bar = tqdm(
-                total=self.total, file=self.stream, unit=" games", desc=f"{NAME}: selfplay", smoothing=0.1,
-                mininterval=0.2, dynamic_ncols=tty,
-                # Off a terminal (or where tqdm cannot ask it): $COLUMNS, else 80.
-                ncols=None if tty else shutil.get_terminal_size().columns - 1,
-            )
-        self.bar.update(done - self.done)
-        self.done = done
-        if done >= self.total:
-            self.close()
-
-    def close(self) -> None:
-        """Close the bar (ends its line on the terminal); safe to call twice."""
-        if self.bar is not None:
-            self.bar.close()
-            self.bar = None
-
-
 def register(subparsers: Any) -> None:
     """Add the ``selfplay`` command to an argparse sub-parsers object."""
     parser = subparsers.add_parser(
@@ -226,8 +192,9 @@ def run(args: argparse.Namespace) -> int:
             return fail(str(exc.strerror), EXIT_BAD_ARGS)
     if threads is not None:
         numba.set_num_threads(threads)
-    show = args.progress == "always" or (args.progress == "auto" and games > BATCH and sys.stderr.isatty())
-    bar = ProgressBar(games, sys.stderr) if show else None
+    # A bar on a terminal, a line every few seconds elsewhere; nothing for one batch.
+    mode = pick_mode(args.progress, sys.stderr) if args.progress == "always" or games > BATCH else "off"
+    bar = Progress(f"{NAME}: selfplay", games, mode=mode) if mode != "off" else None
     scores = np.zeros((games, players), np.int64)
     turns = np.zeros(games, np.int64)
     ends = np.zeros(games, np.int64)
@@ -250,7 +217,7 @@ def run(args: argparse.Namespace) -> int:
                 except OSError as exc:
                     return fail(f"cannot write {args.record}: {exc.strerror}", EXIT_BAD_ARGS)
             if bar is not None:
-                bar(done)
+                bar.set(done)
             if stop.signal is not None:
                 print(
                     f"qwirkle-core: selfplay stopped by signal after {done} of {games} games"
