@@ -194,7 +194,7 @@ def _root(path: Any) -> Path:
 def _read_manifest(root: Path) -> DatasetSpec:
     try:
         text = (root / MANIFEST).read_text(encoding="utf-8")
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # missing, or a file (a records file?)
         raise DatasetError(f"{root} is not a dataset: no {MANIFEST}") from None
     except (OSError, ValueError) as exc:  # a directory, no permission, a name too long, not UTF-8
         raise DatasetError(f"{root / MANIFEST} cannot be read: {exc}") from None

@@ -130,6 +130,8 @@ def test_other_parameters_are_refused(tmp_path: Path) -> None:
         write_dataset(tmp_path / "bad", 2, players=7)
     with pytest.raises(DatasetError, match="no manifest"):
         check_dataset(tmp_path / "other")
+    with pytest.raises(DatasetError, match="is not a dataset"):  # a file (a records file): was "Not a directory"
+        check_dataset(tmp_path / "other" / "notes.txt")
 
 
 def test_a_failed_write_leaves_no_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
