@@ -20,6 +20,7 @@ The rules are those of docs/rules.md.  Conventions this module fixes:
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -43,7 +44,7 @@ from .errors import (
     show,
 )
 from .moves import Move, MoveList
-from .tiles import ALL_TILES, COPIES_PER_KIND, N_KINDS, Tile, parse_tiles
+from .tiles import ALL_TILES, COPIES_PER_KIND, N_KINDS, N_TILES, Tile, parse_tiles
 
 __all__ = [
     "Action",
@@ -93,13 +94,20 @@ class Action:
     tiles: tuple[Tile, ...]
 
     def __init__(self, kind: str, move: Move | None = None, tiles: Iterable[Tile] = ()) -> None:
-        if isinstance(tiles, (str, bytes)) or not isinstance(tiles, Iterable):
-            raise InvalidTileError(f"an action's tiles are a sequence of Tiles, got {show(tiles)}")
-        tiles = tuple(tiles)
-        for t in tiles:
+        try:
+            if isinstance(tiles, (str, bytes)) or not isinstance(tiles, Iterable):
+                raise TypeError
+            items = iter(tiles)
+        except TypeError:  # no iterable (a 0-d array says it is one)
+            raise InvalidTileError(f"an action's tiles are a sequence of Tiles, got {show(tiles)}") from None
+        listed = []
+        for t in itertools.islice(items, N_TILES + 1):  # a long iterable is never walked to its end
             if t.__class__ is not Tile:
                 raise InvalidTileError(f"an action's tiles are Tiles, got {show(t)}")
-        tiles = tuple(sorted(tiles))
+            listed.append(t)
+        if len(listed) > N_TILES:
+            raise InvalidTileError(f"an action's tiles are at most the game's {N_TILES}")
+        tiles = tuple(sorted(listed))
         if kind == Action.PLACE:
             if not isinstance(move, Move):
                 raise InvalidMoveError(f"a place action needs a Move, got {show(move)}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable, Iterator
 from typing import Any, overload
@@ -13,7 +14,7 @@ from ._geometry import COORD_MAX
 from ._ints import int_value, read_int
 from ._movegen import COL_COLS, COL_KINDS, COL_N, COL_ROWS, COL_SCORE, OUT_COLS
 from .errors import InvalidMoveError, InvalidTileError, NothingToUndoError, show
-from .tiles import ALL_TILES, Tile, tile_from_json
+from .tiles import ALL_TILES, N_TILES, Tile, tile_from_json
 
 Placement = tuple[int, int, Tile]
 
@@ -122,12 +123,22 @@ class Move:
     _row: npt.NDArray[np.int32] | None  # the move-table row it came from, if any
 
     def __init__(self, placements: Iterable[Any], score: int | None = None) -> None:
-        if isinstance(placements, (str, bytes)) or not isinstance(placements, Iterable):
-            raise InvalidMoveError(f"a move is a sequence of (row, col, tile) placements, got {show(placements)}")
+        try:
+            if isinstance(placements, (str, bytes)) or not isinstance(placements, Iterable):
+                raise TypeError
+            given = iter(placements)
+        except TypeError:  # no iterable (a 0-d array says it is one)
+            raise InvalidMoveError(
+                f"a move is a sequence of (row, col, tile) placements, got {show(placements)}"
+            ) from None
         if score is not None:
             # A score rides in the kernels' int32 move rows.
             score = read_int(score, "a move's score (an integer or None)", -(2**31), 2**31 - 1, InvalidMoveError)
-        items = tuple(sorted((_placement(p) for p in placements), key=lambda p: (p[0], p[1])))
+        # At most the game's tiles (one more, to tell): a long iterable is never walked to its end.
+        checked = [_placement(p) for p in itertools.islice(given, N_TILES + 1)]
+        if len(checked) > N_TILES:
+            raise InvalidMoveError(f"a move places at most the game's {N_TILES} tiles")
+        items = tuple(sorted(checked, key=lambda p: (p[0], p[1])))
         if not items:
             raise InvalidMoveError("a move places at least one tile")
         object.__setattr__(self, "placements", items)

@@ -392,10 +392,20 @@ def _threads(threads: int | None) -> int:
     return threads
 
 
+MAX_POSITIONS = 10**7  # per batch call: a longer iterable is refused, never walked to its end
+
+
 def _listed(positions: object) -> list[Any]:
-    if isinstance(positions, (str, bytes)) or not isinstance(positions, Iterable):
-        raise InvalidPositionError(f"positions are a sequence of (Board, hand), got {show(positions)}")
-    return list(positions)
+    try:
+        if isinstance(positions, (str, bytes)) or not isinstance(positions, Iterable):
+            raise TypeError
+        items = iter(positions)
+    except TypeError:  # no iterable (a 0-d array says it is one)
+        raise InvalidPositionError(f"positions are a sequence of (Board, hand), got {show(positions)}") from None
+    listed = list(itertools.islice(items, MAX_POSITIONS + 1))
+    if len(listed) > MAX_POSITIONS:
+        raise InvalidPositionError(f"a batch holds at most {MAX_POSITIONS:,} positions")
+    return listed
 
 
 def _edge_positions(positions: list[Any]) -> bool:

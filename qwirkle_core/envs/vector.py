@@ -48,6 +48,14 @@ SCALARS = {
 }
 
 
+def _length(value: Any) -> int:
+    """``len(value)``, or -1 where it has none (a scalar, a generator)."""
+    try:
+        return len(value)
+    except (TypeError, OverflowError):
+        return -1
+
+
 class VectorQwirkle:
     """``n`` games of ``players`` stepped together by one kernel call per step.
 
@@ -194,8 +202,10 @@ class VectorQwirkle:
         """Play one sub-step in every env (``actions``: int[n]).  Raises
         IllegalMoveError, changing nothing, if an action is not legal."""
         try:
+            if not isinstance(actions, np.ndarray) and _length(actions) not in (-1, self.n):
+                raise ValueError  # the wrong length: never converted (a range of 10**12)
             acts = np.asarray(actions)
-        except (TypeError, ValueError, OverflowError, RecursionError):  # ragged, or no array at all
+        except (TypeError, ValueError, OverflowError, RecursionError, MemoryError):  # ragged, or no array at all
             raise QwirkleError(f"actions are {self.n} integers, got {show(actions)}") from None
         if acts.shape != (self.n,) or not np.issubdtype(acts.dtype, np.integer):
             raise QwirkleError(f"actions are {self.n} integers, got {acts.dtype} of shape {acts.shape}")
