@@ -6,6 +6,7 @@ query is one kernel call that recomputes nothing."""
 
 from __future__ import annotations
 
+import itertools
 import marshal
 import operator
 import threading
@@ -245,7 +246,16 @@ class Board:
         elif isinstance(placements, (str, bytes)) or not isinstance(placements, Iterable):
             raise InvalidPositionError(f"a board is a sequence of (row, col, tile) placements, got {show(placements)}")
         else:
-            items = list(placements)
+            try:
+                given = iter(placements)
+            except TypeError:  # a 0-d array says it is iterable
+                raise InvalidPositionError(
+                    f"a board is a sequence of (row, col, tile) placements, got {show(placements)}"
+                ) from None
+            # At most the game's tiles (one more, to tell): never walked to its end.
+            items = list(itertools.islice(given, MAX_SPAN + 1))
+            if len(items) > MAX_SPAN:
+                raise InvalidPositionError(f"a board holds at most the game's {MAX_SPAN} tiles")
         n = len(items)
         if not n:
             return cls()

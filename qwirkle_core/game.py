@@ -237,13 +237,27 @@ def _iterable(value: Any, what: str) -> Iterable[Any]:
     return value
 
 
+def _part(value: Any, limit: int, what: str) -> list[Any]:
+    """The items of ``value`` (a sequence, no text) as a list of at most ``limit``
+    (a longer iterable is cut there, never walked to its end), else
+    InvalidPositionError saying ``what``."""
+    try:
+        if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+            raise TypeError
+        items = iter(value)
+    except TypeError:  # no iterable (a 0-d array says it is one)
+        raise InvalidPositionError(f"{what}, got {show(value)}") from None
+    return list(itertools.islice(items, limit))
+
+
 def _tie_rank(players: int, tie_break: Sequence[int] | None) -> list[int]:
     """rank[seat] = the seat's place in ``tie_break`` (seat order by default)."""
     if tie_break is None:
         return list(range(players))
-    if isinstance(tie_break, (str, bytes)) or not isinstance(tie_break, Iterable):
-        raise QwirkleError(f"tie_break lists the seats in the order that wins a tie, got {show(tie_break)}")
-    order = list(tie_break)
+    try:
+        order = _part(tie_break, players + 1, "tie_break lists the seats in the order that wins a tie")
+    except InvalidPositionError as exc:
+        raise QwirkleError(str(exc)) from None
     if any(type(s) is not int for s in order) or sorted(order) != list(range(players)):
         raise QwirkleError(f"tie_break must list each seat 0..{players - 1} once, got {show(tie_break)}")
     rank = [0] * players
@@ -744,23 +758,17 @@ class Game:
         no game can reach (tiles not conserved, a hand over 6, ...)."""
         if not isinstance(board, Board):
             raise InvalidPositionError(f"expected a Board, got {show(board)}")
-        for what, value in (("hands", hands), ("the bag", bag)):
-            if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
-                raise InvalidPositionError(f"{what}: expected a sequence, got {show(value)}")
-        hands_list = []
-        for h in hands:
-            if isinstance(h, (str, bytes)) or not isinstance(h, Iterable):
-                raise InvalidPositionError(f"a hand is a sequence of Tiles, got {show(h)}")
-            hands_list.append(list(h))
+        seats = _part(hands, MAX_PLAYERS + 1, "hands: expected a sequence")
+        hands_list = [_part(h, HAND_SIZE + 1, "a hand is a sequence of Tiles") for h in seats]
         if len(hands_list) > MAX_PLAYERS:
-            raise InvalidPositionError(f"a game has {MIN_PLAYERS} to {MAX_PLAYERS} players, got {len(hands_list)}")
+            raise InvalidPositionError(f"a game has {MIN_PLAYERS} to {MAX_PLAYERS} players, got more")
         for h in hands_list:
             tile_kinds(h, "a hand")
-        bag_list = list(bag)
+        bag_list = _part(bag, N_TILES + 1, "the bag: expected a sequence")
         tile_kinds(bag_list, "the bag")
-        if scores is not None and (isinstance(scores, (str, bytes)) or not isinstance(scores, Iterable)):
-            raise InvalidPositionError(f"scores are a sequence of integers, got {show(scores)}")
-        scores_list = [0] * len(hands_list) if scores is None else list(scores)
+        scores_list = (
+            [0] * len(hands_list) if scores is None else _part(scores, MAX_PLAYERS + 1, "scores are a sequence of integers")
+        )
         if any(type(s) is not int for s in scores_list):
             raise InvalidPositionError(f"scores are integers, got {show(scores_list)}")
         if type(to_move) is not int:

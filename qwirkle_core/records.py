@@ -260,9 +260,13 @@ def record_line(record: dict[str, Any]) -> str:
 
 def read_records(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
     """The records of a JSON-lines file (blank lines skipped)."""
-    if isinstance(lines, (str, bytes)) or not isinstance(lines, Iterable):
-        raise InvalidRecordError(f"expected the lines of a records file, got {show(lines)}")
-    for number, line in enumerate(lines, 1):
+    try:
+        if isinstance(lines, (str, bytes)) or not isinstance(lines, Iterable):
+            raise TypeError
+        items = iter(lines)
+    except TypeError:  # no iterable (a 0-d array says it is one)
+        raise InvalidRecordError(f"expected the lines of a records file, got {show(lines)}") from None
+    for number, line in enumerate(items, 1):
         if not isinstance(line, str):
             raise InvalidRecordError(f"line {number}: expected text, got {show(line)}")
         if line.strip():

@@ -486,9 +486,13 @@ def _tile_ansi(tile: Tile, lighter: bool = False) -> str:
 
 def tiles_ansi(tiles: Iterable[Tile]) -> str:
     """Tiles side by side as in :func:`board_ansi` (a hand, say), one space apart."""
-    if isinstance(tiles, (str, bytes)) or not isinstance(tiles, Iterable):
-        raise InvalidTileError(f"tiles are a sequence of Tiles, got {show(tiles)}")
-    items = list(itertools.islice(tiles, 10_000 + 1))
+    try:
+        if isinstance(tiles, (str, bytes)) or not isinstance(tiles, Iterable):
+            raise TypeError
+        given = iter(tiles)
+    except TypeError:  # no iterable (a 0-d array says it is one)
+        raise InvalidTileError(f"tiles are a sequence of Tiles, got {show(tiles)}") from None
+    items = list(itertools.islice(given, 10_000 + 1))
     if len(items) > 10_000 or any(t.__class__ is not Tile for t in items):
         raise InvalidTileError(f"tiles are a sequence of (at most 10,000) Tiles, got {show(tiles)}")
     return " ".join(_tile_ansi(t) for t in items)

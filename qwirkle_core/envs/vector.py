@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from typing import Any
 
@@ -119,7 +120,13 @@ class VectorQwirkle:
         self.action_count = action_count(window)
         self.bots = np.full(gl.MAX_PLAYERS, -1, np.int64)
         if opponents is not None:
-            names = [opponents] * players if isinstance(opponents, str) else list(opponents)
+            try:
+                # At most one name a seat (one more, to tell): never walked to its end.
+                names = [opponents] * players if isinstance(opponents, str) else list(
+                    itertools.islice(iter(opponents), players + 1)
+                )
+            except TypeError:  # neither a name nor a sequence of them
+                raise QwirkleError(f"opponents is a bot name or one per seat ({players}), got {show(opponents)}") from None
             if len(names) != players:
                 raise QwirkleError(f"one opponent per seat ({players}), got {show(names)}")
             for p, name in enumerate(names):
