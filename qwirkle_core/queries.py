@@ -116,6 +116,25 @@ def _length(sequence: Sequence[Any]) -> int:
         return -1
 
 
+def _is_count(value: object) -> bool:
+    return type(value) is int or isinstance(value, np.integer)
+
+
+def _counts_shaped(unseen: object) -> bool:
+    """Whether ``unseen`` is meant as counts (a sequence of integers), not tiles: all of
+    its items are integers where it has 36, its first is one where it has another length
+    (so a long sequence is told by one item, never walked)."""
+    if not isinstance(unseen, Sequence) or isinstance(unseen, (str, bytes)):
+        return False
+    n = _length(unseen)
+    if n == N_KINDS:
+        return all(_is_count(x) for x in unseen)
+    try:
+        return n > 0 and _is_count(unseen[0])
+    except Exception:  # noqa: BLE001 - a sequence whose items cannot be read is no counts
+        return False
+
+
 def unseen_counts(board: Board, unseen: object = None, hand: Sequence[Tile] | None = None) -> Int64Array:
     """The 36 counts of the tiles a player cannot see, checked against the board.
 
@@ -130,11 +149,9 @@ def unseen_counts(board: Board, unseen: object = None, hand: Sequence[Tile] | No
             return counts  # nothing to check: the board holds at most 3 of a kind
         for k in _tile_kinds(hand, "a hand"):
             counts[k] -= 1
-    elif isinstance(unseen, np.ndarray) or (
-        isinstance(unseen, Sequence) and _length(unseen) == N_KINDS and all(
-            type(x) is int or isinstance(x, np.integer) for x in unseen
-        )
-    ):
+    elif isinstance(unseen, np.ndarray) or _counts_shaped(unseen):
+        if isinstance(unseen, Sequence) and _length(unseen) != N_KINDS:  # told before converting
+            raise InvalidPositionError(f"unseen counts are {N_KINDS} integers, got {show(unseen)}")
         arr = np.asarray(unseen)
         if arr.shape != (N_KINDS,) or not (np.issubdtype(arr.dtype, np.integer) or arr.dtype == np.bool_):
             raise InvalidPositionError(f"unseen counts are {N_KINDS} integers, got {show(unseen)}")
