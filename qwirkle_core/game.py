@@ -32,6 +32,7 @@ import numpy.typing as npt
 
 from . import _gameloop, _prng
 from ._ints import read_int
+from ._iterables import items_of
 from .board import Board, hand_kinds, tile_kinds
 from .errors import (
     IllegalMoveError,
@@ -94,12 +95,9 @@ class Action:
     tiles: tuple[Tile, ...]
 
     def __init__(self, kind: str, move: Move | None = None, tiles: Iterable[Tile] = ()) -> None:
-        try:
-            if isinstance(tiles, (str, bytes)) or not isinstance(tiles, Iterable):
-                raise TypeError
-            items = iter(tiles)
-        except TypeError:  # no iterable (a 0-d array says it is one)
-            raise InvalidTileError(f"an action's tiles are a sequence of Tiles, got {show(tiles)}") from None
+        items = items_of(tiles)
+        if items is None:
+            raise InvalidTileError(f"an action's tiles are a sequence of Tiles, got {show(tiles)}")
         listed = []
         for t in itertools.islice(items, N_TILES + 1):  # a long iterable is never walked to its end
             if t.__class__ is not Tile:
@@ -241,12 +239,9 @@ def _part(value: Any, limit: int, what: str) -> list[Any]:
     """The items of ``value`` (a sequence, no text) as a list of at most ``limit``
     (a longer iterable is cut there, never walked to its end), else
     InvalidPositionError saying ``what``."""
-    try:
-        if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
-            raise TypeError
-        items = iter(value)
-    except TypeError:  # no iterable (a 0-d array says it is one)
-        raise InvalidPositionError(f"{what}, got {show(value)}") from None
+    items = items_of(value)
+    if items is None:
+        raise InvalidPositionError(f"{what}, got {show(value)}")
     return list(itertools.islice(items, limit))
 
 

@@ -34,6 +34,7 @@ import numpy.typing as npt
 from . import _queries
 from ._geometry import COORD_MAX
 from ._ints import read_int
+from ._iterables import items_of
 from ._jit import interruptible
 from ._movegen import COL_COLS, COL_ROWS, COL_SCORE, MODE_ALL, MODE_BEST, MODE_COUNT
 from ._queries import N_PLANES, PLANE_COLORS, PLANE_LEGAL, PLANE_OCCUPIED, PLANE_SHAPES
@@ -413,12 +414,9 @@ MAX_POSITIONS = 10**7  # per batch call: a longer iterable is refused, never wal
 
 
 def _listed(positions: object) -> list[Any]:
-    try:
-        if isinstance(positions, (str, bytes)) or not isinstance(positions, Iterable):
-            raise TypeError
-        items = iter(positions)
-    except TypeError:  # no iterable (a 0-d array says it is one)
-        raise InvalidPositionError(f"positions are a sequence of (Board, hand), got {show(positions)}") from None
+    items = items_of(positions)
+    if items is None:
+        raise InvalidPositionError(f"positions are a sequence of (Board, hand), got {show(positions)}")
     listed = list(itertools.islice(items, MAX_POSITIONS + 1))
     if len(listed) > MAX_POSITIONS:
         raise InvalidPositionError(f"a batch holds at most {MAX_POSITIONS:,} positions")

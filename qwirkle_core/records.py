@@ -32,6 +32,7 @@ import numpy.typing as npt
 
 from . import _gameloop
 from ._ints import int_value, read_int
+from ._iterables import items_of
 from ._prng import SEED_LIMIT
 from .errors import InvalidRecordError, QwirkleError, show
 from .game import END_NAMES, Action, Game
@@ -260,12 +261,9 @@ def record_line(record: dict[str, Any]) -> str:
 
 def read_records(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
     """The records of a JSON-lines file (blank lines skipped)."""
-    try:
-        if isinstance(lines, (str, bytes)) or not isinstance(lines, Iterable):
-            raise TypeError
-        items = iter(lines)
-    except TypeError:  # no iterable (a 0-d array says it is one)
-        raise InvalidRecordError(f"expected the lines of a records file, got {show(lines)}") from None
+    items = items_of(lines)
+    if items is None:
+        raise InvalidRecordError(f"expected the lines of a records file, got {show(lines)}")
     for number, line in enumerate(items, 1):
         if not isinstance(line, str):
             raise InvalidRecordError(f"line {number}: expected text, got {show(line)}")

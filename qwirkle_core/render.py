@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 from xml.sax.saxutils import escape
 
+from ._iterables import items_of
 from .errors import InvalidMoveError, InvalidTileError, QwirkleError, show
 from .moves import Move, Placement
 from .tiles import ALL_TILES, Color, Shape, Tile
@@ -486,12 +487,9 @@ def _tile_ansi(tile: Tile, lighter: bool = False) -> str:
 
 def tiles_ansi(tiles: Iterable[Tile]) -> str:
     """Tiles side by side as in :func:`board_ansi` (a hand, say), one space apart."""
-    try:
-        if isinstance(tiles, (str, bytes)) or not isinstance(tiles, Iterable):
-            raise TypeError
-        given = iter(tiles)
-    except TypeError:  # no iterable (a 0-d array says it is one)
-        raise InvalidTileError(f"tiles are a sequence of Tiles, got {show(tiles)}") from None
+    given = items_of(tiles)
+    if given is None:
+        raise InvalidTileError(f"tiles are a sequence of Tiles, got {show(tiles)}")
     items = list(itertools.islice(given, 10_000 + 1))
     if len(items) > 10_000 or any(t.__class__ is not Tile for t in items):
         raise InvalidTileError(f"tiles are a sequence of (at most 10,000) Tiles, got {show(tiles)}")
