@@ -50,10 +50,11 @@ from .moves import (
     _check_table,
     _placement,
     _placements_text,
+    as_move,
     inside_area,
     parse_placements,
 )
-from .tiles import ALL_TILES, COPIES_PER_KIND, N_KINDS, Tile
+from .tiles import ALL_TILES, COPIES_PER_KIND, N_KINDS, Tile, as_tile
 
 MAX_HAND = 6
 # A connected group of n tiles spans at most n cells each way; a game has 108 tiles.
@@ -107,12 +108,7 @@ def tile_kinds(tiles: Iterable[Tile], what: str) -> list[int]:
         items = iter(tiles)
     except TypeError:  # no iterable (a 0-d array says it is one)
         raise InvalidTileError(f"{what} is a sequence of Tiles, got {show(tiles)}") from None
-    kinds = []
-    for t in items:
-        if t.__class__ is not Tile:
-            raise InvalidTileError(f"{what} holds Tiles, got {show(t)}")
-        kinds.append(t.kind)
-    return kinds
+    return [as_tile(t, what).kind for t in items]
 
 
 def hand_kinds(hand: Sequence[Tile]) -> list[int]:
@@ -477,9 +473,9 @@ class Board:
             raise InvalidPositionError(f"a hand holds at most {MAX_HAND} tiles, got {len(hand)}")
         mask = 0
         twice = 0  # kinds held at least twice
+        if any(t.__class__ is not Tile for t in hand):
+            hand = [as_tile(t, "a hand") for t in hand]  # tile texts ("Rc") read here
         for t in hand:
-            if t.__class__ is not Tile:
-                raise InvalidTileError(f"a hand holds Tiles, got {show(t)}")
             bit = 1 << t.kind
             twice |= mask & bit
             mask |= bit
@@ -615,9 +611,8 @@ class Board:
             coords, masks = coords[keep], masks[keep]
         return CellMasks(coords, masks.astype(np.uint64))
 
-    def _judge(self, move: Move | Iterable[Any], hand: Sequence[Tile] | None) -> tuple[Move, int]:
-        if not isinstance(move, Move):
-            move = Move(move)
+    def _judge(self, move: Move | str | Iterable[Any], hand: Sequence[Tile] | None) -> tuple[Move, int]:
+        move = as_move(move)
         items = move.placements
         n = len(items)
         if n > MAX_HAND:
@@ -632,14 +627,14 @@ class Board:
             raise IllegalMoveError(_verdict_message(verdict, r, c, arg))
         return move, int(score)
 
-    def score(self, placements: Move | Iterable[Any], hand: Sequence[Tile] | None = None) -> int:
-        """The score of placing ``placements`` (a Move, or ``(row, col, Tile)`` items).
+    def score(self, placements: Move | str | Iterable[Any], hand: Sequence[Tile] | None = None) -> int:
+        """The score of placing ``placements`` (a Move, its text, or ``(row, col, Tile)`` items).
 
         Raises :class:`IllegalMoveError` naming the broken rule; with ``hand``, also
         when a tile is not in the hand."""
         return self._judge(placements, hand)[1]
 
-    def is_legal(self, placements: Move | Iterable[Any], hand: Sequence[Tile] | None = None) -> bool:
+    def is_legal(self, placements: Move | str | Iterable[Any], hand: Sequence[Tile] | None = None) -> bool:
         """Whether ``placements`` is a legal move here (with ``hand``: from that hand).
         Anything that is not one, whatever its type, is simply not legal."""
         try:
@@ -649,16 +644,16 @@ class Board:
         return True
 
     # ----------------------------------------------------------- place and undo
-    def push(self, move: Move | Iterable[Any], trusted: bool = False) -> Move:
+    def push(self, move: Move | str | Iterable[Any], trusted: bool = False) -> Move:
         """Place a legal move and return it with its score.
 
         Checked by default: an illegal move raises :class:`IllegalMoveError` naming the
         rule and changes nothing.  ``trusted=True`` is the fast path for searches
         (like python-chess's unchecked push): it skips every check, so pass it only
         moves taken from this position's ``legal_moves``/``best_moves`` (they carry
-        their score); anything else may corrupt the board."""
-        if not isinstance(move, Move):
-            move = Move(move)
+        their score); anything else may corrupt the board.  ``move`` may also be a
+        move's text (``"Rc@0,0 Rs@0,1"``) or ``(row, col, Tile)`` items."""
+        move = as_move(move)
         check = not trusted or move.score is None
         if check and len(move.placements) > MAX_HAND:
             raise IllegalMoveError(f"a move places at most {MAX_HAND} tiles, got {len(move.placements)}")

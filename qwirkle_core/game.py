@@ -45,7 +45,7 @@ from .errors import (
     show,
 )
 from .moves import Move, MoveList
-from .tiles import ALL_TILES, COPIES_PER_KIND, N_KINDS, N_TILES, Tile, parse_tiles
+from .tiles import ALL_TILES, COPIES_PER_KIND, N_KINDS, N_TILES, Tile, as_tile, parse_tiles
 
 __all__ = [
     "Action",
@@ -100,9 +100,7 @@ class Action:
             raise InvalidTileError(f"an action's tiles are a sequence of Tiles, got {show(tiles)}")
         listed = []
         for t in itertools.islice(items, N_TILES + 1):  # a long iterable is never walked to its end
-            if t.__class__ is not Tile:
-                raise InvalidTileError(f"an action's tiles are Tiles, got {show(t)}")
-            listed.append(t)
+            listed.append(as_tile(t, "an action's tiles"))
         if len(listed) > N_TILES:
             raise InvalidTileError(f"an action's tiles are at most the game's {N_TILES}")
         tiles = tuple(sorted(listed))

@@ -128,8 +128,9 @@ class Move:
                 raise TypeError
             given = iter(placements)
         except TypeError:  # no iterable (a 0-d array says it is one)
+            hint = " (Move.from_text reads a move's text)" if isinstance(placements, str) else ""
             raise InvalidMoveError(
-                f"a move is a sequence of (row, col, tile) placements, got {show(placements)}"
+                f"a move is a sequence of (row, col, tile) placements, got {show(placements)}{hint}"
             ) from None
         if score is not None:
             # A score rides in the kernels' int32 move rows.
@@ -225,6 +226,22 @@ class Move:
 
 
 IntArray = npt.NDArray[np.int32]
+
+
+def as_move(value: Any) -> Move:
+    """``value`` as a Move: a Move, a move's text (``"Rc@0,0 Rs@0,1"``), an Action
+    that places one, or ``(row, col, Tile)`` items."""
+    if isinstance(value, Move):
+        return value
+    if isinstance(value, str):
+        return Move.from_text(value)
+    from .game import Action  # game imports this module
+
+    if isinstance(value, Action):
+        if value.move is None:
+            raise InvalidMoveError(f"{value.kind} places no tiles: only a place action is a move")
+        return value.move
+    return Move(value)
 
 
 def _check_table(table: Any) -> IntArray:

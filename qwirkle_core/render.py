@@ -17,11 +17,12 @@ from xml.sax.saxutils import escape
 
 from ._iterables import items_of
 from .errors import InvalidMoveError, InvalidTileError, QwirkleError, show
-from .moves import Move, Placement
-from .tiles import ALL_TILES, Color, Shape, Tile
+from .moves import Move, Placement, as_move
+from .tiles import ALL_TILES, Color, Shape, Tile, as_tile
 
 if TYPE_CHECKING:
     from .board import Board
+    from .game import Action
 
 # Bright enough to read on the near-black tiles, and told apart by people with the
 # commonest colour-vision deficiencies mostly through the shapes, which is how the
@@ -88,16 +89,18 @@ def tile_name(tile: Tile) -> str:
     return f"{COLOR_NAMES[tile.color]} {SHAPE_NAMES[tile.shape]}"
 
 
-def _highlight_placements(board: Board, highlight: Move | Iterable[Any] | None) -> list[Placement]:
+def _highlight_placements(board: Board, highlight: Move | Action | str | Iterable[Any] | None) -> list[Placement]:
     """The highlighted move's placements, checked against the board: a highlighted
     cell either holds that very tile (a move already played) or is empty (a move
     being proposed, drawn as a ghost tile)."""
     if highlight is None:
         return []
-    if not isinstance(highlight, Move) and (isinstance(highlight, (str, bytes)) or not isinstance(highlight, Iterable)):
-        raise InvalidMoveError(f"highlight is a Move or (row, col, Tile) items, got {show(highlight)}")
-    if isinstance(highlight, Move):
-        placements = list(highlight.placements)
+    if isinstance(highlight, (Move, str, bytes)) or not isinstance(highlight, Iterable):
+        # a Move, its text, a place Action (as Game.push returns it), or no move at all
+        try:
+            placements = list(as_move(highlight).placements)
+        except InvalidMoveError as exc:
+            raise InvalidMoveError(f"highlight (a Move, an Action, a move's text or (row, col, Tile) items): {exc}") from None
     else:
         items = list(highlight)
         placements = list(Move(items).placements) if items else []
@@ -122,11 +125,7 @@ def _hand_kinds(hand: object) -> list[int]:
     """The kinds of the tiles to draw under the board (any number of Tiles)."""
     if isinstance(hand, (str, bytes)) or not isinstance(hand, Iterable):
         raise InvalidTileError(f"a hand is a sequence of Tiles, got {show(hand)}")
-    kinds = []
-    for t in hand:
-        if not isinstance(t, Tile):
-            raise InvalidTileError(f"a hand holds Tiles, got {show(t)}")
-        kinds.append(t.kind)
+    kinds = [as_tile(t, "a hand").kind for t in itertools.islice(hand, MAX_VIEW + 1)]
     if len(kinds) > MAX_VIEW:
         raise InvalidTileError(f"at most {MAX_VIEW} tiles can be drawn as a hand, got {len(kinds)}")
     return kinds
@@ -243,7 +242,7 @@ def _tile_svg(tile: Tile, cell_size: float, css_class: str, extra_attrs: str = "
 
 def board_svg(
     board: Board,
-    highlight: Move | Iterable[Any] | None = None,
+    highlight: Move | Action | str | Iterable[Any] | None = None,
     show_legal_cells: bool = False,
     coordinates: bool = True,
     cell_size: float = 48,
@@ -252,8 +251,8 @@ def board_svg(
     """The board as a standalone SVG document.
 
     Every tile is one ``<g class="tile">`` element (with ``data-row``, ``data-col`` and
-    ``data-tile`` attributes and a tooltip).  ``highlight`` (a Move, or ``(row, col,
-    Tile)`` items) rings its cells; where such a cell is empty the move's tile is drawn
+    ``data-tile`` attributes and a tooltip).  ``highlight`` (a Move, an Action, a
+    move's text, or ``(row, col, Tile)`` items) rings its cells; where such a cell is empty the move's tile is drawn
     faded, as a proposal (``class="proposed-tile"``).  ``show_legal_cells`` marks every
     empty cell beside the tiles (but those under a proposed tile): green with the
     number of kinds that fit there (``class="legal-cell"``), or crossed out where no
@@ -459,9 +458,9 @@ def board_text(board: Board) -> str:
     return "\n".join(_grid_view(*bounds, cell_width=3, draw_cell=draw_cell))
 
 
-def board_ansi(board: Board, highlight: Move | Iterable[Any] | None = None) -> str:
+def board_ansi(board: Board, highlight: Move | Action | str | Iterable[Any] | None = None) -> str:
     """The board for a terminal with 256 colours: each tile a coloured shape symbol on
-    a dark square; ``highlight`` (a Move or ``(row, col, Tile)`` items) shows its tiles
+    a dark square; ``highlight`` (a Move, an Action, a move's text or ``(row, col, Tile)`` items) shows its tiles
     on a lighter square, and a proposed tile on an empty cell the same way."""
     marked = {(r, c): t for r, c, t in _highlight_placements(_check_board(board), highlight)}
     region = _region(board, marked)

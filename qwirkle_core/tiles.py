@@ -175,3 +175,18 @@ def parse_tiles(text: str) -> list[Tile]:
     if not isinstance(text, str):
         raise InvalidTileError(f"expected tile text like 'Rc Rs', got {show(text)}")
     return [Tile.from_text(t) for t in text.replace(",", " ").split()]
+
+
+def as_tile(value: Any, what: str) -> Tile:
+    """``value`` as a Tile: a Tile, or its two-letter text (``"Rc"``).  Anything else
+    raises :class:`InvalidTileError` naming ``what`` (e.g. "a hand") and how to read a
+    line of tile texts (:func:`parse_tiles`)."""
+    if value.__class__ is Tile:
+        return value
+    if not isinstance(what, str):
+        raise InvalidTileError(f"what (the tiles' name in messages) must be a str, got {show(what)}")
+    if isinstance(value, str):
+        return Tile.from_text(value)
+    raise InvalidTileError(
+        f"{what} holds Tiles or tile texts like 'Rc', got {show(value)} (parse_tiles('Rc Rs') reads a line of them)"
+    )

@@ -193,8 +193,9 @@ def test_huge_k_means_every_move():
 
 def test_is_legal_answers_false_for_anything():
     board = Board("Rc@0,0")
-    for thing in (None, 5, "Rs@0,1", [None], [[0, 1]], [(0, 1, "Rs")], object(), [(0.5, 1, Tile(0, 1))]):
+    for thing in (None, 5, "Rs 0,1", [None], [[0, 1]], [(0, 1, "Rs")], object(), [(0.5, 1, Tile(0, 1))]):
         assert board.is_legal(thing) is False  # was TypeError for None
+    assert board.is_legal("Rs@0,1")  # a move's text is a move
     assert board.is_legal([(0, 1, Tile(0, 1))], hand=5) is False
     assert board.is_legal([(0, 1, Tile(0, 1))])
 
