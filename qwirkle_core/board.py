@@ -501,6 +501,7 @@ class Board:
         """Raise if the board and ``hand`` hold more than 3 copies of a kind, naming the
         first tile of the hand (in its order) that is a second copy in the hand or a
         kind whose three copies are on the board, and makes too many."""
+        hand = [as_tile(t, "a hand") for t in hand]  # tile texts read as their tiles
         st = self._st
         full = int(st[S_FULL])
         seen = 0

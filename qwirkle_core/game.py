@@ -755,10 +755,9 @@ class Game:
         hands_list = [_part(h, HAND_SIZE + 1, "a hand is a sequence of Tiles") for h in seats]
         if len(hands_list) > MAX_PLAYERS:
             raise InvalidPositionError(f"a game has {MIN_PLAYERS} to {MAX_PLAYERS} players, got more")
-        for h in hands_list:
-            tile_kinds(h, "a hand")
-        bag_list = _part(bag, N_TILES + 1, "the bag: expected a sequence")
-        tile_kinds(bag_list, "the bag")
+        # Checked, and tile texts ("Rc") read as their tiles.
+        hands_list = [[ALL_TILES[k] for k in tile_kinds(h, "a hand")] for h in hands_list]
+        bag_list = [ALL_TILES[k] for k in tile_kinds(_part(bag, N_TILES + 1, "the bag: expected a sequence"), "the bag")]
         scores_list = (
             [0] * len(hands_list) if scores is None else _part(scores, MAX_PLAYERS + 1, "scores are a sequence of integers")
         )

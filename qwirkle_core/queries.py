@@ -237,7 +237,7 @@ def moves_with_tiles(
     hand = _reusable(hand)
     mask = board.hand_mask(hand)
     kinds = _tile_kinds(tiles, "tiles")
-    held = Counter(t.kind for t in hand)
+    held = Counter(tile_kinds(hand, "a hand"))
     for kind, n in Counter(kinds).items():
         if held[kind] < n:
             raise InvalidPositionError(f"{ALL_TILES[kind]} is not in the hand {n} time(s)")

@@ -12,6 +12,7 @@ from qwirkle_core import (
     Game,
     IllegalMoveError,
     InvalidMoveError,
+    InvalidPositionError,
     InvalidTileError,
     Move,
     Tile,
@@ -48,7 +49,9 @@ def test_move_of_a_text_points_at_from_text() -> None:
 def test_a_hand_of_tile_texts_answers_as_its_tiles() -> None:
     board = Board("Rc@0,0 Rs@0,1")
     texts = ["Rd", "Gc", "Rx"]
-    assert board.legal_moves(texts).table.tolist() == board.legal_moves(parse_tiles("Rd Gc Rx")).table.tolist()
+    assert (
+        board.legal_moves(texts).table.tolist() == board.legal_moves(parse_tiles("Rd Gc Rx")).table.tolist()
+    )
     assert board.count_moves(texts) == board.count_moves(parse_tiles("Rd Gc Rx"))
     assert board.score("Rd@0,2", hand=["Rd"]) == 3
     with pytest.raises(IllegalMoveError, match="not in the hand"):
@@ -88,3 +91,34 @@ def test_game_and_action_come_from_the_top_level() -> None:
     import qwirkle_core
 
     assert qwirkle_core.Game is Game and qwirkle_core.Action is Action
+
+
+def test_a_hand_of_texts_is_checked_for_copies_like_its_tiles() -> None:
+    board = Board("Rc@0,0 Gc@0,1 Rc@1,1")
+    with pytest.raises(InvalidPositionError, match="Rc"):
+        board.legal_moves(["Rc", "Rc"])  # with the board's two, four red circles
+    assert board.hand_mask(["Rc", "Gs"]) == board.hand_mask([RC, Tile.from_text("Gs")])
+
+
+def test_game_parts_and_queries_take_tile_texts() -> None:
+    from qwirkle_core import queries
+
+    board = Board("Rc@0,0 Rs@0,1")
+    with_texts = queries.moves_with_tiles(board, ["Rd", "Gc"], ["Rd"])
+    assert (
+        with_texts.table.tolist()
+        == queries.moves_with_tiles(board, parse_tiles("Rd Gc"), [Tile.from_text("Rd")]).table.tolist()
+    )
+    game = Game(seed=5)
+    game.push(game.legal_actions()[0])
+    texts = Game.from_position(
+        game.board,
+        hands=[[t.text() for t in h] for h in game.hands],
+        bag=[t.text() for t in game.bag],
+        scores=game.scores,
+        to_move=game.to_move,
+    )
+    tiles = Game.from_position(
+        game.board, hands=game.hands, bag=game.bag, scores=game.scores, to_move=game.to_move
+    )
+    assert texts.hands == tiles.hands and texts.bag == tiles.bag

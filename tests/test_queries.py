@@ -175,7 +175,9 @@ def test_restricted_moves_reject_bad_input() -> None:
     with pytest.raises(InvalidPositionError):
         queries.moves_with_tiles(board, hand, parse_tiles("Bs"))
     with pytest.raises(InvalidTileError):
-        queries.moves_with_tiles(board, hand, ["Rs"])  # type: ignore[list-item]
+        queries.moves_with_tiles(board, hand, ["Zz"])  # type: ignore[list-item]
+    by_text = queries.moves_with_tiles(board, hand, ["Rs"])  # type: ignore[list-item]
+    assert by_text.table.tolist() == queries.moves_with_tiles(board, hand, hand[:1]).table.tolist()
     with pytest.raises(InvalidTileError):
         queries.moves_with_tiles(board, hand, "Rs")  # type: ignore[arg-type]
     for bad in ([(0, 1, 2)], [(0, "1")], [(0, 2**31)], "0,1", np.zeros((2, 3), np.int64),
@@ -263,7 +265,8 @@ def test_unseen_is_checked() -> None:
     with pytest.raises(InvalidPositionError):  # three Rc unseen, one on the board
         queries.qwirkle_slots(board, parse_tiles("Rc Rc Rc"))
     with pytest.raises(InvalidTileError):
-        queries.qwirkle_slots(board, ["Rc"])
+        queries.qwirkle_slots(board, ["Zz"])
+    assert queries.unseen_counts(board, ["Rc", "Rc"]).tolist() == queries.unseen_counts(board, parse_tiles("Rc Rc")).tolist()
     with pytest.raises(InvalidTileError):
         queries.qwirkle_slots(board, 5)
     assert queries.unseen_counts(board, np.ones(36, np.int8)).tolist() == [1] * 36
