@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import inspect
 import json
-import os
 import statistics
 import sys
 import time
@@ -23,8 +22,6 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, ".")
-# Compiled kernels only: no first call runs as plain Python while its kernel compiles.
-os.environ.setdefault("QWIRKLE_CORE_BACKGROUND_COMPILE", "0")
 
 from benchmarks.positions import positions
 from qwirkle_core import Board, _movegen

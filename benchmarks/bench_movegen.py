@@ -135,8 +135,8 @@ FIRST_CALL = (
 )
 
 
-def _first_call(cache_dir: str, background: str = "1") -> float:
-    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir, PYTHONPATH=str(ROOT), QWIRKLE_CORE_BACKGROUND_COMPILE=background)
+def _first_call(cache_dir: str) -> float:
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir, PYTHONPATH=str(ROOT))
     out = subprocess.run(
         [sys.executable, "-c", FIRST_CALL], env=env, capture_output=True, text=True, check=True
     )
@@ -144,13 +144,12 @@ def _first_call(cache_dir: str, background: str = "1") -> float:
 
 
 @pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="measures the JIT")
-@pytest.mark.parametrize("cache", ["cold", "cold-compile-first", "warm"])
+@pytest.mark.parametrize("cache", ["cold", "warm"])
 def test_import_and_first_call(benchmark: Any, cache: str) -> None:
     """Seconds from ``import qwirkle_core`` to the end of the first queries, in a new
-    process, with an empty (cold) or filled (warm) numba cache; cold as users get it
-    (plain Python while the kernels compile in the background) and with every first
-    call waiting for its kernel.  Only when benchmarks are enabled: each round compiles
-    the kernels, and tests/test_jit.py already checks that a new process works."""
+    process, with an empty (cold: the kernels compile) or filled (warm) numba cache.
+    Only when benchmarks are enabled: each round compiles the kernels, and
+    tests/test_jit.py already checks that a new process works."""
     if benchmark.disabled:
         pytest.skip("a measurement only: run with --benchmark-enable")
     with tempfile.TemporaryDirectory() as tmp:
@@ -159,5 +158,4 @@ def test_import_and_first_call(benchmark: Any, cache: str) -> None:
             benchmark.pedantic(lambda: _first_call(tmp), rounds=5, iterations=1)
         else:
             dirs = iter(tempfile.mkdtemp(dir=tmp) for _ in range(100))
-            background = "1" if cache == "cold" else "0"
-            benchmark.pedantic(lambda: _first_call(next(dirs), background), rounds=2, iterations=1)
+            benchmark.pedantic(lambda: _first_call(next(dirs)), rounds=2, iterations=1)

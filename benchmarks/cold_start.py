@@ -4,13 +4,10 @@ warm (the cache filled by an earlier process).
     python benchmarks/cold_start.py [--repeat 3] [--only first_query,selfplay_game]
 
 Each measurement is a fresh ``python -c`` process with its own ``NUMBA_CACHE_DIR``
-(a new empty directory for every cold run).  Cold runs come twice: as a user gets them
-(a first call runs as plain Python while its kernel compiles in the background; the
-process ends at its answer, so the figure is the time to the answer) and with
-``QWIRKLE_CORE_BACKGROUND_COMPILE=0`` ("compile first": each first call waits for its
-kernel, what the background thread costs in all).  It prints, per case, the wall-clock
-seconds of each run, their median and best, and the CPU seconds (user + system) of the
-child, which a busy machine inflates much less than the wall clock.  The pytest
+(a new empty directory for every cold run: each first call compiles its kernel and
+caches it).  It prints, per case, the wall-clock seconds of each run, their median and
+best, and the CPU seconds (user + system) of the child, which a busy machine inflates
+much less than the wall clock.  The pytest
 benchmark ``bench_movegen.py::test_import_and_first_call`` measures the first case
 under pytest-benchmark.
 """
@@ -49,10 +46,10 @@ CASES = {
 }
 
 
-def run_once(code: str, cache_dir: str, root: Path = ROOT, background: str = "1") -> tuple[float, float]:
+def run_once(code: str, cache_dir: str, root: Path = ROOT) -> tuple[float, float]:
     """(wall seconds, child CPU seconds) of one fresh process importing the package
     from ``root``."""
-    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir, QWIRKLE_CORE_BACKGROUND_COMPILE=background)
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), env.get("PYTHONPATH", "")) if p)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     began = time.perf_counter()
@@ -72,18 +69,15 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for name in args.only.split(","):
             code = CASES[name]
-            cold, first = [], []
-            for _ in range(args.repeat):  # alternately: a busy spell hits both alike
-                cold.append(run_once(code, tempfile.mkdtemp(dir=tmp), args.root))
-                first.append(run_once(code, tempfile.mkdtemp(dir=tmp), args.root, background="0"))
+            cold = [run_once(code, tempfile.mkdtemp(dir=tmp), args.root) for _ in range(args.repeat)]
             warm_dir = tempfile.mkdtemp(dir=tmp)
             run_once(code, warm_dir, args.root)
             warm = [run_once(code, warm_dir, args.root) for _ in range(args.repeat)]
-            for label, runs in (("cold", cold), ("cold, compile first", first), ("warm", warm)):
+            for label, runs in (("cold", cold), ("warm", warm)):
                 walls = [w for w, _ in runs]
                 cpus = [c for _, c in runs]
                 print(
-                    f"{name:14s} {label:19s}: wall median {statistics.median(walls):6.2f} s, best {min(walls):6.2f} s; "
+                    f"{name:14s} {label:4s}: wall median {statistics.median(walls):6.2f} s, best {min(walls):6.2f} s; "
                     f"cpu median {statistics.median(cpus):6.2f} s  (runs: {', '.join(f'{w:.2f}' for w in walls)})",
                     flush=True,
                 )

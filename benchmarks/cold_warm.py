@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import os
 import statistics
 import sys
 import time
@@ -33,7 +32,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-os.environ.setdefault("QWIRKLE_CORE_BACKGROUND_COMPILE", "0")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numba

@@ -13,8 +13,8 @@ slows both.  Self-play alternates batches of greedy two-player games.  It prints
 figure, each tree's best and median round and the median of the rounds' ratios B / A
 (self-play: the games per second of 2 x rounds batches of each tree, alternated).
 
-The trees' kernels compile in the foreground into each tree's own cache (as
-``warmup`` would; the first run of a changed tree takes minutes).
+The trees' kernels compile into each tree's own cache (the first run of a changed
+tree takes minutes).
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
-import os
 import shutil
 import statistics
 import sys
@@ -33,8 +32,6 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-# Compiled kernels only: no first call runs as plain Python while its kernel compiles.
-os.environ.setdefault("QWIRKLE_CORE_BACKGROUND_COMPILE", "0")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np

@@ -24,9 +24,6 @@ from typing import Any
 
 import numba
 
-# Compiled kernels only: no first call runs as plain Python while its kernel compiles.
-os.environ.setdefault("QWIRKLE_CORE_BACKGROUND_COMPILE", "0")
-
 from qwirkle_core.datasets import DEFAULT_CHUNK_SIZE, read_records, warm_kernels, write_dataset
 from qwirkle_core.records import record_line
 from qwirkle_core.selfplay import play_batches

@@ -1,43 +1,33 @@
-"""One place that decides how kernels are compiled.
+"""One place that decides how kernels are compiled and cached.
 
-Kernels use numba's on-disk cache so that a new process starts in a fraction of a
-second.  numba raises at decoration time when it finds no writable cache directory
-(a read-only install, a locked-down home); the library must still work there, only
-slower to start, so we fall back to an uncached kernel instead of failing the import
-(and warn once, saying how to fix it).
+Kernels are ``numba.njit(cache=True)`` functions: a kernel compiles at its first call
+in an environment and is kept in numba's on-disk cache, which every later process
+loads in milliseconds.  The first compilation of a process says so, once, before it
+starts: one line on stderr (library users have no logger configured), an INFO record
+on the ``qwirkle_core`` logger, and a DEBUG record per kernel with its time.
+``qwirkle-core warmup`` compiles everything ahead.
+
+The cache lives in a directory named after every source of the package and the numba
+version (:func:`_sources_digest`), so an edit anywhere starts a fresh cache.  numba
+raises at decoration time when it finds no writable cache directory (a read-only
+install, a locked-down home); the library must still work there, only slower to start,
+so we fall back to an uncached kernel instead of failing the import (and warn once,
+saying how to fix it).
 
 What a first call compiles, and what it costs, is kept small here rather than in the
-kernels (measured on the project's 2-core machine, fresh process, empty cache):
+kernels (figures in :mod:`qwirkle_core._numba_private`, which holds every private numba
+name the package touches):
 
 - *no literal specialisation*: numba types a module constant passed to another kernel
   (``MODE_ANY``, ``0``) as a literal and compiles a separate copy of the callee and of
-  everything it calls for each value.  The self-play loop compiled ``generate_moves``
-  three times and ``legal_placements`` twice; now each kernel compiles once;
+  everything it calls for each value; now each kernel compiles once;
 - *short shape errors*: numba 0.60+ formats the shapes into the message of a failed
-  array-to-slice assignment, which compiles its whole string machinery (``str`` of
-  ints, ``join``, f-strings: 2-4 s) into the first kernel that copies an array
-  row.  While one of our kernels compiles, that error is numba's plain "cannot assign
-  slice from input of different size" (our kernels never raise it: the Python layer
-  checks every shape);
+  array-to-slice assignment, which compiles its whole string machinery into the first
+  kernel that copies an array row.  While one of our kernels compiles, that error is
+  numba's plain "cannot assign slice from input of different size" (our kernels never
+  raise it: the Python layer checks every shape);
 - *no GIL*: kernels release the GIL, so independent games run on Python threads
   without numba's parallel (``prange``) compilation, which alone took 12 s.
-
-Compiling is announced once per process on the ``qwirkle_core`` logger (INFO), before
-it starts; the command line shows that line on stderr.
-
-*Compiling in the background* (see :func:`kernel`): in a new environment (no cached
-code for a kernel) the first call of a kernel that does one position's or one turn's
-work does not wait for numba.  It queues the kernel on one background thread and runs
-the kernel's own source as plain Python meanwhile -- the same code the JIT-off test run
-checks, so the same answers, a hundred to a thousand times slower per call.  When the
-compiled kernel is ready numba's dispatcher finds it and plain Python is out of the
-way: no wrapper stays on the call path.  A first query then answers in well under a
-second instead of after seconds of compiling.  Kernels that do a batch's work (many
-games, many positions) would be slow as plain Python, so they compile before they run
-(:func:`batch_kernel`); ``selfplay`` plays its first games as plain Python itself while
-its kernel compiles.  ``QWIRKLE_CORE_BACKGROUND_COMPILE=0`` (and :func:`foreground`)
-turns this off: each first call then compiles before it returns, as the tests and
-``warmup`` want.
 """
 
 from __future__ import annotations
@@ -51,11 +41,8 @@ import sys
 import tempfile
 import threading
 import time
-from collections import deque
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
-from types import FunctionType, ModuleType
 from typing import Any, TypeVar, cast
 
 # numba's OpenMP threading layer leaves its worker threads spinning after a parallel
@@ -66,17 +53,11 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import numba
 from numba.core import event as _event
-from numba.core import types as _types
-from numba.core.compiler_lock import global_compiler_lock as _global_compiler_lock
-from numba.core.dispatcher import Dispatcher as _Dispatcher
-from numba.core.dispatcher import OmittedArg
-from numba.core.typing import templates as _templates
 
-# numba's own annotations are partial: use its internals untyped.
-global_compiler_lock: Any = _global_compiler_lock
+from . import _numba_private
+
+# numba's own annotations are partial: use its event API untyped.
 event: Any = _event
-types: Any = _types
-templates: Any = _templates
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -192,120 +173,91 @@ def cache_location() -> str:
     return CACHE_DIR or os.environ.get("NUMBA_CACHE_DIR") or "numba's default cache directory"
 
 
-# ----------------------------------------------------------------- compile hooks
-_state = threading.local()  # depth: how many of our kernels are compiling on this thread
+# ---------------------------------------------------------- announcing compilation
+# What a first compilation costs, measured on the project's 2-core machine (numba
+# 0.68.1, an empty cache): the README's first query, and every kernel (warmup).
+FIRST_QUERY_SECONDS = 10
+EVERYTHING_MINUTES = 3
+STDERR_RECORD = "qwirkle_core_on_stderr"  # set on the INFO record whose line is on stderr already
+
+_ours: set[int] = set()  # id() of every dispatcher made here (they live as long as the process)
+_local = threading.local()  # stack: (ours, began) per compilation in progress on this thread
 _announced = False
+_announce_lock = threading.Lock()
 
 
 def compiling_ours() -> bool:
     """True while one of our kernels (or a function it calls) compiles on this thread."""
-    return getattr(_state, "depth", 0) > 0
+    return any(ours for ours, _ in getattr(_local, "stack", ()))
+
+
+def compiled_here() -> bool:
+    """Whether this process has compiled any of our kernels (rather than loading every
+    one it ran from the cache)."""
+    return _announced
+
+
+def first_compile_line() -> str:
+    """The line the first compilation of a process prints on stderr."""
+    where = (
+        "kept in " + cache_location()
+        if CACHING
+        else "no writable cache: every new process compiles again; set NUMBA_CACHE_DIR to a writable directory"
+    )
+    return (
+        "qwirkle_core: compiling kernels for first use, once per environment "
+        f"(about {FIRST_QUERY_SECONDS} s for a first query, {EVERYTHING_MINUTES} min for everything; {where}); "
+        "'qwirkle-core warmup' (or 'python -m qwirkle_core warmup') does it ahead"
+    )
+
+
+def _announce() -> None:
+    global _announced
+    with _announce_lock:
+        if _announced:
+            return
+        _announced = True
+    line = first_compile_line()
+    bars = sys.modules.get("tqdm")
+    try:
+        if bars is not None:  # a progress bar may be on screen: print above it
+            bars.tqdm.write(line, file=sys.stderr)
+        elif sys.stderr is not None:
+            sys.stderr.write(line + "\n")
+            sys.stderr.flush()
+    except (OSError, ValueError):  # a closed stderr: the logger still has it
+        pass
+    log.info("%s", line.removeprefix("qwirkle_core: "), extra={STDERR_RECORD: True})
 
 
 class _CompileListener(event.Listener):  # type: ignore[misc]  # a base class of type Any
-    """Announces the first compilation of the process, and logs each one's time."""
-
-    def __init__(self) -> None:
-        self.began: dict[int, float] = {}
+    """Announces the first compilation of one of our kernels in the process, and logs
+    each outermost one's time (numba's event API: ``numba:compile`` starts and ends
+    around every compilation, nested ones included, and not around a cache load)."""
 
     def on_start(self, ev: Any) -> None:
-        if not compiling_ours() or getattr(_state, "depth", 0) != 1:
-            return
+        stack = getattr(_local, "stack", None)
+        if stack is None:
+            stack = _local.stack = []
         dispatcher = ev.data["dispatcher"]
-        if getattr(dispatcher, "_qwirkle_kernel", False) is not True:
-            return
-        global _announced
-        name = dispatcher.py_func.__name__
-        if getattr(_state, "announced_here", None) != id(dispatcher):
-            _state.announced_here = id(dispatcher)
-            self.began[id(dispatcher)] = time.perf_counter()
-            level = logging.DEBUG if _announced else logging.INFO
-            if not _announced:
-                _announced = True
-                where = (
-                    "once; kept in " + cache_location()
-                    if CACHING
-                    else "no writable cache: every new process compiles again"
-                )
-                log.log(
-                    level,
-                    "compiling kernels for first use (%s): up to a minute or two; "
-                    "'qwirkle-core warmup' does it ahead ...",
-                    where,
-                )
-            log.debug("compiling %s", name)
+        ours = id(dispatcher) in _ours
+        outermost = ours and not any(o for o, _ in stack)
+        stack.append((ours, time.perf_counter() if outermost else None))
+        if outermost:
+            _announce()
+            log.debug("compiling %s", dispatcher.py_func.__name__)
 
     def on_end(self, ev: Any) -> None:
-        began = self.began.pop(id(ev.data["dispatcher"]), None)
+        stack = getattr(_local, "stack", None)
+        if not stack:
+            return
+        _, began = stack.pop()
         if began is not None:
-            _state.announced_here = None
             log.debug("compiled %s in %.1f s", ev.data["dispatcher"].py_func.__name__, time.perf_counter() - began)
 
 
 event.register("numba:compile", _CompileListener())
-
-
-def _short_shape_errors() -> None:
-    """While our kernels compile, give a failed slice assignment numba's plain message
-    (see the module docstring).  numba caches an overload's implementation per
-    signature, so whichever compiles first in a process serves both; the only
-    difference is the wording of an error our kernels never raise."""
-    try:
-        from numba.np import arrayobj
-
-        target = arrayobj.raise_with_shape_context
-        cpu = arrayobj.ol_raise_with_shape_context_cpu
-        generic = arrayobj.ol_raise_with_shape_context_generic
-    except AttributeError:  # another numba: nothing to do
-        return
-    for key, fnty in templates.builtin_registry.globals:
-        if key is not target:
-            continue
-        for template in getattr(fnty, "templates", ()):
-            if getattr(template, "_overload_func", None) is cpu:
-
-                def choose(src_shapes: Any, index_shape: Any) -> Any:
-                    chosen = generic if compiling_ours() else cpu
-                    return chosen(src_shapes, index_shape)
-
-                template._overload_func = staticmethod(choose)
-
-
-_short_shape_errors()
-
-
-def _tame(dispatcher: Any) -> Any:
-    """Wrap a new dispatcher: mark its compilations as ours, and compile it for plain
-    argument types when another kernel calls it (see the module docstring).  With
-    NUMBA_DISABLE_JIT=1 numba returns the plain function: nothing to do."""
-    compile_ = getattr(dispatcher, "compile", None)
-    if compile_ is None:
-        return dispatcher
-
-    def compile(sig: Any) -> Any:
-        depth = getattr(_state, "depth", 0)
-        _state.depth = depth + 1
-        try:
-            return compile_(sig)
-        finally:
-            _state.depth = depth
-
-    def get_call_template(args: Any, kws: Any) -> Any:
-        pysig, folded = dispatcher._compiler.fold_argument_types(args, kws)
-        plain = tuple(types.unliteral(a) for a in folded)
-        if dispatcher._can_compile:
-            compile(plain)
-        template = templates.make_concrete_template(
-            f"CallTemplate({dispatcher.py_func.__name__})",
-            key=dispatcher.py_func.__name__,
-            signatures=dispatcher.nopython_signatures,
-        )
-        return template, pysig, plain, {}
-
-    dispatcher.compile = compile
-    dispatcher.get_call_template = get_call_template
-    dispatcher._qwirkle_kernel = True
-    return dispatcher
+SHORT_SHAPE_ERRORS = _numba_private.short_shape_errors(compiling_ours)
 
 
 def _warn_no_cache(name: str) -> None:
@@ -319,372 +271,58 @@ def _warn_no_cache(name: str) -> None:
         )
 
 
-# ------------------------------------------------------- compiling in the background
-BACKGROUND_SETTING = "QWIRKLE_CORE_BACKGROUND_COMPILE"
-_foreground_calls = 0  # foreground() blocks open, on any thread
-_background_lock = threading.RLock()
-_jobs: deque[tuple[Any, tuple[Any, ...], threading.Event]] = deque()  # under _background_lock
-_queued: dict[tuple[int, tuple[Any, ...]], threading.Event] = {}  # (id(dispatcher), argument types): done
-_failed: set[tuple[int, tuple[Any, ...]]] = set()
-_worker: threading.Thread | None = None
-# Plain Python serves first calls for this many seconds of their time in a process;
-# after that a call waits for its compiled kernel.  Both threads need the GIL, and a
-# thread that runs plain Python without pause slows the compilation several times
-# over (measured: 3,000 self-play games took 92 s instead of 23 s): the budget keeps
-# the first answers quick and sustained work no slower than compiling first.
-PLAIN_PYTHON_BUDGET = 1.0
-COMPILING_SWITCH_INTERVAL = 0.0005
-_switch_interval = sys.getswitchinterval()  # the process's own, while the worker runs
-_plain_seconds = 0.0
-
-
-def background_wanted() -> bool:
-    """Whether a first call may run as plain Python while its kernel compiles (the
-    setting is read at each first call, so a test or a command can change it)."""
-    return _foreground_calls == 0 and os.environ.get(BACKGROUND_SETTING, "1").strip() != "0"
-
-
-@contextmanager
-def foreground() -> Iterator[None]:
-    """Within this block, a kernel's first call compiles before it runs (for warm-ups
-    whose point is the compiled code, and for measurements)."""
-    global _foreground_calls
-    with _background_lock:
-        _foreground_calls += 1
-    try:
-        yield
-    finally:
-        with _background_lock:
-            _foreground_calls -= 1
-
-
-def _has_cache_entry(dispatcher: Any) -> bool:
-    """Whether numba's cache holds code of this kernel (an index file): then its first
-    call loads it in milliseconds and nothing runs in the background."""
-    index = getattr(getattr(getattr(dispatcher, "_cache", None), "_cache_file", None), "_index_path", None)
-    return index is not None and os.path.exists(index)
-
-
-def ready(dispatcher: Any) -> bool:
-    """Whether the kernel has compiled code in this process (no plain Python any more)."""
-    return bool(getattr(dispatcher, "overloads", True))
-
-
-def _work() -> None:
-    """The background thread: compile the queued kernels one at a time, in the order
-    their first calls came; numba's dispatcher adds each one's code when it is done
-    (and caches it for later processes).  The thread ends when the queue is empty (a
-    later first call starts another), so that a process forks without it afterwards."""
-    global _worker, _switch_interval
-    with _background_lock:
-        # Hand the GIL over more often while compiling: numba calls into LLVM
-        # (releasing the GIL) thousands of times per kernel, and each time it would
-        # wait up to a whole switch interval (5 ms) to get it back from a thread
-        # running plain Python.
-        _switch_interval = sys.getswitchinterval()
-        sys.setswitchinterval(COMPILING_SWITCH_INTERVAL)
-    while True:
-        with _background_lock:
-            if not _jobs:
-                sys.setswitchinterval(_switch_interval)
-                _worker = None
-                return
-            dispatcher, argtypes, done = _jobs.popleft()
-        try:
-            dispatcher.compile(argtypes)
-        except Exception as exc:  # noqa: BLE001 - the caller's next call compiles in the foreground and raises it
-            with _background_lock:
-                _failed.add((id(dispatcher), argtypes))
-            log.warning("qwirkle_core: compiling %s in the background failed: %s", dispatcher.py_func.__name__, exc)
-        finally:
-            done.set()
-
-
-def plain_python_budget_left() -> bool:
-    """Whether first calls may still run as plain Python (see PLAIN_PYTHON_BUDGET)."""
-    return _plain_seconds < PLAIN_PYTHON_BUDGET
-
-
-def _timed(plain: Callable[..., Any]) -> Callable[..., Any]:
-    def call(*args: Any) -> Any:
-        global _plain_seconds
-        began = time.perf_counter()
-        try:
-            return plain(*args)
-        finally:
-            _plain_seconds += time.perf_counter() - began
-
-    return call
-
-
-def plain_python_timed(dispatcher: Any) -> Callable[..., Any]:
-    """:func:`plain_python`, its time counted against PLAIN_PYTHON_BUDGET."""
-    return _timed(plain_python(dispatcher))
-
-
-_said_waiting = False
-
-
-def _say_waiting() -> None:
-    """Say once per process that calls now wait for compiled kernels (a wait of seconds
-    after the first quick answers is never silent)."""
-    global _said_waiting
-    if not _said_waiting:
-        _said_waiting = True
-        log.info("waiting for the kernels to finish compiling (seconds, once per environment) ...")
-
-
-def wait_compiled(dispatcher: Any) -> None:
-    """Wait (the GIL released) for the background compilations of this kernel."""
-    with _background_lock:
-        events = [done for (key, _), done in _queued.items() if key == id(dispatcher)]
-    if any(not done.is_set() for done in events):
-        _say_waiting()
-    for done in events:
-        done.wait()
-
-
-def _queue(dispatcher: Any, argtypes: tuple[Any, ...]) -> threading.Event | None:
-    """Queue a compilation (once per kernel and argument types) and return the event
-    set when it is done; None if it failed before (the caller then compiles in the
-    foreground, which raises the error)."""
-    global _worker, _announced
-    key = (id(dispatcher), argtypes)
-    with _background_lock:
-        if key in _failed:
-            return None
-        done = _queued.get(key)
-        if done is not None:
-            return done
-        done = _queued[key] = threading.Event()
-        _jobs.append((dispatcher, argtypes, done))
-        if _worker is None:
-            _worker = threading.Thread(target=_work, name="qwirkle-core-compile", daemon=True)
-            _worker.start()
-        announce, _announced = not _announced, True
-    if announce:
-        where = "kept in " + cache_location() if CACHING else "no writable cache: every new process compiles again"
-        log.info(
-            "compiling kernels in the background (once; %s); until each is ready its calls run "
-            "as plain Python (same answers, slower). 'qwirkle-core warmup' compiles them ahead",
-            where,
-        )
-    return done
-
-
-def compile_in_background(dispatcher: Any, *args: Any) -> bool:
-    """For the caller of a batch kernel that can do its first work in small pieces
-    (``selfplay``'s first games): True if the kernel now compiles in the background
-    (:func:`plain_python` serves meanwhile; :func:`ready` says when it is done), False if
-    its compiled code is ready (it was, or it has just been loaded or compiled here)."""
-    if ready(dispatcher):
-        return False
-    argtypes = tuple(dispatcher.typeof_pyval(a) for a in args)
-    if background_wanted() and not _has_cache_entry(dispatcher) and _queue(dispatcher, argtypes) is not None:
-        return True
-    dispatcher.compile(argtypes)
-    return False
-
-
-# A fork while the background thread compiles would copy numba's compiler lock held by
-# a thread the child does not have: the child's first compilation would wait forever
-# (a multiprocessing pool, a data loader's workers).  So while the thread runs, a fork
-# waits for the kernel being compiled, holding the lock across it; the child starts
-# with no queue, a new lock of its own and the process's switch interval.
-_fork = threading.local()  # held: this thread took the compiler lock for its fork
-
-
-def _before_fork() -> None:
-    if _worker is not None:
-        global_compiler_lock.acquire()
-        _fork.held = True
-
-
-def _after_fork_in_parent() -> None:
-    if getattr(_fork, "held", False):
-        _fork.held = False
-        global_compiler_lock.release()
-
-
-def _after_fork_in_child() -> None:
-    global _worker, _background_lock
-    if getattr(_fork, "held", False):
-        _fork.held = False
-        global_compiler_lock.release()
-    if _worker is not None:
-        sys.setswitchinterval(_switch_interval)
-    _background_lock = threading.RLock()  # another thread may have held it
-    _worker = None
-    _jobs.clear()
-    _queued.clear()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(
-        before=_before_fork, after_in_parent=_after_fork_in_parent, after_in_child=_after_fork_in_child
-    )
-
-
-def _omits(args: tuple[Any, ...]) -> bool:
-    return any(isinstance(a, OmittedArg) for a in args)
-
-
-def _compile_in_background(dispatcher: Any) -> None:
-    """Give the kernel a first call that does not wait for numba (module docstring).
-    numba's dispatcher calls ``_compile_for_args`` only when no compiled code fits the
-    arguments, and calls what it returns; compiled calls never come here."""
-    compile_for_args = getattr(dispatcher, "_compile_for_args", None)
-    if compile_for_args is None:  # NUMBA_DISABLE_JIT: a plain function already
-        return
-
-    def first_calls(*args: Any, **kws: Any) -> Any:
-        # (Omitted default arguments arrive as numba's OmittedArg: no kernel has any,
-        # and such a call compiles as before.)
-        if not kws and background_wanted() and not _has_cache_entry(dispatcher) and not _omits(args):
-            done = _queue(dispatcher, tuple(dispatcher.typeof_pyval(a) for a in args))
-            if done is not None:
-                if plain_python_budget_left():
-                    return _timed(plain_python(dispatcher))
-                if not done.is_set():
-                    _say_waiting()
-                    done.wait()  # the GIL released: the compilation runs at full speed
-        return compile_for_args(*args, **kws)
-
-    dispatcher._compile_for_args = first_calls
-
-
-# What the plain-Python twins of the kernels see: each module's globals, with every
-# numba dispatcher replaced by its plain twin (recursively), each module of the
-# package by its twin namespace, and numba intrinsics by the Python functions
-# registered for them (plain_python_twin).  Built once, at the first plain call.
-_twins: dict[int, Any] = {}
-_plain_functions: dict[int, FunctionType] = {}
-_plain_namespaces: dict[str, dict[str, Any]] = {}
-
-
 def plain_python_twin(compiled: Any, plain: Any) -> None:
-    """Register what plain Python calls in place of ``compiled`` (a numba intrinsic,
-    which only compiled code can call)."""
-    _twins[id(compiled)] = plain
-
-
-class _PlainModule:
-    """A module of the package as plain-Python kernels see it (``loop.ending(...)``)."""
-
-    def __init__(self, namespace: dict[str, Any]) -> None:
-        self._namespace = namespace
-
-    def __getattr__(self, name: str) -> Any:
-        try:
-            return self._namespace[name]
-        except KeyError:
-            raise AttributeError(name) from None
-
-
-def _plain_namespace(module_globals: dict[str, Any]) -> dict[str, Any]:
-    name = module_globals["__name__"]
-    namespace = _plain_namespaces.get(name)
-    if namespace is None:
-        namespace = _plain_namespaces[name] = {}  # registered first: kernels call each other
-        for key, value in list(module_globals.items()):
-            namespace[key] = _plain_value(value)
-    return namespace
-
-
-def _plain_value(value: Any) -> Any:
-    if id(value) in _twins:
-        return _twins[id(value)]
-    if isinstance(value, _Dispatcher):
-        return plain_python(value)
-    if isinstance(value, ModuleType) and value.__name__.startswith(__package__ + "."):
-        return _PlainModule(_plain_namespace(vars(value)))
-    return value
-
-
-def plain_python(dispatcher: Any) -> Callable[..., Any]:
-    """The kernel's source as a plain Python function whose calls to other kernels are
-    plain Python too (never a compilation).  With NUMBA_DISABLE_JIT=1 the kernel is
-    a plain function already."""
-    if not isinstance(dispatcher, _Dispatcher):
-        return cast(Callable[..., Any], dispatcher)
-    with _background_lock:
-        plain = _plain_functions.get(id(dispatcher))
-        if plain is None:
-            source = dispatcher.py_func
-            namespace = _plain_namespace(source.__globals__)
-            plain = _plain_functions.get(id(dispatcher))  # made while filling the namespace
-            if plain is None:
-                plain = FunctionType(source.__code__, namespace, source.__name__, source.__defaults__, source.__closure__)
-                _plain_functions[id(dispatcher)] = plain
-        return plain
+    """Nothing (kept while ``_movegen`` still calls it; first calls no longer run as
+    plain Python)."""
 
 
 class CompiledEntry:
     """How a hot Python call site calls a kernel: ``entry.call(*args)``.  Its first
-    calls go through numba's dispatcher (which compiles, or runs plain Python while it
-    compiles in the background); once the dispatcher holds compiled code for the types
-    of a call's arguments, ``call`` becomes that code's own CPython entry, which skips
-    the dispatcher's typing of every argument and its lookup: 0.25-0.3 µs of a
-    ~4 µs query.  So a call site must pass arguments of the same types every time
-    (the compiled code trusts them, as the dispatcher's lookup no longer checks)."""
+    calls go through numba's dispatcher (which compiles or loads the kernel); once the
+    dispatcher holds compiled code for the types of a call's arguments, ``call``
+    becomes that code's own CPython entry, which skips the dispatcher's typing of every
+    argument and its lookup (``_numba_private.compiled_entry``).  So a call site must
+    pass arguments of the same types every time (the compiled code trusts them, as the
+    dispatcher's lookup no longer checks).  With the JIT off it stays the function."""
 
     __slots__ = ("call", "dispatcher")
 
     def __init__(self, dispatcher: Any) -> None:
         self.dispatcher = dispatcher
-        self.call: Callable[..., Any] = self._first_calls
+        self.call: Callable[..., Any] = dispatcher if JIT_OFF else self._first_calls
 
     def _first_calls(self, *args: Any) -> Any:
         result = self.dispatcher(*args)
-        entry = compiled_entry(self.dispatcher, args)
+        entry = _numba_private.compiled_entry(self.dispatcher, args)
         if entry is not None:
             self.call = entry
         return result
 
 
-def compiled_entry(dispatcher: Any, args: tuple[Any, ...]) -> Callable[..., Any] | None:
-    """The CPython entry of the kernel's compiled code for the types of ``args`` (see
-    :class:`CompiledEntry`), or None while there is none (with the JIT off, never)."""
-    overloads = getattr(dispatcher, "overloads", None)
-    if not overloads:
-        return None
-    compiled = overloads.get(tuple(dispatcher.typeof_pyval(a) for a in args))
-    return None if compiled is None else cast(Callable[..., Any], compiled.entry_point)
-
-
-def _compile(func: F, background: bool = False, **options: Any) -> F:
+def _compile(func: F, **options: Any) -> F:
     # Reference counting stated for every kernel: numba lets a callee that does not
     # state it inherit its first caller's setting, so a kernel first compiled for a
     # borrowing_kernel would have none, whichever kernel called it later.
     options.setdefault("_nrt", True)
     options.setdefault("nogil", True)
-    # numba reads config.CACHE_DIR when the kernel is decorated (to place its cache);
-    # set it for our kernels only, so other numba users in the process are unaffected.
-    config: Any = numba.config  # numba's config attributes are made at run time
-    saved = config.CACHE_DIR
-    if CACHE_DIR is not None:
-        config.CACHE_DIR = CACHE_DIR
-    try:
+    with _numba_private.cache_dir(CACHE_DIR):
         try:
             dispatcher = numba.njit(cache=True, **options)(func)
         except RuntimeError:
             # "cannot cache function ...: no locator available" -- nowhere to write.
             _warn_no_cache(func.__name__)
             dispatcher = numba.njit(cache=False, **options)(func)
-        dispatcher = _tame(dispatcher)
-        if background:
-            _compile_in_background(dispatcher)
-        return cast(F, dispatcher)
-    finally:
-        config.CACHE_DIR = saved
+    if not JIT_OFF:  # (with the JIT off numba returns the plain function)
+        _ours.add(id(dispatcher))
+        _numba_private.unliteral_calls(dispatcher)
+    return cast(F, dispatcher)
 
 
 def kernel(func: F) -> F:
     """Compile ``func`` in nopython mode (GIL released), cached when a cache dir is
-    writable, compiled at its first call -- in the background where nothing is cached
-    yet, its first calls running as plain Python meanwhile (see the module docstring).
-    For kernels whose one call does one position's or one turn's work."""
-    return _compile(func, background=True)
+    writable, compiled at its first call.  For kernels whose one call does one
+    position's or one turn's work."""
+    return _compile(func)
 
 
 def borrowing_kernel(func: F) -> F:
@@ -696,7 +334,7 @@ def borrowing_kernel(func: F) -> F:
     operation each, and its pruning removes the pair only when no other decref lies
     between them; in a kernel of a few branches and views that is 2 x (arrays + views)
     atomic operations per call (take_tiles: 13), more than the kernel's own work."""
-    return _compile(func, background=True, _nrt=False)
+    return _compile(func, _nrt=False)
 
 
 def query_kernel(func: F) -> F:
@@ -707,15 +345,13 @@ def query_kernel(func: F) -> F:
     take back the GIL: measured on a kernel of two arrays and two ints, 0.12 µs a call
     against 0.35 µs, a tenth of a mid-game query.  Queries from many threads then run
     one at a time, as their Python around them does."""
-    return _compile(func, background=True, _nrt=False, nogil=False)
+    return _compile(func, _nrt=False, nogil=False)
 
 
 def gil_kernel(func: F) -> F:
     """A kernel that keeps the GIL for its whole call: for the one that reads Python
     objects where they lie (``_pyobjects``), which no other thread may change or free
-    meanwhile.  Never run as plain Python (its first call compiles, or loads the cache,
-    before it runs): its callers ask :func:`compile_in_background` first and take
-    another path while it compiles."""
+    meanwhile."""
     return _compile(func, nogil=False)
 
 
@@ -727,8 +363,7 @@ def borrowing_gil_kernel(func: F) -> F:
 
 
 def batch_kernel(func: F) -> F:
-    """A :func:`kernel` that does a batch's work (many games or positions) in one call:
-    as plain Python that would take minutes, so its first call compiles before it runs."""
+    """A :func:`kernel` that does a batch's work (many games or positions) in one call."""
     return _compile(func)
 
 
@@ -747,13 +382,12 @@ def inline_kernel(func: F) -> F:
     kernel of its own compiles everything below it once more (half the CPU time of a
     first self-play game went to that).  Inlined, a layer costs its own typing once
     per call site and nothing more; keep it to functions with one or two call sites
-    in kernels.  Compiled in the background like :func:`kernel`."""
-    return _compile(func, background=True, inline="always")
+    in kernels."""
+    return _compile(func, inline="always")
 
 
 def inline_batch_kernel(func: F) -> F:
-    """An :func:`inline_kernel` that does a batch's work: compiled before its first call
-    runs (see :func:`batch_kernel`)."""
+    """An :func:`inline_kernel` that does a batch's work (see :func:`batch_kernel`)."""
     return _compile(func, inline="always")
 
 

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import cast
+from typing import Any, cast
 
 import numba
 import numpy as np
 
 from ._geometry import NEIGHBOURS, KInt
-from ._jit import helper, plain_python_twin
+from ._jit import helper
 
 
 @helper
@@ -38,20 +38,36 @@ def line_points(length: KInt) -> KInt:
 
 
 def _trailing_zeros_in_python(x: KInt) -> KInt:
-    """Index of the lowest set bit, for plain Python (the JIT off, or a kernel's first
-    calls while it compiles in the background)."""
+    """Index of the lowest set bit, for plain Python (the JIT off)."""
     x = int(x)
     return (x & -x).bit_length() - 1
+
+
+def _trailing_zeros_intrinsic() -> Callable[[KInt], KInt]:  # pragma: no cover - compiled only
+    """LLVM's ``cttz`` (one instruction), through numba's public ``intrinsic``, for any
+    integer type (the result has the argument's type)."""
+    from llvmlite import ir  # type: ignore[import-untyped]
+    from numba.core import types
+    from numba.extending import intrinsic
+
+    @intrinsic
+    def trailing_zeros(typingctx: Any, x: Any) -> Any:
+        if not isinstance(x, types.Integer):
+            return None
+
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
+
+        return x(x), codegen
+
+    return cast(Callable[[KInt], KInt], trailing_zeros)
 
 
 _trailing_zeros: Callable[[KInt], KInt]
 if getattr(numba.config, "DISABLE_JIT"):  # noqa: B009 - numba's config is untyped
     _trailing_zeros = _trailing_zeros_in_python
 else:  # pragma: no cover - the JIT-off coverage run takes the branch above
-    from numba.cpython.unsafe.numbers import trailing_zeros
-
-    _trailing_zeros = cast(Callable[[KInt], KInt], trailing_zeros)
-    plain_python_twin(trailing_zeros, _trailing_zeros_in_python)
+    _trailing_zeros = _trailing_zeros_intrinsic()
 
 
 @helper

@@ -27,7 +27,8 @@ Why it is safe: the kernel that reads keeps the GIL for its whole call
 (``_jit.gil_kernel``), so no other thread can change or free what it reads, and the
 caller holds the list.  It follows a pointer only into an object whose type it has
 checked, and reads only within the length that object gives; it calls nothing.  The
-plain-Python twins of the two reads (for the JIT-off test run) go through ctypes.
+plain-Python versions of the two reads (for the JIT-off test run, and the layout check)
+go through ctypes.
 """
 
 from __future__ import annotations
@@ -37,12 +38,13 @@ import functools
 import sys
 import sysconfig
 from collections.abc import Callable
+from types import FunctionType
 from typing import Any, cast
 
 import numpy as np
 
 from ._geometry import KArray, KInt
-from ._jit import JIT_OFF, helper, plain_python, plain_python_twin
+from ._jit import JIT_OFF, helper
 from .tiles import ALL_TILES, N_KINDS
 
 WORD = 8
@@ -96,8 +98,6 @@ def _intrinsics() -> tuple[Callable[[int], int], Callable[[int], int]]:
 
         return types.int64(types.int64), codegen
 
-    plain_python_twin(word_at, _word_at_in_python)
-    plain_python_twin(digit_at, _digit_at_in_python)
     return cast(Callable[[int], int], word_at), cast(Callable[[int], int], digit_at)
 
 
@@ -180,7 +180,15 @@ def _int_value_in_python(obj: Any, tagged: int) -> int:
     """What the kernels read as ``obj``'s value (an int) with R_INT_TAGGED ``tagged``."""
     reading = np.zeros(READER_SIZE, np.int64)
     reading[R_INT_TAGGED] = tagged
-    return int(plain_python(int_value)(id(obj), reading))
+    return int(_int_value_python()(id(obj), reading))
+
+
+@functools.cache
+def _int_value_python() -> Callable[[int, KArray], int]:
+    """:func:`int_value`'s own source as plain Python, its reads through ctypes."""
+    source = getattr(int_value, "py_func", int_value)  # (with the JIT off, the function itself)
+    namespace = dict(source.__globals__, word_at=_word_at_in_python, digit_at=_digit_at_in_python)
+    return cast(Callable[[int, KArray], int], FunctionType(source.__code__, namespace, source.__name__))
 
 
 def _layout_holds(tagged: int) -> bool:

@@ -11,7 +11,7 @@ import marshal
 import operator
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -128,47 +128,30 @@ _KIND = operator.attrgetter("kind")
 
 _TUPLE_TYPE = frozenset({tuple})  # the set of types of a list of tuples
 
-class _InPlace:
+class _InPlace(_jit.CompiledEntry):
     """A kernel that reads Python objects where they lie (``_pyobjects``), and the
-    reader to call it with: ``reader`` is None until the kernel can run here (compiled,
-    or loaded from the cache, or compiled at once when kernels compile in the
-    foreground), and wherever no kernel can read Python objects.  While the kernel
-    compiles in the background its callers take their other path: it must never run
-    as plain Python beside other threads (what it reads is theirs too), and so with the
-    JIT off (where the tests call it themselves, on their own values)."""
+    reader to call it with: ``reader`` is None until the first call asks for it, and
+    stays None wherever no kernel can read Python objects (then callers take their
+    other path), and with the JIT off (where what the kernel reads could change
+    between its Python steps; the tests call it themselves, on their own values).
+    ``call`` is the kernel through its compiled entry (see _jit.CompiledEntry): its
+    first call compiles or loads it, as any kernel's does."""
 
-    __slots__ = ("call", "example", "failed", "kernel", "reader")
+    __slots__ = ("kernel", "reader")
 
-    def __init__(self, kernel: Any, example: Callable[[npt.NDArray[np.int64]], tuple[Any, ...]]) -> None:
+    def __init__(self, kernel: Any) -> None:
+        super().__init__(kernel)
         self.kernel = kernel
-        self.example = example  # the arguments of a call, given the reader: their types are every call's
         self.reader: npt.NDArray[np.int64] | None = None
-        # The kernel as callers call it, once ``reader`` is set: its compiled entry for
-        # the example's types (see _jit.CompiledEntry), or the kernel.
-        self.call: Callable[..., Any] = kernel
-        self.failed = False  # the kernel failed to compile: not asked again (its failure is logged)
 
     def ready_reader(self) -> npt.NDArray[np.int64] | None:
         """``reader``, or :meth:`when_ready`'s while it is None."""
         return self.reader if self.reader is not None else self.when_ready()
 
     def when_ready(self) -> npt.NDArray[np.int64] | None:
-        """``reader``, after asking for the kernel to be compiled if it is not yet."""
-        reading = _pyobjects.reader()
-        if reading is None or _jit.JIT_OFF or self.failed:
-            return None
-        try:
-            example = self.example(reading)
-            if _jit.ready(self.kernel) or not _jit.compile_in_background(self.kernel, *example):
-                self.call = _jit.compiled_entry(self.kernel, example) or self.kernel
-                self.reader = reading
-        except Exception as exc:  # noqa: BLE001 - any compile error: the other path serves instead
-            self.failed = True
-            _jit.log.warning(
-                "qwirkle_core: a slower path serves instead: compiling %s failed: %s",
-                self.kernel.py_func.__name__,
-                exc,
-            )
+        """``reader``, found in this process (None where no kernel can read objects)."""
+        if not _jit.JIT_OFF:
+            self.reader = _pyobjects.reader()
         return self.reader
 
 
@@ -177,8 +160,8 @@ class _InPlace:
 _GENERATE = _jit.CompiledEntry(generate)
 
 # Boards built from Python lists, and hands checked, where they lie.
-_BUILD_IN_PLACE = _InPlace(_state.build_in_place, lambda reading: (0, False, reading))
-_HAND_IN_PLACE = _InPlace(_rules.hand_mask_in_place, lambda reading: (0, reading, _EMPTY_STATE.copy()))
+_BUILD_IN_PLACE = _InPlace(_state.build_in_place)
+_HAND_IN_PLACE = _InPlace(_rules.hand_mask_in_place)
 
 
 def _placed_values(items: list[Placement]) -> npt.NDArray[np.int64]:

@@ -43,7 +43,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from . import _gameloop, _jit
+from . import _gameloop
 from ._gameloop import (
     EXCHANGE,
     L_COLS,
@@ -520,12 +520,11 @@ def warm_kernels(replay: bool = True) -> float:
     ``replay`` (what a check task runs) replayed under the rules.  Returns the seconds."""
     began = time.perf_counter()
     spec = DatasetSpec(1, 2, ("greedy", "greedy"), 0, 1)
-    with _jit.foreground():  # the compiled kernels, not their plain-Python first calls
-        scores, turns, ends, rows = play_chunk(spec, 0)
-        games, turn_table = chunk_tables(spec, 0, scores, turns, ends, rows)
-        if replay:
-            for _, record in _chunk_records(games, turn_table):
-                game_from_record(record)
+    scores, turns, ends, rows = play_chunk(spec, 0)
+    games, turn_table = chunk_tables(spec, 0, scores, turns, ends, rows)
+    if replay:
+        for _, record in _chunk_records(games, turn_table):
+            game_from_record(record)
     return time.perf_counter() - began
 
 

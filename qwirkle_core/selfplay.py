@@ -24,7 +24,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from . import _gameloop, _jit, _recordtext
+from . import _gameloop, _recordtext
 from ._ints import int_value, read_int
 from ._prng import SEED_LIMIT, seed_words
 from .bots import BOT_IDS
@@ -225,18 +225,13 @@ def play_batches(
     n_threads = max(1, threads if threads is not None else default_threads()) if parallel else 1
     capacity = LOG_CAPACITY if record else 0
     in_play = _gameloop.bots_in_play(bot_ids, players)  # only their code is compiled
-    # Load (or compile) the kernel outside the timed calls.  In a new environment it
-    # compiles in the background instead, and the first games are played one at a
-    # time as plain Python meanwhile (seconds to a first game, not a minute).
-    low, high = seed_words([seed])
-    compiling = _jit.compile_in_background(
-        _gameloop.play_games, players, low, high, tie_rank, bot_ids, _gameloop.empty_logs(1, 0), *in_play
-    )
+    # Load (or compile) the kernel outside the timed calls: a call for no games.
+    low, high = seed_words([])
+    _gameloop.play_games(players, low, high, tie_rank, bot_ids, _gameloop.empty_logs(0, 0), *in_play)
 
-    def play(start: int, count: int, plain: bool = False) -> tuple[Batch, float]:
-        # plain: the kernels' plain-Python twins (a first game while the kernels compile)
-        kernel = _jit.plain_python_timed(_gameloop.play_games) if plain else _gameloop.play_games
-        formatter = _jit.plain_python_timed(_recordtext.format_records) if plain else _recordtext.format_records
+    def play(start: int, count: int) -> tuple[Batch, float]:
+        kernel = _gameloop.play_games
+        formatter = _recordtext.format_records
         seeds = [(seed + i) % SEED_LIMIT for i in range(start, min(games, start + count))]
         lo, hi = seed_words(seeds)
         logs = _gameloop.empty_logs(len(seeds), capacity)
@@ -262,21 +257,10 @@ def play_batches(
             )
         return part
 
-    first = 0
     last = time.perf_counter()
-    if compiling:
-        while first < games and not _jit.ready(_gameloop.play_games) and _jit.plain_python_budget_left():
-            part, finished = play(first, 1, plain=True)
-            part.seconds = finished - last
-            yield checked(part)
-            last = time.perf_counter()
-            first += 1
-        if first < games:  # the rest waits for the compiled kernel (not counted)
-            _jit.wait_compiled(_gameloop.play_games)
-            last = time.perf_counter()
     # Batches small enough that every thread gets several (a steady progress bar).
-    size = max(1, min(batch, -(-(games - first) // (4 * n_threads))))
-    starts = list(range(first, games, size))
+    size = max(1, min(batch, -(-games // (4 * n_threads))))
+    starts = list(range(0, games, size))
     if n_threads == 1:
         for start in starts:
             part, finished = play(start, size)

@@ -103,7 +103,7 @@ def bot_mixes() -> list[tuple[str, ...]]:
 
 _OUTCOME = """
 from qwirkle_core import _jit as _qwirkle_jit
-print(globals().get("skipped") or ("compiled" if _qwirkle_jit._announced else "loaded from the cache"))
+print(globals().get("skipped") or ("compiled" if _qwirkle_jit.compiled_here() else "loaded from the cache"))
 """
 
 
@@ -175,7 +175,6 @@ def _run_group(name: str, on_start: Callable[[str], None] | None = None) -> tupl
         capture_output=True,
         text=True,
         check=False,
-        env=dict(os.environ, **{_jit.BACKGROUND_SETTING: "0"}),  # compile, not plain Python
     )
     error = None
     if proc.returncode != 0:

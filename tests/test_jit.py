@@ -109,6 +109,7 @@ def test_editing_a_callee_module_does_not_leave_a_stale_cache(tmp_path: Path) ->
 
     first = run()
     assert first[:3] == ["12", "0", "1"]  # compiled and cached
+    assert list(Path(first[3]).rglob("*.nbi"))  # in our cache directory (cache_dir set at decoration)
     assert run() == ["12", "1", "0", first[3]]  # from the cache
     lines = package / "_lines.py"
     lines.write_text(lines.read_text().replace("return 12", "return 13"))
@@ -137,35 +138,48 @@ def test_the_cache_digest_covers_subpackages(tmp_path: Path) -> None:
         _jit._PACKAGE = saved
 
 
-def test_the_first_compilation_is_announced_once(caplog: pytest.LogCaptureFixture) -> None:
-    """The compile listener logs one INFO line at the first compilation of one of our
-    kernels in a process (DEBUG after that), and the time each took."""
+def test_the_first_compilation_is_announced_once(
+    caplog: pytest.LogCaptureFixture, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The compile listener (numba's event API) prints one line on stderr and logs one
+    INFO record at the first compilation of one of our kernels in a process, and a
+    DEBUG record with the time of each outermost one; another library's kernels and
+    our kernels' nested compilations say nothing."""
     import logging
     from types import SimpleNamespace
 
     from qwirkle_core import _jit
 
     def fake(name: str) -> SimpleNamespace:
-        dispatcher = SimpleNamespace(py_func=SimpleNamespace(__name__=name), _qwirkle_kernel=True)
-        return SimpleNamespace(data={"dispatcher": dispatcher})
+        return SimpleNamespace(data={"dispatcher": SimpleNamespace(py_func=SimpleNamespace(__name__=name))})
 
+    first, nested, second, theirs = fake("first"), fake("nested"), fake("second"), fake("theirs")
+    for ours in (first, nested, second):
+        monkeypatch.setattr(_jit, "_ours", _jit._ours | {id(ours.data["dispatcher"])})
+    monkeypatch.setattr(_jit, "_announced", False)
     listener = _jit._CompileListener()
-    saved = _jit._announced
-    _jit._announced = False
-    _jit._state.depth = 1
-    try:
-        with caplog.at_level(logging.DEBUG, logger="qwirkle_core"):
-            for name in ("first", "second"):
-                event = fake(name)
-                listener.on_start(event)
-                listener.on_end(event)
-    finally:
-        _jit._state.depth = 0
-        _jit._announced = saved
-    infos = [r.getMessage() for r in caplog.records if r.levelno == logging.INFO]
-    assert len(infos) == 1 and "compiling kernels for first use" in infos[0]
+    with caplog.at_level(logging.DEBUG, logger="qwirkle_core"):
+        listener.on_start(theirs)
+        listener.on_end(theirs)
+        assert not _jit.compiled_here()
+        listener.on_start(first)
+        assert _jit.compiling_ours()
+        listener.on_start(nested)
+        listener.on_end(nested)
+        listener.on_end(first)
+        assert not _jit.compiling_ours()
+        listener.on_start(second)
+        listener.on_end(second)
+    assert _jit.compiled_here()
+    err = capsys.readouterr().err.splitlines()
+    assert err == [_jit.first_compile_line()], err
+    assert "once per environment" in err[0] and "qwirkle-core warmup" in err[0] and " s for a first query" in err[0]
+    infos = [r for r in caplog.records if r.levelno == logging.INFO]
+    assert len(infos) == 1 and infos[0].getMessage().startswith("compiling kernels for first use")
+    assert getattr(infos[0], _jit.STDERR_RECORD) is True  # (what the command line leaves out)
     debugs = [r.getMessage() for r in caplog.records if r.levelno == logging.DEBUG]
-    assert any("compiled first" in m for m in debugs) and any("compiled second" in m for m in debugs)
+    assert [m.split(" in ")[0] for m in debugs if m.startswith("compiled ")] == ["compiled first", "compiled second"]
+    assert not any("nested" in m or "theirs" in m for m in debugs)
 
 
 def test_no_writable_cache_warns_once_and_names_the_fix(caplog: pytest.LogCaptureFixture) -> None:
@@ -233,154 +247,167 @@ def test_an_unwritable_numba_cache_dir_is_named_once(tmp_path: Path) -> None:
     assert "not writable" in proc.stdout
 
 
-# ------------------------------------------------------- compiling in the background
-def test_a_kernels_plain_python_twin_gives_its_answers() -> None:
-    """What a first call runs while its kernel compiles: the kernel's source with every
-    kernel it calls plain too (numba's trailing-zeros intrinsic replaced), equal to the
-    compiled kernel on positions and on whole self-play games, logs included."""
-    import numpy as np
-
-    from qwirkle_core import _gameloop, _jit, _movegen
-    from qwirkle_core._prng import seed_words
-    from qwirkle_core.bots import make_bot
-    from qwirkle_core.game import Game
-
-    game = Game(players=2, seed=11)
-    for _ in range(8):
-        game.push(make_bot("greedy").choose(game))
-    board = game.board
-    assert len(board) > 10
-    mask = sum(1 << t.kind for t in game.hand())
-    for mode in (_movegen.MODE_ALL, _movegen.MODE_BEST, _movegen.MODE_COUNT):
-        compiled_out = np.zeros((4096, _movegen.OUT_COLS), np.int64)
-        plain_out = np.zeros_like(compiled_out)
-        n = _movegen.generate(board._st, compiled_out, mask, mode)
-        assert _jit.plain_python(_movegen.generate)(board._st, plain_out, mask, mode) == n > 0
-        assert np.array_equal(compiled_out, plain_out)
-
-    bots = np.array([_gameloop.BOT_GREEDY, _gameloop.BOT_GREEDY, 0, 0, 0, 0], np.int64)
-    tie_rank = np.arange(_gameloop.MAX_PLAYERS, dtype=np.int64)
-    low, high = seed_words([7, 100769])  # the second one ends on a dead board
-    in_play = _gameloop.bots_in_play(bots, 2)
-    answers = []
-    for play in (_gameloop.play_games, _jit.plain_python(_gameloop.play_games)):
-        logs = _gameloop.empty_logs(2, 400)
-        answers.append((*play(2, low, high, tie_rank, bots, logs, *in_play), logs))
-    for compiled, plain in zip(*answers):
-        assert np.array_equal(compiled, plain)
+# ------------------------------------------------ a new environment, two processes
+COMPILE_LINE = "compiling kernels for first use"
 
 
 @pytest.mark.slow
 @pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="needs the JIT")
-def test_a_new_environment_answers_first_and_compiles_behind(tmp_path: Path) -> None:
-    """With an empty cache the first query and the first self-play games come from
-    plain Python while the kernels compile on a background thread; the compiled
-    kernels then take over (and are cached) with the same answers.  A process forked
-    meanwhile compiles for itself (it does not inherit numba's lock held by a thread
-    it does not have)."""
-    query = textwrap.dedent(
+def test_a_first_process_compiles_says_so_once_and_fills_the_cache(tmp_path: Path) -> None:
+    """On a fresh cache the first process prints the one compile line on stderr (no
+    logger configured) and leaves numba's cache files; the second process on the same
+    cache prints nothing and answers the same.  The command line on a fresh cache
+    prints the line once (not once more through its logger)."""
+    cache = tmp_path / "cache"
+    env = {"NUMBA_CACHE_DIR": str(cache)}
+    first = _python(QUERY, env)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.split() == ["36"]
+    said = [line for line in first.stderr.splitlines() if COMPILE_LINE in line]
+    assert len(said) == 1 and said[0].startswith("qwirkle_core: "), first.stderr
+    assert "warmup" in said[0] and str(cache) in said[0]
+    assert list(cache.rglob("*.nbi")) and list(cache.rglob("*.nbc"))
+    second = _python(QUERY, env)
+    assert second.returncode == 0, second.stderr
+    assert second.stdout.split() == ["36"]
+    assert COMPILE_LINE not in second.stderr, second.stderr
+
+    position = '{"board": [[0, 0, 0, 0]], "hand": [[0, 1], [0, 2]]}'
+    command = subprocess.run(
+        [sys.executable, "-m", "qwirkle_core", "moves"], input=position, capture_output=True, text=True, timeout=600,
+        check=False, env=dict(os.environ, PYTHONPATH=str(ROOT), NUMBA_CACHE_DIR=str(tmp_path / "cli")),
+    )
+    assert command.returncode == 0, command.stderr
+    assert [line for line in command.stderr.splitlines() if COMPILE_LINE in line] != []
+    assert command.stderr.count(COMPILE_LINE) == 1, command.stderr
+
+
+# --------------------------------------------------------- the private numba hooks
+JIT_ON = pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="the hooks act on compiled kernels")
+
+
+@JIT_ON
+def test_every_kernel_types_calls_from_other_kernels_without_literals() -> None:
+    """unliteral_calls is on every kernel, and a callee that another kernel calls with
+    two literal constants compiles once, for int64 (numba alone compiles it twice, once
+    per Literal[int])."""
+    import numba
+
+    from qwirkle_core import _jit, _movegen, _numba_private, _rules, _state
+
+    assert _jit._ours
+    for kernel in (_movegen.generate, _state.build, _rules.hand_mask_in_place):
+        assert id(kernel) in _jit._ours
+        assert getattr(kernel.get_call_template, "qwirkle_unliteral", False) is True
+
+    def make(hooked: bool) -> tuple[object, object]:
+        @numba.njit
+        def callee(x: int) -> int:
+            return x + 1
+
+        if hooked:
+            _numba_private.unliteral_calls(callee)
+
+        @numba.njit
+        def caller() -> int:
+            return callee(0) + callee(1)
+
+        return callee, caller
+
+    for hooked, signatures in ((True, 1), (False, 2)):
+        callee, caller = make(hooked)
+        assert caller() == 3  # type: ignore[operator]
+        assert len(callee.signatures) == signatures, callee.signatures  # type: ignore[attr-defined]
+    hooked_callee, _ = make(True)
+    hooked_callee(0)  # type: ignore[operator]
+    assert str(hooked_callee.signatures[0]) == "(int64,)"  # type: ignore[attr-defined]
+
+
+@JIT_ON
+def test_the_shape_error_template_is_replaced_where_numba_formats_shapes() -> None:
+    """numba >= 0.60 formats shapes into a failed slice assignment's error; our hook
+    replaced its template at import (numba < 0.60 has no such template: nothing to do)."""
+    from numba.np import arrayobj
+
+    from qwirkle_core import _jit, _numba_private
+
+    formats_shapes = hasattr(arrayobj, "raise_with_shape_context")
+    assert _jit.SHORT_SHAPE_ERRORS is formats_shapes
+    assert _numba_private.short_shape_errors_installed() is formats_shapes
+
+
+@pytest.mark.slow
+@JIT_ON
+def test_our_kernels_compile_the_plain_shape_error_and_others_numbas_own() -> None:
+    """In a fresh process: another library's kernel gets numba's message (with the
+    shapes, on numba >= 0.60); one of ours, the plain one."""
+    code = textwrap.dedent(
         """
-        import logging, os, time
-        logging.basicConfig(level=logging.INFO)
-        from qwirkle_core import Board, _gameloop, _jit, _movegen, _state, parse_tiles
-        board, hand = Board("Rc@0,0 Rs@0,1 Bs@1,1"), parse_tiles("Rd Bd Gs Yc Rs Pl")
-        first = board.legal_moves(hand)
-        print("plain first:", not _jit.ready(_movegen.generate))
+        import numba, numpy as np
+        from qwirkle_core import _jit
+
+        def copy(a, b):
+            a[0:2] = b
+
+        theirs = numba.njit(copy)
+        ours = numba.njit(lambda a, b: copy2(a, b))
+        copy2 = numba.njit(copy)
+        _jit._ours.add(id(ours))
+        for kernel, a, b in ((theirs, np.zeros(4), np.zeros(3)), (ours, np.zeros((4, 2)), np.zeros((3, 2)))):
+            try:
+                kernel(a, b)
+            except ValueError as exc:
+                print(exc)
         """
     )
-    behind = textwrap.dedent(
-        """
-        # A fork while the background thread compiles: the child compiles for itself.
-        import multiprocessing
-        def child(answers):
-            with _jit.foreground():
-                answers.put(int(_gameloop.group_size(0b111)))
-        if hasattr(os, "fork"):
-            context = multiprocessing.get_context("fork")
-            answers = context.Queue()
-            process = context.Process(target=child, args=(answers,))
-            process.start()
-            print("child:", answers.get(timeout=300))
-            process.join()
-        _jit.wait_compiled(_state.build)
-        _jit.wait_compiled(_movegen.generate)
-        print("compiled then:", _jit.ready(_movegen.generate))
-        print("same moves:", list(board.legal_moves(hand)) == list(first))
-        # The background thread ends with its queue (later forks find no thread).
-        for _ in range(3000):
-            if _jit._worker is None:
-                break
-            time.sleep(0.1)
-        print("thread ended:", _jit._worker is None)
-        # Self-play's first games and their records, as plain Python while the budget lasts (the process
-        # then ends without waiting: what it did not finish compiling is left to the
-        # next process).
-        import json
-        from qwirkle_core.selfplay import selfplay
-        played = selfplay(3, 2, ["greedy", "greedy"], seed=5, record=True)
-        print("games:", played.scores.tolist())
-        print("records:", json.dumps(played.records, sort_keys=True))
-        """
-    )
-    env = {"NUMBA_CACHE_DIR": str(tmp_path / "cache"), "QWIRKLE_CORE_BACKGROUND_COMPILE": "1"}
-    proc = _python(query + behind, env)
+    proc = _python(code)
     assert proc.returncode == 0, proc.stderr
-    import json
+    from numba.np import arrayobj
 
-    from qwirkle_core import _gameloop
-    from qwirkle_core.selfplay import selfplay
-
-    compiled = selfplay(3, 2, ["greedy", "greedy"], seed=5, record=True)
-    assert len(compiled.records) == 3
-    assert proc.stdout.splitlines() == [
-        "plain first: True",
-        *([f"child: {_gameloop.group_size(0b111)}"] if hasattr(os, "fork") else []),
-        "compiled then: True",
-        "same moves: True",
-        "thread ended: True",
-        # the same games as compiled code plays them (this process compiles first)
-        f"games: {compiled.scores.tolist()}",
-        f"records: {json.dumps(compiled.records, sort_keys=True)}",
-    ], proc.stdout
-    announced = [line for line in proc.stderr.splitlines() if "background" in line]
-    assert len(announced) == 1 and "plain Python" in announced[0], proc.stderr
-    # The next process finds the cache: nothing runs as plain Python, nothing is announced.
-    again = _python(query, env)
-    assert again.returncode == 0, again.stderr
-    assert again.stdout.splitlines() == ["plain first: False"]
-    assert "background" not in again.stderr
+    theirs, ours = proc.stdout.splitlines()
+    assert ours == "cannot assign slice from input of different size"
+    if hasattr(arrayobj, "raise_with_shape_context"):
+        assert theirs != ours and "3" in theirs, theirs
 
 
-def test_the_background_setting_and_foreground_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
-    from qwirkle_core import _jit
+@JIT_ON
+def test_kernels_decorated_in_our_cache_dir_cache_there(tmp_path: Path) -> None:
+    """cache_dir: a kernel decorated inside it keeps its cache under that directory
+    (numba reads config.CACHE_DIR at decoration), and numba's setting is back after."""
+    import numba
 
-    monkeypatch.setenv("QWIRKLE_CORE_BACKGROUND_COMPILE", "1")
-    assert _jit.background_wanted()
-    with _jit.foreground():
-        assert not _jit.background_wanted()
-        with _jit.foreground():
-            assert not _jit.background_wanted()
-        assert not _jit.background_wanted()
-    assert _jit.background_wanted()
-    monkeypatch.setenv("QWIRKLE_CORE_BACKGROUND_COMPILE", "0")
-    assert not _jit.background_wanted()
+    from qwirkle_core import _numba_private
+
+    before = numba.config.CACHE_DIR
+    with _numba_private.cache_dir(str(tmp_path)):
+        kernel = numba.njit(cache=True)(_add_one)
+    assert numba.config.CACHE_DIR == before
+    assert kernel(1) == 2
+    assert Path(kernel.stats.cache_path).is_relative_to(tmp_path)
+    assert list(tmp_path.rglob("*.nbi"))
 
 
-def test_waiting_for_compiled_kernels_is_said_once(caplog: pytest.LogCaptureFixture) -> None:
-    import logging
+def _add_one(x: int) -> int:
+    return x + 1
 
-    from qwirkle_core import _jit
 
-    saved = _jit._said_waiting
-    _jit._said_waiting = False
-    try:
-        with caplog.at_level(logging.INFO, logger="qwirkle_core"):
-            _jit._say_waiting()
-            _jit._say_waiting()
-    finally:
-        _jit._said_waiting = saved
-    said = [r.getMessage() for r in caplog.records]
-    assert len(said) == 1 and said[0].startswith("waiting for the kernels to finish compiling")
+@JIT_ON
+def test_a_stack_array_lives_in_the_kernels_frame() -> None:
+    import numba
+
+    from qwirkle_core import _numba_private
+
+    new = _numba_private.stack_array(2, 3)
+
+    @numba.njit
+    def fill() -> int:
+        a = new()
+        for i in range(2):
+            for j in range(3):
+                a[i, j] = 10 * i + j
+        return int(a.sum()) + a.shape[0] * 100 + a.shape[1] * 1000
+
+    assert fill() == (0 + 1 + 2 + 10 + 11 + 12) + 200 + 3000
 
 
 def test_a_compiled_entry_calls_the_dispatcher_until_its_code_is_there() -> None:
@@ -393,7 +420,7 @@ def test_a_compiled_entry_calls_the_dispatcher_until_its_code_is_there() -> None
     from qwirkle_core._movegen import INITIAL_CAPACITY, MODE_ALL, OUT_COLS, generate
 
     entry = _jit.CompiledEntry(generate)
-    assert entry.call == entry._first_calls
+    assert entry.call == (generate if numba.config.DISABLE_JIT else entry._first_calls)
     board = Board("Rc@0,0 Rs@0,1 Bs@1,1")
     state = board.state_arrays()[0]
     mask = 1 << 3 | 1 << 9
@@ -403,9 +430,9 @@ def test_a_compiled_entry_calls_the_dispatcher_until_its_code_is_there() -> None
     first = np.full((INITIAL_CAPACITY, OUT_COLS), -7, np.int32)
     assert entry.call(state, first, mask, MODE_ALL) == n
     if numba.config.DISABLE_JIT:
-        assert entry.call == entry._first_calls
-    else:
-        assert entry.call == generate.overloads[tuple(generate.typeof_pyval(a) for a in (state, first, 0, 0))].entry_point
+        assert entry.call == generate
+    else:  # (the hook's private names, read here as numba spells them)
+        assert entry.call == generate.overloads[tuple(numba.typeof(a) for a in (state, first, 0, 0))].entry_point
     by_entry = np.full((INITIAL_CAPACITY, OUT_COLS), -7, np.int32)
     assert entry.call(state, by_entry, mask, MODE_ALL) == n
     assert np.array_equal(first, by_dispatcher) and np.array_equal(by_entry, by_dispatcher)

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from qwirkle_core import Board, Tile, _jit, _pyobjects, _rules
+from qwirkle_core import Board, Tile, _numba_private, _pyobjects, _rules
 from qwirkle_core import board as board_module
 from qwirkle_core.errors import InvalidPositionError, QwirkleError
 from qwirkle_core.tiles import ALL_TILES
@@ -62,13 +62,11 @@ def test_the_library_reads_in_place_only_with_a_compiled_kernel_that_keeps_the_g
         assert in_place.when_ready() is None
     else:
         assert in_place.kernel.targetoptions["nogil"] is False
-        # While the kernel compiles in the background, the other path serves: the
-        # kernel is not called.
-        monkeypatch.setattr(_jit, "ready", lambda kernel: False)
-        monkeypatch.setattr(_jit, "compile_in_background", lambda kernel, *args: True)
+        # Where no kernel can read objects, the other path serves: the kernel is not called.
+        monkeypatch.setattr(_pyobjects, "reader", lambda: None)
 
         def must_not_run(*args: Any) -> Any:
-            raise AssertionError("a reading kernel ran before it was ready")
+            raise AssertionError("a reading kernel ran where objects cannot be read")
 
         monkeypatch.setattr(in_place, "call", must_not_run)
         assert in_place.when_ready() is None
@@ -78,32 +76,20 @@ def test_the_library_reads_in_place_only_with_a_compiled_kernel_that_keeps_the_g
         monkeypatch.undo()
         monkeypatch.setattr(in_place, "reader", None)
         assert in_place.when_ready() is _pyobjects.reader() is not None
-        assert _jit.ready(in_place.kernel)
     assert Board.from_placements(board.placements()) == board
+    assert Board.from_json(board.to_json()) == board
     assert len(board.legal_moves(hand)) == 13
+    if not JIT_OFF:  # called through the compiled code's own entry once it is there
+        assert in_place.call is not in_place._first_calls
+        assert in_place.call == _numba_private.compiled_entry(in_place.kernel, _example(which))
 
 
-@pytest.mark.skipif(JIT_OFF, reason="the library reads in place only with the JIT on")
-def test_a_reading_kernel_that_fails_to_compile_leaves_the_other_path(monkeypatch: Any, caplog: Any) -> None:
-    board = Board("Rc@0,0 Rs@0,1 Bs@1,1")
-    for in_place in (board_module._BUILD_IN_PLACE, board_module._HAND_IN_PLACE):
-        monkeypatch.setattr(in_place, "reader", None)
-        monkeypatch.setattr(in_place, "failed", False)
-    monkeypatch.setattr(_jit, "ready", lambda kernel: False)
-
-    def fail(kernel: Any, *args: Any) -> bool:
-        raise RuntimeError("no compiler today")
-
-    monkeypatch.setattr(_jit, "compile_in_background", fail)
-    with caplog.at_level("WARNING", logger="qwirkle_core"):
-        assert Board.from_placements(board.placements()) == board
-        assert Board.from_json(board.to_json()) == board
-        assert len(board.legal_moves([Tile.from_text("Rd")])) == 3
-    assert board_module._BUILD_IN_PLACE.failed and board_module._HAND_IN_PLACE.failed
-    assert sorted(r.message for r in caplog.records if "failed" in r.message) == [
-        "qwirkle_core: a slower path serves instead: compiling build_in_place failed: no compiler today",
-        "qwirkle_core: a slower path serves instead: compiling hand_mask_in_place failed: no compiler today",
-    ]
+def _example(which: str) -> tuple[Any, ...]:
+    """Arguments of the types the library calls ``which``'s kernel with."""
+    reading = _pyobjects.reader()
+    if which == "build":
+        return (0, False, reading)
+    return (0, reading, board_module._EMPTY_STATE.copy())
 
 
 def test_coordinates_beyond_int64_are_refused_not_wrapped() -> None:
@@ -212,15 +198,15 @@ def test_a_hand_read_in_place_is_the_hand_checked_in_python(data: st.DataObject)
         assert got == sum(1 << k for k in {t.kind for t in hand})
     in_place = board_module._HAND_IN_PLACE
     saved = in_place.reader
-    saved_failed = in_place.failed
+    saved_reader = _pyobjects.reader
     try:
         in_place.reader = reading
         read = [_outcome(lambda q=q: getattr(board, q)(hand)) for q in ("legal_moves", "best_moves")]
         in_place.reader = None
-        in_place.failed = True  # the Python path only
+        _pyobjects.reader = lambda: None  # type: ignore[assignment]  # the Python path only
         checked = [_outcome(lambda q=q: getattr(board, q)(hand)) for q in ("legal_moves", "best_moves")]
     finally:
         in_place.reader = saved
-        in_place.failed = saved_failed
+        _pyobjects.reader = saved_reader  # type: ignore[method-assign]
     assert read == checked
 

@@ -149,6 +149,8 @@ class _StderrLines(logging.Handler):
     """The library's INFO messages (compiling) and warnings, one line each on stderr."""
 
     def emit(self, record: logging.LogRecord) -> None:
+        if getattr(record, "qwirkle_core_on_stderr", False):  # _jit printed it there itself
+            return
         try:
             message = " ".join(self.format(record).split())
             if record.levelno >= logging.WARNING and not message.startswith(NAME):
