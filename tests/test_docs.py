@@ -116,6 +116,7 @@ NOT_RUN = {
     "QWIRKLE_FUZZ=long": "the fuzz suites for minutes; their short run is part of every test run",
     "benchmarks": "every benchmark timed (minutes); [jit] runs each once",
     "docs/build.py": "the site; [docs] of .ci/test.sh builds it, warnings as errors",
+    "tests/test_docs.py": "this very test, and the doctests that [jit] of .ci/test.sh runs",
 }
 # Console blocks whose output is an example of the machine's (times, paths), not compared.
 OUTPUT_VARIES = {"qwirkle-core warmup": "times and the cache's path"}
