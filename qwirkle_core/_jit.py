@@ -14,20 +14,9 @@ install, a locked-down home); the library must still work there, only slower to 
 so we fall back to an uncached kernel instead of failing the import (and warn once,
 saying how to fix it).
 
-What a first call compiles, and what it costs, is kept small here rather than in the
-kernels (figures in :mod:`qwirkle_core._numba_private`, which holds every private numba
-name the package touches):
-
-- *no literal specialisation*: numba types a module constant passed to another kernel
-  (``MODE_ANY``, ``0``) as a literal and compiles a separate copy of the callee and of
-  everything it calls for each value; now each kernel compiles once;
-- *short shape errors*: numba 0.60+ formats the shapes into the message of a failed
-  array-to-slice assignment, which compiles its whole string machinery into the first
-  kernel that copies an array row.  While one of our kernels compiles, that error is
-  numba's plain "cannot assign slice from input of different size" (our kernels never
-  raise it: the Python layer checks every shape);
-- *no GIL*: kernels release the GIL, so independent games run on Python threads
-  without numba's parallel (``prange``) compilation, which alone took 12 s.
+Kernels release the GIL, so independent games run on Python threads without numba's
+parallel (``prange``) compilation, which alone took 12 s.  Every private numba name the
+package touches is in :mod:`qwirkle_core._numba_private`, with what it buys.
 """
 
 from __future__ import annotations
@@ -186,11 +175,6 @@ _announced = False
 _announce_lock = threading.Lock()
 
 
-def compiling_ours() -> bool:
-    """True while one of our kernels (or a function it calls) compiles on this thread."""
-    return any(ours for ours, _ in getattr(_local, "stack", ()))
-
-
 def compiled_here() -> bool:
     """Whether this process has compiled any of our kernels (rather than loading every
     one it ran from the cache)."""
@@ -257,7 +241,6 @@ class _CompileListener(event.Listener):  # type: ignore[misc]  # a base class of
 
 
 event.register("numba:compile", _CompileListener())
-SHORT_SHAPE_ERRORS = _numba_private.short_shape_errors(compiling_ours)
 
 
 def _warn_no_cache(name: str) -> None:
@@ -269,11 +252,6 @@ def _warn_no_cache(name: str) -> None:
             "compiles the kernels again (seconds). Set NUMBA_CACHE_DIR to a writable directory.",
             name,
         )
-
-
-def plain_python_twin(compiled: Any, plain: Any) -> None:
-    """Nothing (kept while ``_movegen`` still calls it; first calls no longer run as
-    plain Python)."""
 
 
 class CompiledEntry:
@@ -314,7 +292,6 @@ def _compile(func: F, **options: Any) -> F:
             dispatcher = numba.njit(cache=False, **options)(func)
     if not JIT_OFF:  # (with the JIT off numba returns the plain function)
         _ours.add(id(dispatcher))
-        _numba_private.unliteral_calls(dispatcher)
     return cast(F, dispatcher)
 
 

@@ -30,7 +30,7 @@ import numba
 import numpy as np
 
 from ._geometry import ALL_KINDS, COORD_MAX, NEIGHBOURS, KArray, KInt
-from ._jit import JIT_OFF, helper, inline_helper, kernel, plain_python_twin, query_kernel
+from ._jit import JIT_OFF, helper, inline_helper, kernel, query_kernel
 from ._lines import fold_tile, line_points, lowest_bit, lowest_kind
 from ._state import (
     LEN_SHIFT,
@@ -99,8 +99,7 @@ def _stack_array(rows: int, cols: int) -> Callable[[], KArray]:
     """A function that gives an int64[rows, cols] array in the calling kernel's stack
     frame: no allocation and no reference count (a null meminfo), for a query's small
     stacks.  Such an array must not outlive the call, and the query keeps it to itself.
-    Its plain-Python twin (the JIT off, or a kernel's first calls while it compiles in
-    the background) is np.empty."""
+    With the JIT off it is np.empty."""
 
     def in_python() -> KArray:
         return np.empty((rows, cols), np.int64)
@@ -132,7 +131,6 @@ def _stack_array(rows: int, cols: int) -> Callable[[], KArray]:
 
         return array_type(), codegen
 
-    plain_python_twin(on_stack, in_python)
     return cast(Callable[[], KArray], on_stack)
 
 
@@ -150,12 +148,11 @@ def unsigned(index: KInt) -> Any:
     return np.uint64(index)  # pragma: no cover - compiled only (plain Python: operator.index)
 
 
-# As plain Python (the JIT off, or a first call while the generator compiles) the index
-# as it is: operator.index is a C function, which a coverage tracer does not trace line
-# by line as it would a Python one (the JIT-off run calls this a few hundred times a query).
-plain_python_twin(unsigned, operator.index)
+# With the JIT off, the index as it is: operator.index is a C function, which a coverage
+# tracer does not trace line by line as it would a Python one (the JIT-off run calls this
+# a few hundred times a query).
 if JIT_OFF:
-    unsigned = operator.index  # type: ignore[assignment]  # the plain twin above
+    unsigned = operator.index  # type: ignore[assignment]
 
 
 @helper
