@@ -163,10 +163,11 @@ def cache_location() -> str:
 
 
 # ---------------------------------------------------------- announcing compilation
-# What a first compilation costs, measured on the project's 2-core machine (numba
-# 0.68.1, an empty cache): the README's first query, and every kernel (warmup).
+# What a first compilation costs, measured on the project's 2-core machine, loaded
+# (numba 0.68.1, an empty cache, 2026-12-02): the README's first query 8.6-9.7 s (8.3-9.2
+# s of CPU), every kernel (``qwirkle-core warmup``, 2 processes) 152 s.
 FIRST_QUERY_SECONDS = 10
-EVERYTHING_MINUTES = 3
+EVERYTHING_MINUTES = "2-3"
 STDERR_RECORD = "qwirkle_core_on_stderr"  # set on the INFO record whose line is on stderr already
 
 _ours: set[int] = set()  # id() of every dispatcher made here (they live as long as the process)

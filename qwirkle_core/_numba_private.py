@@ -3,45 +3,56 @@
 The rest of the package uses numba through its documented API (``numba.njit`` with
 ``cache=True``, ``numba.extending.intrinsic``, the event API ``numba.core.event``,
 ``numba.config.DISABLE_JIT``, a dispatcher's ``py_func``).  What it cannot get that
-way, it gets here; each hook installs loudly (it raises, or warns with
-``RuntimeWarning``, when numba no longer has what it needs) and ``tests/test_jit.py``
-fails when any of them is inactive on the installed numba.
+way, it gets here, with no silent fallback (a missing name raises), and
+``tests/test_jit.py`` fails when any of them is inactive on the installed numba.
 
-Measured on the project's 2-core machine (numba 0.68.1, Python 3.11; the commands are
-in docs/performance.md's history of this change).  "Checked" is the numba versions on
-which the hook was installed and its test passed.
+Measured on the project's 2-core machine, shared and loaded (numba 0.68.1, Python 3.11,
+2026-12-02); "checked" is the numba versions on which each hook's test passed.
 
-====================================  ==============================================  ==============  ===============================================
-name                                  what it buys (measured)                         checked         if numba drops it
-====================================  ==============================================  ==============  ===============================================
-``numba.config.CACHE_DIR``, set       the cache keyed on every source and the numba   0.59.1, 0.68.1  import raises (AttributeError): kernels would
-while a kernel is decorated           version (``_jit._sources_digest``): without                     cache beside their sources, keyed on each
-(:func:`cache_dir`)                   it an edited callee module leaves callers                       file alone, and run stale callees
-                                      running the old callee from the cache
-``Dispatcher.get_call_template``      one compiled copy of a callee per argument      0.59.1, 0.68.1  import raises (TypeError): every literal
-replaced on each kernel               types, not one per literal constant passed to                   constant a kernel passes compiles one more
-(:func:`unliteral_calls`)             it: MEASURE_TBD cold first self-play game 27.6 s -> 21.3 s,                 copy of the callee and all below it
-                                      MEASURE_TBD README's first query 13.3 s -> 11.6 s
-the ``_overload_func`` of numba's     a failed slice assignment compiles numba's      0.68.1 (0.59.1  RuntimeWarning at import: the first kernel
-template for ``raise_with_shape_      plain error, not its shape-formatting one       has no such     that copies an array row compiles numba's
-context`` (numba >= 0.60)             MEASURE_TBD (``str`` of ints, ``join``): cold first self-   template:       string machinery (seconds)
-(:func:`short_shape_errors`)          MEASURE_TBD play game 21.3 s -> 18.6 s, first query         nothing to do)
-                                      MEASURE_TBD 11.6 s -> 10.0 s
-``Dispatcher.overloads[types]``       a hot call site calls the compiled code's own   0.59.1, 0.68.1  AttributeError/KeyError at the first query
-``.entry_point``                      CPython entry, skipping the dispatcher's                        (``CompiledEntry`` would raise, not fall back)
-(:func:`compiled_entry`)              MEASURE_TBD typing of each argument: 0.28 µs of a 3.9 µs
-                                      mid-game ``count_moves``
-``cgutils.alloca_once``,              the move generator's scratch stacks in its      0.59.1, 0.68.1  import of ``_movegen`` raises
-``arrayobj.populate_array``,          stack frame (no allocation, no reference
-a struct proxy's ``_getvalue``        MEASURE_TBD count): 0.41 µs of a 3.9 µs mid-game
-(:func:`stack_array`)                 MEASURE_TBD ``count_moves`` against ``np.empty``
-====================================  ==============================================  ==============  ===============================================
+===============================  ============================================  ==============  ==========================================
+name                             what it buys (measured)                       checked         if numba drops or changes it
+===============================  ============================================  ==============  ==========================================
+``numba.config.CACHE_DIR``, set  the cache keyed on every source and the       0.59.1, 0.68.1  AttributeError at import; if numba stops
+while a kernel is decorated      numba version (``_jit._sources_digest``):                     reading it at decoration, kernels cache
+(:func:`cache_dir`)              without it an edited callee module leaves                     beside their sources and may run a stale
+                                 its callers running the old callee                            callee: ``test_kernels_decorated_in_our_
+                                                                                               cache_dir_cache_there`` fails
+``Dispatcher.overloads[types]``  hot call sites call the compiled code's own   0.59.1, 0.68.1  AttributeError at the first query (no
+``.entry_point``                 CPython entry, skipping the dispatcher's                      fallback); ``test_a_compiled_entry_...``
+(:func:`compiled_entry`)         typing of each argument: mid-game                             fails
+                                 ``count_moves`` 1.91 µs against 2.09 µs
+``cgutils.alloca_once``,         the move generator's scratch stacks in its    0.59.1, 0.68.1  ``_movegen`` fails to import or compile;
+``arrayobj.populate_array``,     stack frame (no allocation, no reference                      ``test_a_stack_array_lives_in_the_kernels_
+a struct proxy's ``_getvalue``   count): mid-game ``count_moves`` 1.95 µs                      frame`` fails
+(:func:`stack_array`)            against 2.15 µs with ``np.empty`` (and the
+                                 reference counting that needs)
+===============================  ============================================  ==============  ==========================================
+
+The µs are medians over 60 mid-game positions (``benchmarks/positions.py``) of the best of
+five batches of 200 calls, five rounds, in one process: the two ways of calling (or two
+source trees, as ``benchmarks/interleaved.py`` loads them) alternated position by
+position.
 
 Not numba's but as private: ``_pyobjects`` reads CPython objects by address (through
 the public ``numba.extending.intrinsic``); ``_pyobjects.reader()`` checks the layout
 on live objects and returns None (the slow path serves) where it does not hold, and
-``tests/test_pyobjects.py`` fails where it should hold and does not.  MEASURE_TBD It buys
-``Board.from_placements`` 5.2 µs instead of 14.7 µs.
+``tests/test_pyobjects.py`` fails where it should hold and does not.  It buys
+``Board.from_placements`` of a mid-game board 4.4 µs against 13.3 µs (same measurement).
+
+Dropped, measured not worth a private hook (cold compile, CPU seconds of a fresh process
+on an empty cache, hook on against off, runs alternated): replacing each kernel's
+``get_call_template`` so that a literal constant passed to a callee does not compile a
+copy of it per value (the README's first query 7.9-8.3 s against 9.0-9.6 s; a first
+self-play game 17.0-17.8 s against 15.6-18.1 s), and replacing the ``_overload_func`` of
+numba's ``raise_with_shape_context`` template in its global registry so that our kernels
+do not compile numba 0.60+'s shape-formatting error message (first query 7.9-8.3 s
+against 9.1-9.7 s; self-play game 17.0-17.8 s against 17.8-18.6 s).  Both off together:
+first query 7.3-9.6 s (median 8.2) against 8.4-9.9 s (median 9.3); self-play game 15.9-16.3 s
+against 16.8-18.3 s.  About a second, once per environment, and nothing once ``warmup``
+has run.  (The shape-error hook had also been inactive for its own purpose: its
+annotated chooser failed numba's parameter check, so numba's CPU template failed for
+every kernel in the process, ours and other libraries', and all took the plain message;
+with two copies of the package in one process, the second found no template to replace.)
 
 Dropped with the background compilation: ``Dispatcher._compile_for_args``,
 ``_compiler.fold_argument_types``, ``_can_compile``, ``_cache._cache_file._index_path``,
@@ -52,7 +63,6 @@ its own two-line intrinsic, the same LLVM ``cttz``).
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, cast
@@ -76,98 +86,6 @@ def cache_dir(path: str | None) -> Iterator[None]:
         yield
     finally:
         config.CACHE_DIR = saved
-
-
-def _check_get_call_template() -> None:
-    from numba.core.dispatcher import Dispatcher
-
-    method = getattr(Dispatcher, "get_call_template", None)
-    code = getattr(method, "__code__", None)
-    if code is None or code.co_varnames[: code.co_argcount] != ("self", "args", "kws"):
-        raise TypeError(
-            "qwirkle_core: this numba's Dispatcher.get_call_template is not (self, args, kws): "
-            "the hook that compiles one copy of a callee per argument types cannot install "
-            "(see qwirkle_core/_numba_private.py)"
-        )
-
-
-def unliteral_calls(dispatcher: Any) -> None:
-    """When another kernel calls ``dispatcher``, type the call with plain argument
-    types (``int64``, not ``Literal[int](0)``).  numba types a constant argument as a
-    literal and compiles a separate copy of the callee, and of everything it calls,
-    for each value; our kernels never need the literal (none uses ``numba.literally``).
-    numba's typing of a call to a dispatcher goes through this method alone."""
-    from numba.core import types as _types
-
-    types: Any = _types  # untyped
-    original = dispatcher.get_call_template
-
-    def get_call_template(args: Any, kws: Any) -> Any:
-        return original(tuple(types.unliteral(a) for a in args), {k: types.unliteral(v) for k, v in kws.items()})
-
-    get_call_template.qwirkle_unliteral = True  # type: ignore[attr-defined]  # what the tests look for
-    dispatcher.get_call_template = get_call_template
-
-
-def short_shape_errors(compiling_ours: Callable[[], bool]) -> bool:
-    """While ``compiling_ours()``, give a failed array-to-slice assignment numba's
-    plain message ("cannot assign slice from input of different size") instead of
-    numba 0.60+'s message with the shapes, which compiles its string machinery (``str``
-    of ints, ``join``, f-strings) into the first kernel that copies an array row.  Our
-    kernels never raise it (the Python layer checks every shape).  numba caches an
-    overload's implementation per signature, so whichever compiles first in a process
-    serves both; the only difference is the wording of an error.  Returns whether the
-    hook is installed; False on a numba without the shape-formatting error (< 0.60);
-    a RuntimeWarning where numba has it but the hook cannot find it."""
-    from numba.core.typing import templates
-    from numba.np import arrayobj
-
-    target = getattr(arrayobj, "raise_with_shape_context", None)
-    if target is None:
-        return False  # numba < 0.60: the plain message is the only one
-    cpu = getattr(arrayobj, "ol_raise_with_shape_context_cpu", None)
-    generic = getattr(arrayobj, "ol_raise_with_shape_context_generic", None)
-    installed = False
-    if cpu is not None and generic is not None:
-
-        # No annotations: numba checks that an overload's parameters and its
-        # implementation's are the same, annotations included (with them, the CPU
-        # template would fail for every kernel, and numba would take the generic one).
-        def choose(src_shapes, index_shape):  # type: ignore[no-untyped-def]
-            chosen = generic if compiling_ours() else cpu
-            return chosen(src_shapes, index_shape)
-
-        for key, fnty in templates.builtin_registry.globals:
-            if key is not target:
-                continue
-            for template in getattr(fnty, "templates", ()):
-                if getattr(template, "_overload_func", None) is cpu:
-                    template._overload_func = staticmethod(choose)
-                    installed = True
-    if not installed:
-        warnings.warn(
-            f"qwirkle_core: numba {numba.__version__} formats shapes into slice-assignment errors but the "
-            "hook that keeps that out of our kernels cannot find its template: first calls compile "
-            "seconds longer (see qwirkle_core/_numba_private.py)",
-            RuntimeWarning,
-            stacklevel=2,
-        )
-    return installed
-
-
-def short_shape_errors_installed() -> bool:
-    """Whether :func:`short_shape_errors` replaced numba's template (for the tests)."""
-    from numba.core.typing import templates
-    from numba.np import arrayobj
-
-    target = getattr(arrayobj, "raise_with_shape_context", None)
-    for key, fnty in templates.builtin_registry.globals:
-        if key is target:
-            for template in getattr(fnty, "templates", ()):
-                func = getattr(template, "_overload_func", None)
-                if getattr(func, "__name__", "") == "choose" and func.__module__ == __name__:
-                    return True
-    return False
 
 
 def compiled_entry(dispatcher: Any, args: tuple[Any, ...]) -> Callable[..., Any] | None:
@@ -215,5 +133,3 @@ def stack_array(rows: int, cols: int) -> Callable[[], Any]:
 
     return cast(Callable[[], Any], on_stack)
 
-
-_check_get_call_template()

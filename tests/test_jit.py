@@ -163,11 +163,9 @@ def test_the_first_compilation_is_announced_once(
         listener.on_end(theirs)
         assert not _jit.compiled_here()
         listener.on_start(first)
-        assert _jit.compiling_ours()
         listener.on_start(nested)
         listener.on_end(nested)
         listener.on_end(first)
-        assert not _jit.compiling_ours()
         listener.on_start(second)
         listener.on_end(second)
     assert _jit.compiled_here()
@@ -252,6 +250,7 @@ COMPILE_LINE = "compiling kernels for first use"
 
 
 @pytest.mark.slow
+@pytest.mark.process
 @pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="needs the JIT")
 def test_a_first_process_compiles_says_so_once_and_fills_the_cache(tmp_path: Path) -> None:
     """On a fresh cache the first process prints the one compile line on stderr (no
@@ -284,90 +283,6 @@ def test_a_first_process_compiles_says_so_once_and_fills_the_cache(tmp_path: Pat
 
 # --------------------------------------------------------- the private numba hooks
 JIT_ON = pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="the hooks act on compiled kernels")
-
-
-@JIT_ON
-def test_every_kernel_types_calls_from_other_kernels_without_literals() -> None:
-    """unliteral_calls is on every kernel, and a callee that another kernel calls with
-    two literal constants compiles once, for int64 (numba alone compiles it twice, once
-    per Literal[int])."""
-    import numba
-
-    from qwirkle_core import _jit, _movegen, _numba_private, _rules, _state
-
-    assert _jit._ours
-    for kernel in (_movegen.generate, _state.build, _rules.hand_mask_in_place):
-        assert id(kernel) in _jit._ours
-        assert getattr(kernel.get_call_template, "qwirkle_unliteral", False) is True
-
-    def make(hooked: bool) -> tuple[object, object]:
-        @numba.njit
-        def callee(x: int) -> int:
-            return x + 1
-
-        if hooked:
-            _numba_private.unliteral_calls(callee)
-
-        @numba.njit
-        def caller() -> int:
-            return callee(0) + callee(1)
-
-        return callee, caller
-
-    for hooked, signatures in ((True, 1), (False, 2)):
-        callee, caller = make(hooked)
-        assert caller() == 3  # type: ignore[operator]
-        assert len(callee.signatures) == signatures, callee.signatures  # type: ignore[attr-defined]
-    hooked_callee, _ = make(True)
-    hooked_callee(0)  # type: ignore[operator]
-    assert str(hooked_callee.signatures[0]) == "(int64,)"  # type: ignore[attr-defined]
-
-
-@JIT_ON
-def test_the_shape_error_template_is_replaced_where_numba_formats_shapes() -> None:
-    """numba >= 0.60 formats shapes into a failed slice assignment's error; our hook
-    replaced its template at import (numba < 0.60 has no such template: nothing to do)."""
-    from numba.np import arrayobj
-
-    from qwirkle_core import _jit, _numba_private
-
-    formats_shapes = hasattr(arrayobj, "raise_with_shape_context")
-    assert _jit.SHORT_SHAPE_ERRORS is formats_shapes
-    assert _numba_private.short_shape_errors_installed() is formats_shapes
-
-
-@pytest.mark.slow
-@JIT_ON
-def test_our_kernels_compile_the_plain_shape_error_and_others_numbas_own() -> None:
-    """In a fresh process: another library's kernel gets numba's message (with the
-    shapes, on numba >= 0.60); one of ours, the plain one."""
-    code = textwrap.dedent(
-        """
-        import numba, numpy as np
-        from qwirkle_core import _jit
-
-        def copy(a, b):
-            a[0:2] = b
-
-        theirs = numba.njit(copy)
-        ours = numba.njit(lambda a, b: copy2(a, b))
-        copy2 = numba.njit(copy)
-        _jit._ours.add(id(ours))
-        for kernel, a, b in ((theirs, np.zeros(4), np.zeros(3)), (ours, np.zeros((4, 2)), np.zeros((3, 2)))):
-            try:
-                kernel(a, b)
-            except ValueError as exc:
-                print(exc)
-        """
-    )
-    proc = _python(code)
-    assert proc.returncode == 0, proc.stderr
-    from numba.np import arrayobj
-
-    theirs, ours = proc.stdout.splitlines()
-    assert ours == "cannot assign slice from input of different size"
-    if hasattr(arrayobj, "raise_with_shape_context"):
-        assert theirs != ours and "3" in theirs, theirs
 
 
 @JIT_ON
