@@ -157,6 +157,11 @@ def test_the_first_compilation_is_announced_once(
     for ours in (first, nested, second):
         monkeypatch.setattr(_jit, "_ours", _jit._ours | {id(ours.data["dispatcher"])})
     monkeypatch.setattr(_jit, "_announced", False)
+    # An earlier test may have run the command line in this process, which hands the
+    # package's log to stderr: this test sees only what the library itself writes.
+    package_log = logging.getLogger("qwirkle_core")
+    monkeypatch.setattr(package_log, "handlers", [])
+    monkeypatch.setattr(package_log, "propagate", True)
     listener = _jit._CompileListener()
     with caplog.at_level(logging.DEBUG, logger="qwirkle_core"):
         listener.on_start(theirs)
