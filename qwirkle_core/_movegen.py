@@ -23,15 +23,14 @@ with a tile across the line and none before it (anchors); all in (row, col) orde
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable
-from typing import Any, cast
+from typing import Any
 
-import numba
 import numpy as np
 
 from ._geometry import ALL_KINDS, COORD_MAX, NEIGHBOURS, KArray, KInt
 from ._jit import JIT_OFF, helper, inline_helper, kernel, query_kernel
 from ._lines import fold_tile, line_points, lowest_bit, lowest_kind
+from ._numba_private import stack_array as _stack_array
 from ._state import (
     LEN_SHIFT,
     MAX_SPAN,
@@ -95,45 +94,6 @@ MAX_QUERY_ROWS = MAX_SPAN + 2
 MAX_ROW_WORDS = 3
 
 
-def _stack_array(rows: int, cols: int) -> Callable[[], KArray]:
-    """A function that gives an int64[rows, cols] array in the calling kernel's stack
-    frame: no allocation and no reference count (a null meminfo), for a query's small
-    stacks.  Such an array must not outlive the call, and the query keeps it to itself.
-    With the JIT off it is np.empty."""
-
-    def in_python() -> KArray:
-        return np.empty((rows, cols), np.int64)
-
-    if getattr(numba.config, "DISABLE_JIT"):  # noqa: B009 - numba's config is untyped
-        return in_python
-    from numba.core import cgutils, types  # pragma: no cover - the JIT-off run returns above
-    from numba.extending import intrinsic
-    from numba.np.arrayobj import populate_array
-
-    array_type = types.Array(types.int64, 2, "C")
-
-    @intrinsic
-    def on_stack(typingctx: Any) -> Any:
-        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-            word = context.get_value_type(types.int64)
-            data = cgutils.alloca_once(builder, word, size=rows * cols)  # type: ignore[no-untyped-call]
-            array = context.make_array(array_type)(context, builder)
-            intp = context.get_value_type(types.intp)
-            populate_array(  # type: ignore[no-untyped-call]
-                array,
-                data=data,
-                shape=[intp(rows), intp(cols)],
-                strides=[intp(cols * 8), intp(8)],
-                itemsize=intp(8),
-                meminfo=None,
-            )
-            return array._getvalue()
-
-        return array_type(), codegen
-
-    return cast(Callable[[], KArray], on_stack)
-
-
 new_scratch = _stack_array(N_SCRATCH, 8)
 # Per query row and occupancy word, the empty cells where a tile of the hand fits
 # (bit b: cell 64 * word + b), found by the one-tile pass for the walks.
@@ -165,14 +125,21 @@ def reciprocal(divisor: KInt) -> KInt:
     return ((np.int64(1) << 32) + divisor - 1) // divisor
 
 
+Window = tuple[KInt, KInt, KInt, KInt]  # a query's (width, reciprocal(width), top, left)
+# A pass's direction: (step, reciprocal(step), along_at, cross_at), the step from a cell
+# to the next along the line and the offsets in ``st`` of the cross-check words along
+# it and across it.
+Line = tuple[KInt, KInt, KInt, KInt]
+# The moves a pass has seen: (rows kept, legal moves, best score kept), and whether it
+# stopped early (MODE_ANY found one).
+Tally = tuple[KInt, KInt, KInt, bool]
+
+
 @inline_helper
-def write_move(
-    out: KArray, count: KInt, scratch: KArray, n: KInt, score: KInt, width: KInt, per_width: KInt,
-    top: KInt, left: KInt,
-) -> None:
-    """Row ``count`` of ``out``: the move of the ``n`` tiles in scratch[K_MOVE_*, :n]
-    (flat cells of a window ``width`` wide whose cell 0 is the caller's (top, left);
-    ``per_width`` is reciprocal(width))."""
+def write_move(out: KArray, count: KInt, scratch: KArray, n: KInt, score: KInt, window: Window) -> None:
+    """Row ``count`` of ``out``: the move of the ``n`` tiles in scratch[K_MOVE_*, :n],
+    flat cells of the ``window`` (its cell 0 is the caller's (top, left))."""
+    width, per_width, top, left = window
     move_row = unsigned(count)
     out[move_row, COL_N] = n
     out[move_row, COL_SCORE] = score
@@ -204,10 +171,30 @@ def keep_move(mode: KInt, score: KInt, best: KInt, count: KInt) -> tuple[bool, K
 
 
 @inline_helper
+def record_move(
+    out: KArray, scratch: KArray, n: KInt, score: KInt, mode: KInt, count: KInt, total: KInt, best: KInt,
+    window: Window,
+) -> tuple[KInt, KInt, KInt]:
+    """The move writer: the legal move of the ``n`` tiles in scratch[K_MOVE_*, :n],
+    scoring ``score``, counted, and written as the next row of ``out`` if ``mode`` keeps
+    it and the table has room (the rows kept are counted beyond it: the caller then
+    asks again with a larger table).  Returns the tally after it (rows kept, moves,
+    best score); under MODE_ANY the caller stops at the first move."""
+    total += 1
+    keep, best, count = keep_move(mode, score, best, count)
+    if keep:
+        if count < out.shape[0]:
+            write_move(out, count, scratch, n, score, window)
+        count += 1
+    return count, total, best
+
+
+@inline_helper
 def generate_openings(out: KArray, scratch: KArray, hand_mask: KInt, row: KInt, col: KInt, mode: KInt) -> KInt:
     """Every opening move of the kinds in ``hand_mask`` on the empty board, in the
     canonical frame: the line starts at (row, col) and runs east.  Returns what
     :func:`generate` returns."""
+    window = (8, reciprocal(8), row, col)  # a window 8 cells wide: the line fits its row
     count = 0
     total = 0
     best = -1
@@ -227,14 +214,9 @@ def generate_openings(out: KArray, scratch: KArray, hand_mask: KInt, row: KInt, 
         allowed = fold_tile(scratch[K_LEFT_ALLOWED, depth], kind)
         n_placed = depth + 1
         score = 1 if n_placed == 1 else line_points(n_placed)
-        total += 1
-        keep, best, count = keep_move(mode, score, best, count)
-        if keep:
-            if count < out.shape[0]:
-                write_move(out, count, scratch, n_placed, score, 8, reciprocal(8), row, col)
-            count += 1
-            if mode == MODE_ANY:
-                return 1
+        count, total, best = record_move(out, scratch, n_placed, score, mode, count, total, best, window)
+        if mode == MODE_ANY:
+            return 1
         todo = allowed & hand_mask
         if todo != 0:
             depth += 1
@@ -299,6 +281,359 @@ def near_edge(st: KArray) -> bool:
     )
 
 
+# The one-tile pass.
+
+
+@inline_helper
+def fitting_cells(st: KArray, cells: KInt, row_base: KInt, hand_mask: KInt) -> KInt:
+    """The ``cells`` (bits of the 64 cells from flat cell ``row_base``) where a tile of
+    the hand fits both the cell's row and its column.  Without a branch on each: whether
+    a cell fits follows no pattern a CPU could learn."""
+    row_at = st[S_ROW_AT]
+    col_at = st[S_COL_AT]
+    fit = np.int64(0)
+    while cells != 0:
+        bit = lowest_bit(cells)
+        cells &= cells - 1
+        cell = row_base + bit
+        fits = st[unsigned(row_at + cell)] & st[unsigned(col_at + cell)] & hand_mask
+        fit |= np.int64(fits != 0) << bit
+    return fit
+
+
+@inline_helper
+def one_tile_pass(
+    st: KArray, out: KArray, scratch: KArray, fit_words: KArray, hand_mask: KInt, mode: KInt, window: Window,
+) -> Tally:
+    """The one-tile moves: one per (empty cell beside a tile, kind of the hand that fits
+    its row and its column), whatever the direction, in (row, col) order.  Fills
+    ``fit_words`` with those cells, for the walks.  Returns the tally."""
+    width = window[0]
+    row_at = st[S_ROW_AT]
+    col_at = st[S_COL_AT]
+    occ_at = st[S_OCC_AT]
+    words = st[S_WORDS]
+    first_row = st[S_R0] - 1
+    count = 0
+    total = 0
+    best = -1
+    for i in range(first_row, st[S_R1] + 1):
+        for w in range(words):
+            row_base = i * width + w * 64
+            fit = fitting_cells(st, start_cells(st, occ_at + i * words + w, w, words, 0), row_base, hand_mask)
+            fit_words[unsigned(i - first_row), unsigned(w)] = fit
+            while fit != 0:
+                cell = row_base + lowest_bit(fit)
+                fit &= fit - 1
+                row_info = st[unsigned(row_at + cell)]
+                col_info = st[unsigned(col_at + cell)]
+                fits = row_info & col_info & hand_mask
+                score = line_points((row_info >> LEN_SHIFT) + 1) + line_points((col_info >> LEN_SHIFT) + 1)
+                if mode == MODE_BEST and score < best:
+                    continue  # none of this cell's moves is kept (MODE_BEST needs no total)
+                scratch[K_MOVE_CELL, 0] = cell
+                while fits != 0:
+                    scratch[K_MOVE_KIND, 0] = lowest_kind(fits)
+                    fits &= fits - 1
+                    count, total, best = record_move(out, scratch, 1, score, mode, count, total, best, window)
+                    if mode == MODE_ANY:
+                        return count, total, best, True
+    return count, total, best, False
+
+
+@inline_helper
+def fill_down_words(st: KArray, fit_words: KArray, down_words: KArray) -> None:
+    """``down_words``: per query row and occupancy word, the tiles whose column run has
+    a cell below it where a tile of the hand fits (``fit_words``), bottom row first."""
+    occ_at = st[S_OCC_AT]
+    words = st[S_WORDS]
+    first_row = st[S_R0] - 1
+    last_row = st[S_R1]
+    for i in range(last_row, first_row - 1, -1):
+        r = i - first_row
+        for w in range(words):
+            below = np.int64(0)
+            if i < last_row:
+                below = fit_words[unsigned(r + 1), unsigned(w)] | down_words[unsigned(r + 1), unsigned(w)]
+            down_words[unsigned(r), unsigned(w)] = st[unsigned(occ_at + i * words + w)] & below
+
+
+# The walks: the moves of 2..6 tiles along a line (a row, or a column).
+
+
+@inline_helper
+def anchor_cells(
+    st: KArray, fit_words: KArray, down_words: KArray, walk: KInt, r: KInt, o: KInt, w: KInt, words: KInt,
+) -> KInt:
+    """The anchors of pass ``walk`` (see start_cells) in occupancy word ``o`` (word
+    ``w`` of query row ``r``) that can start a move.  A move along a line places a
+    tile next to the run of board tiles it builds on, on the cell before the run or the
+    cell after it, which the one-tile pass found fitting: an empty anchor must be such
+    a cell itself (its first tile fits it as a one-tile move would, its row and its
+    column); a tile anchor needs one at an end of its run (along a row: row_live_tiles;
+    along a column: down_words, or the cell above)."""
+    fit_here = fit_words[unsigned(r), unsigned(w)]
+    if walk == 1:
+        fit_before = fit_words[unsigned(r), unsigned(w - 1)] if w > 0 else 0
+        live = row_live_tiles(st[unsigned(o)], fit_here, fit_before, w + 1 < words)
+    else:
+        fit_above = fit_words[unsigned(r - 1), unsigned(w)] if r > 0 else 0
+        live = st[unsigned(o)] & (down_words[unsigned(r), unsigned(w)] | fit_above)
+    return start_cells(st, o, w, words, walk) & (live | fit_here)
+
+
+@inline_helper
+def tile_run(st: KArray, anchor: KInt, line: Line) -> tuple[KInt, KInt]:
+    """For a tile anchor (the cell before it is empty): the kinds that can join its run
+    (-1: none, the run is dead) and the empty cell after it.  The along-line word of
+    the cell before the anchor says both when nothing lies before that cell; otherwise
+    the run is folded tile by tile."""
+    step, _, along_at, cross_at = line
+    before_info = st[unsigned(along_at + anchor - step)]
+    if st[unsigned(along_at + anchor - 2 * step)] >= 0:
+        return before_info & ALL_KINDS, anchor + (before_info >> LEN_SHIFT) * step
+    run_allowed = np.int64(ALL_KINDS)
+    run_end = anchor
+    while st[unsigned(cross_at + run_end)] < 0 and run_allowed >= 0:
+        run_allowed = fold_tile(run_allowed, ~st[unsigned(cross_at + run_end)])
+        run_end += step
+    return run_allowed, run_end
+
+
+@inline_helper
+def lay_out_start(scratch: KArray, anchor: KInt, anchor_kind: KInt, n_left: KInt, step: KInt) -> None:
+    """scratch[K_MOVE_*, :n_left + 1]: the left part's tiles in line order, then the
+    anchor.  The anchor's slot is written even for a board tile (the right walk then
+    overwrites it): no branch to mispredict."""
+    for k in range(n_left):
+        scratch[K_MOVE_CELL, unsigned(k)] = anchor - (n_left - k) * step
+        scratch[K_MOVE_KIND, unsigned(k)] = scratch[K_LEFT_KIND, unsigned(n_left - 1 - k)]
+    scratch[K_MOVE_CELL, unsigned(n_left)] = anchor
+    scratch[K_MOVE_KIND, unsigned(n_left)] = anchor_kind
+
+
+@inline_helper
+def next_right_node(st: KArray, scratch: KArray, frame: KInt, n_prior: KInt, line: Line) -> Tally:
+    """The right walk's next node: a child of the deepest frame, from ``frame`` down,
+    with a tile left to try that the line takes (its tile placed, through the board
+    tiles after it).  Returns (its frame, its addable kinds, its cross lines' points,
+    the empty cell its line ends before); frame -1: none, the walk is done."""
+    step, _, _, cross_at = line
+    while frame >= 0:
+        right_todo = scratch[K_RIGHT_TODO, unsigned(frame)]
+        if right_todo == 0:
+            frame -= 1
+            continue
+        right_kind = lowest_kind(right_todo)
+        scratch[K_RIGHT_TODO, unsigned(frame)] = right_todo & (right_todo - 1)
+        right_cell = scratch[K_MOVE_CELL, unsigned(n_prior + frame)]
+        node_allowed = fold_tile(scratch[K_RIGHT_ALLOWED, unsigned(frame)], right_kind)
+        walk_end = right_cell + step
+        while st[unsigned(cross_at + walk_end)] < 0 and node_allowed >= 0:
+            node_allowed = fold_tile(node_allowed, ~st[unsigned(cross_at + walk_end)])
+            walk_end += step
+        if node_allowed < 0:
+            continue
+        scratch[K_MOVE_KIND, unsigned(n_prior + frame)] = right_kind
+        cross_len = st[unsigned(cross_at + right_cell)] >> LEN_SHIFT
+        node_points = scratch[K_RIGHT_POINTS, unsigned(frame)] + line_points(cross_len + 1)
+        return frame, node_allowed, node_points, walk_end
+    return -1, 0, 0, 0
+
+
+@inline_helper
+def right_walk(
+    st: KArray, out: KArray, scratch: KArray, line_start: KInt, n_prior: KInt, allowed: KInt, points: KInt,
+    end: KInt, hand_mask: KInt, mode: KInt, count: KInt, total: KInt, best: KInt, line: Line, window: Window,
+) -> Tally:
+    """The right walk: every move whose line starts at ``line_start`` with the
+    ``n_prior`` tiles laid out in scratch[K_MOVE_*, :n_prior] (the left part and the
+    anchor, whose line takes ``allowed`` and ends before the empty cell ``end``; their
+    cross lines score ``points``), going on to the right.
+
+    A node of the walk has n_right tiles placed after them, at scratch[K_MOVE_*,
+    n_prior:n_prior + n_right] (so the move is laid out for the move writer as it is
+    made).  Each node records its move once; only nodes with tiles left to try are
+    pushed as frames (frame f: the choice of the (f+1)-th right tile), so a leaf costs
+    no stack traffic.  Returns the tally."""
+    step, per_step, _, cross_at = line
+    walk_end = end
+    node_allowed = allowed
+    node_points = points
+    n_right = 0
+    frame = -1
+    while True:
+        n_placed = n_prior + n_right
+        if n_placed >= 2:
+            length = ((walk_end - line_start) * per_step) >> 32
+            score = node_points + line_points(length)
+            count, total, best = record_move(out, scratch, n_placed, score, mode, count, total, best, window)
+            if mode == MODE_ANY:
+                return count, total, best, True
+        right_todo = node_allowed & hand_mask & st[unsigned(cross_at + walk_end)]
+        if n_placed >= 6:
+            right_todo = 0
+        # The node's frame, written whether or not it has a tile to try (slot n_right is
+        # free): a select, not a branch, says whether it is pushed.
+        scratch[K_MOVE_CELL, unsigned(n_prior + n_right)] = walk_end
+        scratch[K_RIGHT_ALLOWED, unsigned(n_right)] = node_allowed
+        scratch[K_RIGHT_POINTS, unsigned(n_right)] = node_points
+        scratch[K_RIGHT_TODO, unsigned(n_right)] = right_todo
+        frame = n_right if right_todo != 0 else frame
+        frame, node_allowed, node_points, walk_end = next_right_node(st, scratch, frame, n_prior, line)
+        if frame < 0:
+            return count, total, best, False
+        n_right = frame + 1
+
+
+@inline_helper
+def next_left_state(scratch: KArray, n_left: KInt) -> KInt:
+    """The left part's next state: a child of the deepest state, from ``n_left`` down,
+    with a kind left to try (its tile placed); its depth, or -1: none."""
+    while n_left >= 0 and scratch[K_LEFT_TODO, unsigned(n_left)] == 0:
+        n_left -= 1
+    if n_left < 0:
+        return n_left
+    todo = scratch[K_LEFT_TODO, unsigned(n_left)]
+    kind = lowest_kind(todo)
+    scratch[K_LEFT_TODO, unsigned(n_left)] = todo & (todo - 1)
+    scratch[K_LEFT_KIND, unsigned(n_left)] = kind
+    left_allowed = scratch[K_LEFT_ALLOWED, unsigned(n_left)]
+    scratch[K_LEFT_ALLOWED, unsigned(n_left + 1)] = fold_tile(left_allowed, kind)
+    return n_left + 1
+
+
+@inline_helper
+def left_part(
+    st: KArray, out: KArray, scratch: KArray, anchor: KInt, anchor_kind: KInt, n_anchor: KInt, allowed: KInt,
+    points: KInt, end: KInt, hand_mask: KInt, mode: KInt, count: KInt, total: KInt, best: KInt, line: Line,
+    window: Window,
+) -> Tally:
+    """The left part: tiles on the free cells before the anchor (``n_anchor`` tiles
+    placed there, of ``anchor_kind``, 0 for a board tile; the line takes ``allowed``,
+    ends before the empty cell ``end``, and the cross lines score ``points``), each
+    followed by the right walk where the line may start.  Each state (n_left tiles
+    before the anchor) is visited once, as soon as it is reached (depth first, kinds in
+    order); only states with kinds left to try stay on the stack, as in the right walk.
+    Returns the tally."""
+    step, _, _, cross_at = line
+    n_left = 0
+    scratch[K_LEFT_ALLOWED, 0] = allowed
+    while n_left >= 0:
+        before = anchor - (n_left + 1) * step  # the cell before the left tiles
+        left_allowed = scratch[K_LEFT_ALLOWED, unsigned(n_left)]
+        before_info = st[unsigned(cross_at + before)]
+        n_prior = n_anchor + n_left
+        # A line start with fewer than two tiles of its own makes a move only with a
+        # tile on the cell after the run it builds on (one-tile moves come from the
+        # first pass); half of them have none that fits there, and nothing to lay out
+        # or walk.
+        fits_after = left_allowed & hand_mask & st[unsigned(cross_at + end)]
+        walkable = n_prior >= 2 or fits_after != 0
+        if before_info >= 0 and walkable:
+            # The line may start here.
+            lay_out_start(scratch, anchor, anchor_kind, n_left, step)
+            count, total, best, stop = right_walk(
+                st, out, scratch, before + step, n_prior, left_allowed, points, end, hand_mask, mode,
+                count, total, best, line, window,
+            )
+            if stop:
+                return count, total, best, True
+        # Children: one more tile before, if that cell is free (empty, and no tile
+        # across it: its word's length is 0; a tile's word is negative).
+        todo = left_allowed & hand_mask
+        if before_info >> LEN_SHIFT != 0 or n_prior >= 6:
+            todo = 0
+        scratch[K_LEFT_TODO, unsigned(n_left)] = todo
+        n_left = next_left_state(scratch, n_left)
+    return count, total, best, False
+
+
+@inline_helper
+def anchor_moves(
+    st: KArray, out: KArray, scratch: KArray, anchor: KInt, hand_mask: KInt, mode: KInt, count: KInt,
+    total: KInt, best: KInt, line: Line, window: Window,
+) -> Tally:
+    """The moves of 2..6 tiles whose leftmost anchor is ``anchor`` (the cell before
+    it is empty): for each kind the anchor can take (an empty anchor: each kind of the
+    hand its cross line and the run after it accept; a board tile: itself), the left
+    part and the right walks.  Returns the tally."""
+    step, _, along_at, cross_at = line
+    anchor_info = st[unsigned(cross_at + anchor)]
+    anchor_empty = anchor_info >= 0
+    if anchor_empty:
+        # run_allowed: the kinds the tiles after the anchor (up to the empty cell
+        # run_end) accept, which the anchor's own word along the line says.
+        along_info = st[unsigned(along_at + anchor)]
+        run_allowed = along_info & ALL_KINDS
+        run_end = anchor + ((along_info >> LEN_SHIFT) + 1) * step
+        choices = anchor_info & run_allowed & hand_mask
+    else:
+        run_allowed, run_end = tile_run(st, anchor, line)
+        addable = run_allowed & hand_mask
+        if run_allowed < 0 or addable & (addable - 1) == 0:
+            # Every tile of the move joins this line, and a move (of two tiles at
+            # least) holds two kinds the line accepts: the hand has fewer (two tile
+            # anchors in three).
+            return count, total, best, False
+        choices = np.int64(1)  # one pass: the board tile itself
+    while choices != 0:
+        if anchor_empty:
+            anchor_kind = lowest_kind(choices)
+            # anchor_kind joins the run (choices lie in run_allowed).
+            line_allowed = run_allowed & NEIGHBOURS[anchor_kind] & ~(np.int64(1) << anchor_kind)
+            base_points = line_points((anchor_info >> LEN_SHIFT) + 1)
+            n_anchor = 1
+            if line_allowed & hand_mask == 0:
+                choices &= choices - 1
+                continue
+        else:
+            anchor_kind = -1
+            line_allowed = run_allowed
+            base_points = 0
+            n_anchor = 0
+        choices &= choices - 1
+        count, total, best, stop = left_part(
+            st, out, scratch, anchor, anchor_kind, n_anchor, line_allowed, base_points, run_end, hand_mask, mode,
+            count, total, best, line, window,
+        )
+        if stop:
+            return count, total, best, True
+    return count, total, best, False
+
+
+@inline_helper
+def line_pass(
+    st: KArray, out: KArray, scratch: KArray, fit_words: KArray, down_words: KArray, hand_mask: KInt,
+    mode: KInt, walk: KInt, count: KInt, total: KInt, best: KInt, window: Window,
+) -> Tally:
+    """The moves along rows (``walk`` 1) or columns (2), from each anchor of the rows
+    beside the tiles in (row, col) order.  Returns the tally."""
+    width, per_width, _, _ = window
+    row_at = st[S_ROW_AT]
+    col_at = st[S_COL_AT]
+    if walk == 1:
+        line = (np.int64(1), reciprocal(1), row_at, col_at)  # a move along a row crosses columns
+    else:
+        line = (width, per_width, col_at, row_at)
+    occ_at = st[S_OCC_AT]
+    words = st[S_WORDS]
+    first_row = st[S_R0] - 1
+    for i in range(first_row, st[S_R1] + 1):
+        for w in range(words):
+            o = occ_at + i * words + w
+            cells = anchor_cells(st, fit_words, down_words, walk, i - first_row, o, w, words)
+            while cells != 0:
+                anchor = i * width + w * 64 + lowest_bit(cells)
+                cells &= cells - 1
+                count, total, best, stop = anchor_moves(
+                    st, out, scratch, anchor, hand_mask, mode, count, total, best, line, window,
+                )
+                if stop:
+                    return count, total, best, True
+    return count, total, best, False
+
+
 @query_kernel
 def generate(st: KArray, out: KArray, hand_mask: KInt, mode: KInt) -> KInt:
     """Every legal move of the kinds in ``hand_mask`` on the board ``st`` (a state,
@@ -321,8 +656,12 @@ def generate(st: KArray, out: KArray, hand_mask: KInt, mode: KInt) -> KInt:
     through board tiles and cross-checked cells (the right walk).  Every move has
     exactly one leftmost anchor, hence is produced once; choosing the anchor's tile
     first narrows the left part to that tile's colour or shape, so little work is
-    wasted.  Cells are flat window indices; ``step`` walks along the line (1 or the
+    wasted.  Cells are flat window indices; a line's ``step`` walks along it (1 or the
     window's width).
+
+    The parts, each a helper inlined here, over the query's stack arrays (scratch,
+    fit_words, down_words): one_tile_pass, then per direction line_pass -> anchor_moves
+    -> left_part -> right_walk, each move through record_move (the move writer).
     """
     if hand_mask & st[S_FULL]:
         return HAND_CONFLICT
@@ -331,279 +670,22 @@ def generate(st: KArray, out: KArray, hand_mask: KInt, mode: KInt) -> KInt:
     scratch = new_scratch()
     if st[S_TILES] == 0:
         return generate_openings(out, scratch, hand_mask, 0, 0, mode)
-    width = st[S_WIDTH]
-    per_width = reciprocal(width)
-    words = st[S_WORDS]
-    top = st[S_TOP]
-    left = st[S_LEFT]
+    # Asked here rather than by the Python layer before the call: a query then reads
+    # no header word in Python.
     if check_edge and near_edge(st):
-        # Asked here rather than by the Python layer before the call: a query then
-        # reads no header word in Python (0.8 us of a 7 us query).
         return NEAR_EDGE
-    row_at = st[S_ROW_AT]
-    col_at = st[S_COL_AT]
-    occ_at = st[S_OCC_AT]
-    first_row = st[S_R0] - 1
-    last_row = st[S_R1]
-    count = 0  # rows kept
-    total = 0  # legal moves seen
-    best = -1
-
-    # One-tile moves, then the moves along rows, then along columns, each pass over
-    # the rows beside the tiles in (row, col) order.  ``cells`` holds the pass's
-    # starting cells among the 64 cells of one occupancy word.
+    width = st[S_WIDTH]
+    window = (width, reciprocal(width), st[S_TOP], st[S_LEFT])
     fit_words = new_fit_words()
-    for i in range(first_row, last_row + 1):
-        for w in range(words):
-            cells = start_cells(st, occ_at + i * words + w, w, words, 0)
-            row_base = i * width + w * 64
-            # First the cells where a tile of the hand fits, without a branch on each
-            # (whether a cell fits follows no pattern a CPU could learn), then their moves.
-            fit = np.int64(0)
-            while cells != 0:
-                bit = lowest_bit(cells)
-                cells &= cells - 1
-                cell = row_base + bit
-                fits = st[unsigned(row_at + cell)] & st[unsigned(col_at + cell)] & hand_mask
-                fit |= np.int64(fits != 0) << bit
-            fitting = fit
-            while fitting != 0:
-                cell = row_base + lowest_bit(fitting)
-                fitting &= fitting - 1
-                # One per (cell, kind), whatever the direction.
-                row_info = st[unsigned(row_at + cell)]
-                col_info = st[unsigned(col_at + cell)]
-                fits = row_info & col_info & hand_mask
-                score = line_points((row_info >> LEN_SHIFT) + 1) + line_points((col_info >> LEN_SHIFT) + 1)
-                if mode == MODE_BEST and score < best:
-                    continue  # none of this cell's moves is kept (MODE_BEST needs no total)
-                scratch[K_MOVE_CELL, 0] = cell
-                while fits != 0:
-                    kind = lowest_kind(fits)
-                    fits &= fits - 1
-                    total += 1
-                    keep, best, count = keep_move(mode, score, best, count)
-                    if keep:
-                        if count < out.shape[0]:
-                            scratch[K_MOVE_KIND, 0] = kind
-                            write_move(out, count, scratch, 1, score, width, per_width, top, left)
-                        count += 1
-                        if mode == MODE_ANY:
-                            return 1
-            fit_words[unsigned(i - first_row), unsigned(w)] = fit
-    # A move along a line places a tile next to the run of board tiles it builds on:
-    # on the cell before the run or the cell after it, which the one-tile pass found
-    # fitting.  down_words: the tiles whose column run has such a cell below it.
+    count, total, best, stop = one_tile_pass(st, out, scratch, fit_words, hand_mask, mode, window)
+    if stop:
+        return 1
     down_words = new_fit_words()
-    for i in range(last_row, first_row - 1, -1):
-        r = i - first_row
-        for w in range(words):
-            below = np.int64(0)
-            if i < last_row:
-                below = fit_words[unsigned(r + 1), unsigned(w)] | down_words[unsigned(r + 1), unsigned(w)]
-            down_words[unsigned(r), unsigned(w)] = st[unsigned(occ_at + i * words + w)] & below
+    fill_down_words(st, fit_words, down_words)
     for walk in range(1, 3):
-        if walk == 1:
-            step = 1
-            per_step = reciprocal(1)
-            along_at = row_at
-            cross_at = col_at  # a move along a row crosses columns
-        else:
-            step = width
-            per_step = per_width
-            along_at = col_at
-            cross_at = row_at
-        for i in range(first_row, last_row + 1):
-            for w in range(words):
-                o = occ_at + i * words + w
-                r = i - first_row
-                # An empty anchor's first tile must fit it as a one-tile move would (its
-                # row and its column); a tile anchor needs such a cell at an end of its
-                # run.  The others start no move.
-                if walk == 1:
-                    fit_before = fit_words[unsigned(r), unsigned(w - 1)] if w > 0 else 0
-                    fit_here = fit_words[unsigned(r), unsigned(w)]
-                    live = row_live_tiles(st[unsigned(o)], fit_here, fit_before, w + 1 < words)
-                else:
-                    fit_above = fit_words[unsigned(r - 1), unsigned(w)] if r > 0 else 0
-                    live = st[unsigned(o)] & (down_words[unsigned(r), unsigned(w)] | fit_above)
-                cells = start_cells(st, o, w, words, walk) & (live | fit_words[unsigned(r), unsigned(w)])
-                while cells != 0:
-                    anchor = i * width + w * 64 + lowest_bit(cells)
-                    cells &= cells - 1
-                    # Moves of 2..6 tiles whose leftmost anchor is anchor.
-                    anchor_info = st[unsigned(cross_at + anchor)]
-                    anchor_empty = anchor_info >= 0
-                    # run_allowed: the kinds the tiles from anchor (anchor excluded when empty) to
-                    # the next empty cell run_end accept.  The cell before anchor is empty,
-                    # so an empty anchor's own word along the line says it; for a tile, the
-                    # word of the cell before it does when nothing lies before that.
-                    if anchor_empty:
-                        along_info = st[unsigned(along_at + anchor)]
-                        run_allowed = along_info & ALL_KINDS
-                        run_end = anchor + ((along_info >> LEN_SHIFT) + 1) * step
-                        # Kinds its column (row) accepts that can also join that run.
-                        choices = anchor_info & run_allowed & hand_mask
-                    else:
-                        before_info = st[unsigned(along_at + anchor - step)]
-                        if st[unsigned(along_at + anchor - 2 * step)] >= 0:
-                            run_allowed = before_info & ALL_KINDS
-                            run_end = anchor + (before_info >> LEN_SHIFT) * step
-                        else:
-                            run_allowed = np.int64(ALL_KINDS)
-                            run_end = anchor
-                            while st[unsigned(cross_at + run_end)] < 0 and run_allowed >= 0:
-                                run_allowed = fold_tile(run_allowed, ~st[unsigned(cross_at + run_end)])
-                                run_end += step
-                        addable = run_allowed & hand_mask
-                        if run_allowed < 0 or addable & (addable - 1) == 0:
-                            # Every tile of the move joins this line, and a move (of two
-                            # tiles at least) holds two kinds the line accepts: the hand
-                            # has fewer (two tile anchors in three).
-                            continue
-                        choices = np.int64(1)  # one pass: the board tile itself
-                    while choices != 0:
-                        end = run_end
-                        if anchor_empty:
-                            anchor_kind = lowest_kind(choices)
-                            # anchor_kind joins the run (choices lie in run_allowed).
-                            line_allowed = run_allowed & NEIGHBOURS[anchor_kind] & ~(np.int64(1) << anchor_kind)
-                            base_points = line_points((anchor_info >> LEN_SHIFT) + 1)
-                            n_anchor = 1
-                            if line_allowed & hand_mask == 0:
-                                choices &= choices - 1
-                                continue
-                        else:
-                            anchor_kind = -1
-                            line_allowed = run_allowed
-                            base_points = 0
-                            n_anchor = 0
-                        choices &= choices - 1
-                        # Left part: tiles on the free cells before the anchor (depth n_left).
-                        # Each state is visited once, as soon as it is reached (depth first,
-                        # kinds in order); only states with kinds left to try stay on the
-                        # stack, as in the right walk.
-                        n_left = 0
-                        scratch[K_LEFT_ALLOWED, 0] = line_allowed
-                        while True:
-                            # Visit the state with n_left left tiles; before is the cell
-                            # before them.
-                            before = anchor - (n_left + 1) * step
-                            left_allowed = scratch[K_LEFT_ALLOWED, unsigned(n_left)]
-                            before_info = st[unsigned(cross_at + before)]
-                            n_prior = n_anchor + n_left
-                            # A line start with fewer than two tiles of its own makes a
-                            # move only with a tile on the cell after the run it builds on
-                            # (one-tile moves come from the first pass); half of them
-                            # have none that fits there, and nothing to lay out or walk.
-                            fits_after = left_allowed & hand_mask & st[unsigned(cross_at + end)]
-                            walkable = n_prior >= 2 or fits_after != 0
-                            if before_info >= 0 and walkable:
-                                # The line may start here: lay out the left part
-                                # and the anchor, and walk to the right.
-                                for k in range(n_left):
-                                    scratch[K_MOVE_CELL, unsigned(k)] = anchor - (n_left - k) * step
-                                    left_kind = scratch[K_LEFT_KIND, unsigned(n_left - 1 - k)]
-                                    scratch[K_MOVE_KIND, unsigned(k)] = left_kind
-                                # The anchor's slot, written even for a board tile (the
-                                # right walk then overwrites it): no branch to mispredict.
-                                scratch[K_MOVE_CELL, unsigned(n_left)] = anchor
-                                scratch[K_MOVE_KIND, unsigned(n_left)] = anchor_kind
-                                # The right walk: every move whose line starts at
-                                # line_start with these n_prior tiles, going on to the
-                                # right.  Written here, not as a function: while the
-                                # generator counted references, an inlined function's
-                                # array arguments cost an atomic incref and decref each
-                                # per line start (a third of a query's time); without
-                                # them (query_kernel), each walk direction inlined as a
-                                # function of its own measured no faster (0.99 cold).
-                                # A node of the walk has n_right tiles placed after
-                                # them, at scratch[K_MOVE_*, n_prior:n_prior + n_right]
-                                # (so the move is laid out for write_move as it is
-                                # made); its line ends before the empty cell walk_end.
-                                # Each node emits its move once; only nodes with tiles
-                                # left to try are pushed as frames (frame f: the choice
-                                # of the (f+1)-th right tile), so a leaf costs no
-                                # stack traffic.
-                                line_start = before + step
-                                walk_end = end
-                                node_allowed = left_allowed
-                                node_points = base_points
-                                n_right = 0
-                                frame = -1
-                                while True:
-                                    n_placed = n_prior + n_right
-                                    if n_placed >= 2:
-                                        length = ((walk_end - line_start) * per_step) >> 32
-                                        score = node_points + line_points(length)
-                                        total += 1
-                                        keep, best, count = keep_move(mode, score, best, count)
-                                        if keep:
-                                            if count < out.shape[0]:
-                                                write_move(
-                                                    out, count, scratch, n_placed, score,
-                                                    width, per_width, top, left,
-                                                )
-                                            count += 1
-                                            if mode == MODE_ANY:
-                                                return 1
-                                    right_todo = node_allowed & hand_mask & st[unsigned(cross_at + walk_end)]
-                                    if n_placed >= 6:
-                                        right_todo = 0
-                                    # The node's frame, written whether or not it has a
-                                    # tile to try (slot n_right is free): a select, not a
-                                    # branch, says whether it is pushed.
-                                    scratch[K_MOVE_CELL, unsigned(n_prior + n_right)] = walk_end
-                                    scratch[K_RIGHT_ALLOWED, unsigned(n_right)] = node_allowed
-                                    scratch[K_RIGHT_POINTS, unsigned(n_right)] = node_points
-                                    scratch[K_RIGHT_TODO, unsigned(n_right)] = right_todo
-                                    frame = n_right if right_todo != 0 else frame
-                                    # The next node: a child of the deepest frame with a
-                                    # tile left to try; none: this line start is done.
-                                    found = False
-                                    while frame >= 0:
-                                        right_todo = scratch[K_RIGHT_TODO, unsigned(frame)]
-                                        if right_todo == 0:
-                                            frame -= 1
-                                            continue
-                                        right_kind = lowest_kind(right_todo)
-                                        scratch[K_RIGHT_TODO, unsigned(frame)] = right_todo & (right_todo - 1)
-                                        right_cell = scratch[K_MOVE_CELL, unsigned(n_prior + frame)]
-                                        frame_allowed = scratch[K_RIGHT_ALLOWED, unsigned(frame)]
-                                        node_allowed = fold_tile(frame_allowed, right_kind)
-                                        walk_end = right_cell + step
-                                        while st[unsigned(cross_at + walk_end)] < 0 and node_allowed >= 0:
-                                            board_kind = ~st[unsigned(cross_at + walk_end)]
-                                            node_allowed = fold_tile(node_allowed, board_kind)
-                                            walk_end += step
-                                        if node_allowed < 0:
-                                            continue
-                                        scratch[K_MOVE_KIND, unsigned(n_prior + frame)] = right_kind
-                                        cross_len = st[unsigned(cross_at + right_cell)] >> LEN_SHIFT
-                                        cross_points = line_points(cross_len + 1)
-                                        node_points = scratch[K_RIGHT_POINTS, unsigned(frame)] + cross_points
-                                        n_right = frame + 1
-                                        found = True
-                                        break
-                                    if not found:
-                                        break
-                            # Children: one more tile before, if that cell is free (empty,
-                            # and no tile across it: its word's length is 0; a tile's word
-                            # is negative).
-                            todo = left_allowed & hand_mask
-                            if before_info >> LEN_SHIFT != 0 or n_anchor + n_left >= 6:
-                                todo = 0
-                            scratch[K_LEFT_TODO, unsigned(n_left)] = todo
-                            # The next state: a child of the deepest state with a kind left.
-                            while n_left >= 0 and scratch[K_LEFT_TODO, unsigned(n_left)] == 0:
-                                n_left -= 1
-                            if n_left < 0:
-                                break
-                            todo = scratch[K_LEFT_TODO, unsigned(n_left)]
-                            kind = lowest_kind(todo)
-                            scratch[K_LEFT_TODO, unsigned(n_left)] = todo & (todo - 1)
-                            scratch[K_LEFT_KIND, unsigned(n_left)] = kind
-                            left_allowed = scratch[K_LEFT_ALLOWED, unsigned(n_left)]
-                            scratch[K_LEFT_ALLOWED, unsigned(n_left + 1)] = fold_tile(left_allowed, kind)
-                            n_left += 1
+        count, total, best, stop = line_pass(
+            st, out, scratch, fit_words, down_words, hand_mask, mode, walk, count, total, best, window,
+        )
+        if stop:
+            return 1
     return total if mode == MODE_COUNT else count
