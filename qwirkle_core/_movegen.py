@@ -78,7 +78,7 @@ EDGE_REACH = 7
 # Rows of the scratch array of a query (int64[N_SCRATCH, 8]).
 K_LEFT_KIND = 0  # left part, nearest the anchor first
 K_LEFT_ALLOWED = 1  # the line's addable kinds with n_left left tiles
-K_LEFT_TODO = 2  # kinds still to try at left depth n_left (-1: state not visited yet)
+K_LEFT_TODO = 2  # kinds still to try at left depth n_left
 K_RIGHT_ALLOWED = 3  # the line's addable kinds before the i-th right tile
 K_RIGHT_TODO = 4  # kinds still to try there
 K_RIGHT_POINTS = 5  # points of the cross lines before it
@@ -174,19 +174,19 @@ def keep_move(mode: KInt, score: KInt, best: KInt, count: KInt) -> tuple[bool, K
 def record_move(
     out: KArray, scratch: KArray, n: KInt, score: KInt, mode: KInt, count: KInt, total: KInt, best: KInt,
     window: Window,
-) -> tuple[KInt, KInt, KInt]:
+) -> Tally:
     """The move writer: the legal move of the ``n`` tiles in scratch[K_MOVE_*, :n],
     scoring ``score``, counted, and written as the next row of ``out`` if ``mode`` keeps
     it and the table has room (the rows kept are counted beyond it: the caller then
-    asks again with a larger table).  Returns the tally after it (rows kept, moves,
-    best score); under MODE_ANY the caller stops at the first move."""
+    asks again with a larger table).  Returns the tally after it, which says stop
+    under MODE_ANY."""
     total += 1
     keep, best, count = keep_move(mode, score, best, count)
     if keep:
         if count < out.shape[0]:
             write_move(out, count, scratch, n, score, window)
-        count += 1
-    return count, total, best
+        return count + 1, total, best, mode == MODE_ANY
+    return count, total, best, False
 
 
 @inline_helper
@@ -214,8 +214,8 @@ def generate_openings(out: KArray, scratch: KArray, hand_mask: KInt, row: KInt, 
         allowed = fold_tile(scratch[K_LEFT_ALLOWED, depth], kind)
         n_placed = depth + 1
         score = 1 if n_placed == 1 else line_points(n_placed)
-        count, total, best = record_move(out, scratch, n_placed, score, mode, count, total, best, window)
-        if mode == MODE_ANY:
+        count, total, best, stop = record_move(out, scratch, n_placed, score, mode, count, total, best, window)
+        if stop:
             return 1
         todo = allowed & hand_mask
         if todo != 0:
@@ -285,12 +285,11 @@ def near_edge(st: KArray) -> bool:
 
 
 @inline_helper
-def fitting_cells(st: KArray, cells: KInt, row_base: KInt, hand_mask: KInt) -> KInt:
+def fitting_cells(st: KArray, cells: KInt, row_base: KInt, row_at: KInt, col_at: KInt, hand_mask: KInt) -> KInt:
     """The ``cells`` (bits of the 64 cells from flat cell ``row_base``) where a tile of
-    the hand fits both the cell's row and its column.  Without a branch on each: whether
-    a cell fits follows no pattern a CPU could learn."""
-    row_at = st[S_ROW_AT]
-    col_at = st[S_COL_AT]
+    the hand fits both the cell's row and its column (their cross-check words at
+    ``row_at`` and ``col_at`` in ``st``).  Without a branch on each: whether a cell fits
+    follows no pattern a CPU could learn."""
     fit = np.int64(0)
     while cells != 0:
         bit = lowest_bit(cells)
@@ -320,11 +319,12 @@ def one_tile_pass(
     for i in range(first_row, st[S_R1] + 1):
         for w in range(words):
             row_base = i * width + w * 64
-            fit = fitting_cells(st, start_cells(st, occ_at + i * words + w, w, words, 0), row_base, hand_mask)
-            fit_words[unsigned(i - first_row), unsigned(w)] = fit
-            while fit != 0:
-                cell = row_base + lowest_bit(fit)
-                fit &= fit - 1
+            cells = start_cells(st, occ_at + i * words + w, w, words, 0)
+            fit = fitting_cells(st, cells, row_base, row_at, col_at, hand_mask)
+            fitting = fit
+            while fitting != 0:
+                cell = row_base + lowest_bit(fitting)
+                fitting &= fitting - 1
                 row_info = st[unsigned(row_at + cell)]
                 col_info = st[unsigned(col_at + cell)]
                 fits = row_info & col_info & hand_mask
@@ -335,9 +335,10 @@ def one_tile_pass(
                 while fits != 0:
                     scratch[K_MOVE_KIND, 0] = lowest_kind(fits)
                     fits &= fits - 1
-                    count, total, best = record_move(out, scratch, 1, score, mode, count, total, best, window)
-                    if mode == MODE_ANY:
+                    count, total, best, stop = record_move(out, scratch, 1, score, mode, count, total, best, window)
+                    if stop:
                         return count, total, best, True
+            fit_words[unsigned(i - first_row), unsigned(w)] = fit
     return count, total, best, False
 
 
@@ -413,7 +414,9 @@ def lay_out_start(scratch: KArray, anchor: KInt, anchor_kind: KInt, n_left: KInt
 
 
 @inline_helper
-def next_right_node(st: KArray, scratch: KArray, frame: KInt, n_prior: KInt, line: Line) -> Tally:
+def next_right_node(
+    st: KArray, scratch: KArray, frame: KInt, n_prior: KInt, line: Line,
+) -> tuple[KInt, KInt, KInt, KInt]:
     """The right walk's next node: a child of the deepest frame, from ``frame`` down,
     with a tile left to try that the line takes (its tile placed, through the board
     tiles after it).  Returns (its frame, its addable kinds, its cross lines' points,
@@ -456,7 +459,7 @@ def right_walk(
     made).  Each node records its move once; only nodes with tiles left to try are
     pushed as frames (frame f: the choice of the (f+1)-th right tile), so a leaf costs
     no stack traffic.  Returns the tally."""
-    step, per_step, _, cross_at = line
+    _, per_step, _, cross_at = line
     walk_end = end
     node_allowed = allowed
     node_points = points
@@ -467,8 +470,8 @@ def right_walk(
         if n_placed >= 2:
             length = ((walk_end - line_start) * per_step) >> 32
             score = node_points + line_points(length)
-            count, total, best = record_move(out, scratch, n_placed, score, mode, count, total, best, window)
-            if mode == MODE_ANY:
+            count, total, best, stop = record_move(out, scratch, n_placed, score, mode, count, total, best, window)
+            if stop:
                 return count, total, best, True
         right_todo = node_allowed & hand_mask & st[unsigned(cross_at + walk_end)]
         if n_placed >= 6:
@@ -519,7 +522,7 @@ def left_part(
     step, _, _, cross_at = line
     n_left = 0
     scratch[K_LEFT_ALLOWED, 0] = allowed
-    while n_left >= 0:
+    while True:
         before = anchor - (n_left + 1) * step  # the cell before the left tiles
         left_allowed = scratch[K_LEFT_ALLOWED, unsigned(n_left)]
         before_info = st[unsigned(cross_at + before)]
@@ -546,7 +549,8 @@ def left_part(
             todo = 0
         scratch[K_LEFT_TODO, unsigned(n_left)] = todo
         n_left = next_left_state(scratch, n_left)
-    return count, total, best, False
+        if n_left < 0:
+            return count, total, best, False
 
 
 @inline_helper
