@@ -11,6 +11,7 @@ board API differ), which is how README's before/after table was made.
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import json
 import statistics
@@ -57,11 +58,31 @@ def kernel_call(board: Board, mask: int) -> Callable[[], Any]:
     return lambda: new(state, out, mask, 0)
 
 
+# The module that plays whole games has been renamed twice; a benchmark of an older tree
+# finds it under its name of then.
+GAME_LOOP_NAMES = ("_batch", "_gameloop", "_selfplay")
+
+
+def game_loop(package: str = "qwirkle_core") -> Any:
+    """The module of ``package`` with play_games_serial and empty_logs."""
+    for name in GAME_LOOP_NAMES:
+        try:
+            return importlib.import_module(f"{package}.{name}")
+        except ImportError:
+            continue
+    raise ImportError(f"{package} has no game-loop module (looked for {', '.join(GAME_LOOP_NAMES)})")
+
+
 def greedy_games(loop: Any, games: int) -> Callable[[], Any]:
     """``games`` greedy two-player games from seeds 0.. on one core with the game-loop
     module ``loop`` (compiled and warmed here): a call returns play_games_serial's result."""
+    package = loop.__name__.rpartition(".")[0]
+    try:
+        greedy = importlib.import_module(f"{package}._bot_kernels").BOT_GREEDY
+    except ImportError:  # a tree from before the bots' own module
+        greedy = loop.BOT_GREEDY
     tie = np.arange(loop.MAX_PLAYERS, dtype=np.int64)
-    bots = np.full(loop.MAX_PLAYERS, loop.BOT_GREEDY, np.int64)
+    bots = np.full(loop.MAX_PLAYERS, greedy, np.int64)
     low = np.arange(games, dtype=np.int64)
     high = np.zeros(games, np.int64)
     logs = loop.empty_logs(games, 0)
@@ -92,12 +113,8 @@ def main() -> None:
     if "trusted" in inspect.signature(Board.push).parameters:
         res["push_pop_trusted"] = median_over(movable, lambda it: push_pop(*it, trusted=True))
     if "--no-selfplay" not in sys.argv:
-        try:
-            from qwirkle_core import _gameloop as engine
-        except ImportError:  # the tree before the game loop's rename
-            from qwirkle_core import _selfplay as engine  # type: ignore[no-redef]
         games = 1000
-        play = greedy_games(engine, games)
+        play = greedy_games(game_loop(), games)
         times = []
         for _ in range(3):
             t = time.perf_counter()

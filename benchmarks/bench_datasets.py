@@ -16,17 +16,18 @@ from pathlib import Path
 import pytest
 
 from benchmarks.bench_selfplay import GAMES, GREEDY, NO_LOGS, SEEDS_HIGH, SEEDS_LOW, TIE_RANK, _report
-from qwirkle_core import _gameloop
+from qwirkle_core import _batch
 
 pytest.importorskip("pyarrow", reason="datasets need the scale extra")
 
-from qwirkle_core.datasets import DatasetSpec, _prepare, warm_kernels, write_chunk
+from qwirkle_core.datasets import DatasetSpec, _prepare, write_chunk
+from qwirkle_core.warmup import warm_kernels
 
 
 def test_greedy_games_no_output_one_core(benchmark) -> None:  # type: ignore[no-untyped-def]
-    _gameloop.play_games_serial(2, SEEDS_LOW[:2], SEEDS_HIGH[:2], TIE_RANK, GREEDY, NO_LOGS[:2])
+    _batch.play_games_serial(2, SEEDS_LOW[:2], SEEDS_HIGH[:2], TIE_RANK, GREEDY, NO_LOGS[:2])
     benchmark.pedantic(
-        _gameloop.play_games_serial, args=(2, SEEDS_LOW, SEEDS_HIGH, TIE_RANK, GREEDY, NO_LOGS), rounds=5, iterations=1
+        _batch.play_games_serial, args=(2, SEEDS_LOW, SEEDS_HIGH, TIE_RANK, GREEDY, NO_LOGS), rounds=5, iterations=1
     )
     _report(benchmark, "greedy games, no output, one core")
 

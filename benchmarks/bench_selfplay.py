@@ -11,15 +11,15 @@ import numba
 import numpy as np
 import pytest
 
-from qwirkle_core import _gameloop
+from qwirkle_core import _batch, _bot_kernels, _constants
 from qwirkle_core.selfplay import play_batches
 
 GAMES = 1000
-TIE_RANK = np.arange(_gameloop.MAX_PLAYERS, dtype=np.int64)
-GREEDY = np.full(_gameloop.MAX_PLAYERS, _gameloop.BOT_GREEDY, np.int64)
+TIE_RANK = np.arange(_constants.MAX_PLAYERS, dtype=np.int64)
+GREEDY = np.full(_constants.MAX_PLAYERS, _bot_kernels.BOT_GREEDY, np.int64)
 SEEDS_LOW = np.arange(GAMES, dtype=np.int64)
 SEEDS_HIGH = np.zeros(GAMES, np.int64)
-NO_LOGS = _gameloop.empty_logs(GAMES, 0)
+NO_LOGS = _batch.empty_logs(GAMES, 0)
 
 
 def _report(benchmark, label: str) -> None:  # type: ignore[no-untyped-def]
@@ -35,11 +35,11 @@ def _report(benchmark, label: str) -> None:  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize("bot", ["greedy", "heuristic", "random"])
 def test_games_one_core(benchmark, bot: str) -> None:  # type: ignore[no-untyped-def]
-    bots = np.full(_gameloop.MAX_PLAYERS, {"greedy": _gameloop.BOT_GREEDY, "heuristic": _gameloop.BOT_HEURISTIC,
-                                         "random": _gameloop.BOT_RANDOM}[bot], np.int64)
-    _gameloop.play_games_serial(2, SEEDS_LOW[:2], SEEDS_HIGH[:2], TIE_RANK, bots, NO_LOGS[:2])
+    bots = np.full(_constants.MAX_PLAYERS, {"greedy": _bot_kernels.BOT_GREEDY, "heuristic": _bot_kernels.BOT_HEURISTIC,
+                                         "random": _bot_kernels.BOT_RANDOM}[bot], np.int64)
+    _batch.play_games_serial(2, SEEDS_LOW[:2], SEEDS_HIGH[:2], TIE_RANK, bots, NO_LOGS[:2])
     benchmark.pedantic(
-        _gameloop.play_games_serial, args=(2, SEEDS_LOW, SEEDS_HIGH, TIE_RANK, bots, NO_LOGS), rounds=5, iterations=1
+        _batch.play_games_serial, args=(2, SEEDS_LOW, SEEDS_HIGH, TIE_RANK, bots, NO_LOGS), rounds=5, iterations=1
     )
     _report(benchmark, f"{bot} vs {bot}, 2 players, one core")
 

@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np
 
-from benchmarks.back_to_back import greedy_games
+from benchmarks.back_to_back import game_loop, greedy_games
 from benchmarks.positions import positions
 
 NAMES = ("tree_a", "tree_b")
@@ -96,7 +96,7 @@ def position_calls(package: ModuleType) -> dict[str, list[Callable[[], Any]]]:
 
 
 def selfplay_call(package: ModuleType, games: int) -> Callable[[], Any]:
-    return greedy_games(importlib.import_module(package.__name__ + "._gameloop"), games)
+    return greedy_games(game_loop(package.__name__), games)
 
 
 def main() -> None:

@@ -24,9 +24,10 @@ from typing import Any
 
 import numba
 
-from qwirkle_core.datasets import DEFAULT_CHUNK_SIZE, read_records, warm_kernels, write_dataset
+from qwirkle_core.datasets import DEFAULT_CHUNK_SIZE, load_chunk_kernels, read_records, write_dataset
 from qwirkle_core.records import record_line
 from qwirkle_core.selfplay import play_batches
+from qwirkle_core.warmup import warm_kernels
 
 BATCH = 5000
 
@@ -106,7 +107,7 @@ def main() -> None:
         from qwirkle_core import cluster
 
         for _ in range(3):
-            with cluster.connect(args.workers, None) as (_, ready):
+            with cluster.connect(args.workers, None, load_kernels=load_chunk_kernels) as (_, ready):
                 starts.append(ready)
         rows.append({"figure": f"start a {args.workers}-worker local cluster and warm its workers",
                      "seconds": [round(s, 2) for s in starts], "load": load()})

@@ -5,8 +5,8 @@
 Needs the rl extra (``pip install qwirkle-core[rl]``).  ISMCTS (open_spiel's
 ``ISMCTSBot``) searches information sets, resampling what it cannot see with
 ``resample_from_infostate`` (the kernel behind ``Game.determinize``); its leaves are
-valued by greedy-vs-greedy rollouts played inside numba (``_gameloop.rollouts_parallel``).
-The greedy bot decides with the game loop's kernel (``choose_greedy``) and plays its
+valued by greedy-vs-greedy rollouts played inside numba (``_batch.rollouts_parallel``).
+The greedy bot decides with the built-in bot's kernel (``_bot_kernels.choose_greedy``) and plays its
 turn as sub-steps.  Seats alternate between games; the chance draws come from a seeded
 generator.  Nothing is written to disk.  The games' results go to stdout, the progress
 (games, and the sub-steps of the game in play) to stderr.
@@ -35,13 +35,13 @@ except ImportError:
     print("this example needs the rl extra (open_spiel): pip install 'qwirkle-core[rl]'", file=sys.stderr)
     sys.exit(2)
 
-from qwirkle_core import _gameloop as gl
+from qwirkle_core import _batch, _bot_kernels, _constants, _layout, _turn
 from qwirkle_core._prng import bot_stream, new_state
 from qwirkle_core._progress import Progress
 from qwirkle_core.envs import _kernels
 from qwirkle_core.envs.encoding import end_id, mark_id, pass_id, place_id
 
-GREEDY = np.full(gl.MAX_PLAYERS, gl.BOT_GREEDY, np.int64)
+GREEDY = np.full(_constants.MAX_PLAYERS, _bot_kernels.BOT_GREEDY, np.int64)
 
 
 class GreedyRollouts(mcts.Evaluator):  # type: ignore[misc]
@@ -59,9 +59,9 @@ class GreedyRollouts(mcts.Evaluator):  # type: ignore[misc]
         if state.is_terminal():
             return np.array(state.returns())
         seeds = self.rng.integers(0, 2**31, self.n)
-        scores, _ = gl.rollouts_parallel(
+        scores, _ = _batch.rollouts_parallel(
             state.st, state.meta, state.hands, state.hand_sizes, state.bag, state.scores, GREEDY,
-            seeds, np.zeros(self.n, np.int64), state.current_player(), *gl.bots_in_play(GREEDY, len(GREEDY)),
+            seeds, np.zeros(self.n, np.int64), state.current_player(), *_bot_kernels.bots_in_play(GREEDY, len(GREEDY)),
         )
         players = state.num_players()
         top = scores[:, :players].max(1, keepdims=True)
@@ -77,16 +77,16 @@ class GreedyRollouts(mcts.Evaluator):  # type: ignore[misc]
 def greedy_turn(state: Any, rng: np.ndarray) -> list[int]:
     """The greedy bot's choice for the player to move, as sub-steps."""
     seat = state.current_player()
-    action = np.zeros(gl.ACTION_COLS, np.int64)
-    gl.choose_greedy(state.st, state.meta, state.hands[seat], state.hand_sizes[seat], rng, action, gl.new_table())
-    n = int(action[gl.A_N])
-    if action[gl.A_TYPE] == gl.PASS:
+    action = np.zeros(_layout.ACTION_COLS, np.int64)
+    _bot_kernels.choose_greedy(state.st, state.meta, state.hands[seat], state.hand_sizes[seat], rng, action, _turn.new_table())
+    n = int(action[_layout.A_N])
+    if action[_layout.A_TYPE] == _layout.PASS:
         return [pass_id()]
-    if action[gl.A_TYPE] == gl.EXCHANGE:
-        return [mark_id(int(kind)) for kind in sorted(action[gl.A_KINDS : gl.A_KINDS + n])] + [end_id()]
+    if action[_layout.A_TYPE] == _layout.EXCHANGE:
+        return [mark_id(int(kind)) for kind in sorted(action[_layout.A_KINDS : _layout.A_KINDS + n])] + [end_id()]
     top, left = _kernels.window_of(state.st, state.meta, qos.WIDTH)
     cells = sorted(
-        (int(action[gl.A_ROWS + s]), int(action[gl.A_COLS + s]), int(action[gl.A_KINDS + s])) for s in range(n)
+        (int(action[_layout.A_ROWS + s]), int(action[_layout.A_COLS + s]), int(action[_layout.A_KINDS + s])) for s in range(n)
     )
     return [place_id(kind, r - top, c - left) for r, c, kind in cells] + [end_id()]
 

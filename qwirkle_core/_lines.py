@@ -8,8 +8,9 @@ from typing import Any, cast
 import numba
 import numpy as np
 
-from ._geometry import NEIGHBOURS, KInt
+from ._constants import NEIGHBOURS
 from ._jit import helper
+from ._layout import KInt
 
 
 @helper

@@ -19,9 +19,9 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from ._geometry import KArray, KInt
 from ._ints import int_value
 from ._jit import helper, kernel
+from ._layout import KArray, KInt
 from .errors import show
 
 MASK32 = 0xFFFFFFFF

@@ -43,8 +43,8 @@ from typing import Any, cast
 
 import numpy as np
 
-from ._geometry import KArray, KInt
 from ._jit import JIT_OFF, helper
+from ._layout import KArray, KInt
 from .tiles import ALL_TILES, N_KINDS
 
 WORD = 8

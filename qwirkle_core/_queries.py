@@ -12,8 +12,10 @@ from typing import Any
 import numpy as np
 from numba import prange
 
-from ._geometry import ALL_KINDS, EMPTY, N_KINDS, KArray, KInt
+from ._constants import ALL_KINDS, EMPTY, N_KINDS
+from ._frontier import frontier
 from ._jit import batch_kernel, inline_helper, kernel, parallel_kernel
+from ._layout import KArray, KInt
 from ._lines import fold_tile, line_points
 from ._movegen import (
     COL_COLS,
@@ -28,7 +30,6 @@ from ._movegen import (
     OUT_COLS,
     generate,
 )
-from ._rules import frontier
 from ._state import (
     LEN_SHIFT,
     S_C0,

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _gameloop as loop
-from ._geometry import KArray, KInt
+from . import _layout
 from ._jit import batch_kernel, inline_helper, kernel
+from ._layout import KArray, KInt
 
 # Fixed fragments, as uint8 arrays (numba compiles global arrays in as constants).
 
@@ -110,24 +110,24 @@ def _put_tiles(out: KArray, pos: KInt, row: KArray, at: KInt, n: KInt) -> KInt:
 @kernel
 def _put_turn(out: KArray, pos: KInt, row: KArray) -> KInt:
     pos = _put(out, pos, TURN_PLAYER)
-    pos = _put_uint(out, pos, row[loop.L_PLAYER])
+    pos = _put_uint(out, pos, row[_layout.L_PLAYER])
     pos = _put(out, pos, HAND)
-    pos = _put_tiles(out, pos, row, loop.L_HAND, row[loop.L_HAND_SIZE])
-    n = row[loop.L_N]
-    action = row[loop.L_TYPE]
-    if action == loop.PLACE:
+    pos = _put_tiles(out, pos, row, _layout.L_HAND, row[_layout.L_HAND_SIZE])
+    n = row[_layout.L_N]
+    action = row[_layout.L_TYPE]
+    if action == _layout.PLACE:
         pos = _put(out, pos, ACTION_PLACE)
         pos = _put_byte(out, pos, 91)
         for s in range(n):
             pos = _put_separator(out, pos, s == 0)
             pos = _put_byte(out, pos, 91)
-            pos = _put_int(out, pos, row[loop.L_ROWS + s])
+            pos = _put_int(out, pos, row[_layout.L_ROWS + s])
             pos = _put_byte(out, pos, 44)
             pos = _put_byte(out, pos, 32)
-            pos = _put_int(out, pos, row[loop.L_COLS + s])
+            pos = _put_int(out, pos, row[_layout.L_COLS + s])
             pos = _put_byte(out, pos, 44)
             pos = _put_byte(out, pos, 32)
-            kind = row[loop.L_KINDS + s]
+            kind = row[_layout.L_KINDS + s]
             pos = _put_byte(out, pos, 48 + kind // 6)
             pos = _put_byte(out, pos, 44)
             pos = _put_byte(out, pos, 32)
@@ -135,14 +135,14 @@ def _put_turn(out: KArray, pos: KInt, row: KArray) -> KInt:
             pos = _put_byte(out, pos, 93)
         pos = _put_byte(out, pos, 93)
         pos = _put(out, pos, SCORE)
-        pos = _put_uint(out, pos, row[loop.L_SCORE])
+        pos = _put_uint(out, pos, row[_layout.L_SCORE])
         pos = _put(out, pos, DRAWN)
-        pos = _put_tiles(out, pos, row, loop.L_DRAWN, row[loop.L_DRAWN_N])
-    elif action == loop.EXCHANGE:
+        pos = _put_tiles(out, pos, row, _layout.L_DRAWN, row[_layout.L_DRAWN_N])
+    elif action == _layout.EXCHANGE:
         pos = _put(out, pos, ACTION_EXCHANGE)
-        pos = _put_tiles(out, pos, row, loop.L_KINDS, n)
+        pos = _put_tiles(out, pos, row, _layout.L_KINDS, n)
         pos = _put(out, pos, DRAWN)
-        pos = _put_tiles(out, pos, row, loop.L_DRAWN, row[loop.L_DRAWN_N])
+        pos = _put_tiles(out, pos, row, _layout.L_DRAWN, row[_layout.L_DRAWN_N])
     else:
         pos = _put(out, pos, ACTION_PASS)
     return _put_byte(out, pos, 125)  # '}'
@@ -178,11 +178,11 @@ def format_records(
         pos = _put_byte(out, pos, 93)
         pos = _put(out, pos, END)
         end = ends[g]
-        if end == loop.END_OUT:
+        if end == _layout.END_OUT:
             pos = _put(out, pos, END_OUT)
-        elif end == loop.END_BLOCKED:
+        elif end == _layout.END_BLOCKED:
             pos = _put(out, pos, END_BLOCKED)
-        elif end == loop.END_DEAD:
+        elif end == _layout.END_DEAD:
             pos = _put(out, pos, END_DEAD)
         else:
             pos = _put(out, pos, END_NULL)

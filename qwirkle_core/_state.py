@@ -32,8 +32,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._geometry import ALL_KINDS, COORD_MAX, N_KINDS, KArray, KInt
-from ._jit import borrowing_kernel, gil_kernel, helper, kernel
+from ._constants import ALL_KINDS, COORD_MAX, N_KINDS
+from ._constants import MAX_SPAN as MAX_SPAN  # noqa: PLC0414 - temporary, for _movegen's import
+from ._jit import borrowing_gil_kernel, borrowing_kernel, gil_kernel, helper, kernel
+from ._layout import COL_COLS, COL_KINDS, COL_N, COL_ROWS, COL_SCORE, KArray, KInt
 from ._lines import fold_tile, line_points
 from ._pyobjects import int_value, is_int, is_list, item_of, sequence_of, tile_kind
 
@@ -68,7 +70,6 @@ LEN_SHIFT = 40
 # the empty cell that ends the line (the generator reads it).
 MARGIN = 7
 GROW_MARGIN = 12  # margin of a window built anew
-MAX_SPAN = 108  # a connected board of n <= 108 tiles spans at most n cells each way
 LOG_PER_PUSH = 64  # log entries one push writes, at most (1 mark + 8 header + 6 tiles * 8)
 NEED_REGROW = -100  # push's answer when the window must grow first
 SEEN = 64  # subtracted from a tile's word while build's flood fill has reached it
@@ -87,13 +88,6 @@ NOT_CONNECTED = 9
 TOO_MANY_COPIES = 10
 TOO_FAR = 11
 BAD_INPUT = 12
-
-# Columns of a move row (a move table's row, see _movegen; self-play actions share them).
-ROW_N = 0
-ROW_SCORE = 1
-ROW_ROWS = 2
-ROW_COLS = 8
-ROW_KINDS = 14
 
 
 def empty_state() -> KArray:
@@ -465,6 +459,39 @@ def build_in_place(items: KInt, json: bool, reader: KArray) -> KArray:
     return _build(values, 3)
 
 
+HAND_UNREAD = -1  # hand_mask_in_place: not a list or tuple of at most 6 of the 36 tiles
+HAND_TOO_MANY_COPIES = -2  # hand_mask_in_place: with the board's, more than 3 copies of a kind
+
+
+@borrowing_gil_kernel
+def hand_mask_in_place(hand: KInt, reader: KArray, st: KArray) -> KInt:
+    """The kind mask of the hand at address ``hand``, read where it lies (see
+    ``_pyobjects``; the caller holds it): a list or a tuple of at most six of the 36
+    tiles, which with the board ``st`` make at most 3 copies of any kind.  Else
+    HAND_UNREAD or HAND_TOO_MANY_COPIES, and the caller checks the hand the slow way,
+    which takes what the API allows and names what is wrong."""
+    n = sequence_of(hand, reader, True)
+    if n < 0 or n > 6:
+        return HAND_UNREAD
+    in_list = is_list(hand, reader)
+    once = np.int64(0)  # kinds held at least once, twice, three times, four times
+    twice = np.int64(0)
+    thrice = np.int64(0)
+    four = np.int64(0)
+    for a in range(n):
+        kind = tile_kind(item_of(hand, in_list, a), reader)
+        if kind < 0:
+            return HAND_UNREAD
+        bit = np.int64(1) << kind
+        four |= thrice & bit
+        thrice |= twice & bit
+        twice |= once & bit
+        once |= bit
+    if four or once & st[S_FULL] or twice & st[S_TWO] or thrice & st[S_ONE]:
+        return HAND_TOO_MANY_COPIES
+    return once
+
+
 @helper
 def _build(values: KArray, columns: KInt) -> KArray:
     """The state of the board whose tiles are given column by column in ``values``:
@@ -586,16 +613,16 @@ def _kind_of(values: KArray, columns: KInt, n: KInt, a: KInt) -> KInt:
 def regrown(st: KArray, move: KArray) -> KArray:
     """A new state with the tiles of ``st`` in a window around them and the cells of
     ``move`` (a move row), GROW_MARGIN cells on every side.  ``st`` is left as it is."""
-    n = move[ROW_N]
-    lo_r = np.int64(move[ROW_ROWS])
+    n = move[COL_N]
+    lo_r = np.int64(move[COL_ROWS])
     hi_r = lo_r
-    lo_c = np.int64(move[ROW_COLS])
+    lo_c = np.int64(move[COL_COLS])
     hi_c = lo_c
     for s in range(n):
-        lo_r = min(lo_r, np.int64(move[ROW_ROWS + s]))
-        hi_r = max(hi_r, np.int64(move[ROW_ROWS + s]))
-        lo_c = min(lo_c, np.int64(move[ROW_COLS + s]))
-        hi_c = max(hi_c, np.int64(move[ROW_COLS + s]))
+        lo_r = min(lo_r, np.int64(move[COL_ROWS + s]))
+        hi_r = max(hi_r, np.int64(move[COL_ROWS + s]))
+        lo_c = min(lo_c, np.int64(move[COL_COLS + s]))
+        hi_c = max(hi_c, np.int64(move[COL_COLS + s]))
     if st[S_TILES] > 0:
         lo_r = min(lo_r, st[S_TOP] + st[S_R0])
         hi_r = max(hi_r, st[S_TOP] + st[S_R1] - 1)
@@ -627,31 +654,31 @@ def judge(st: KArray, move: KArray) -> tuple[KInt, KInt, KInt, KInt, KInt]:
     verdict is about and, for INVALID_LINE, the direction of the line (0 = row,
     1 = column); for TOO_MANY_COPIES the kind (in ``arg``) and how many copies the
     board holds (in ``row``).  ``st`` is left as it was."""
-    n = move[ROW_N]
+    n = move[COL_N]
     if n == 0:
         return NO_TILES, 0, 0, 0, 0
     if n > 6:
         return TOO_MANY_TILES, 0, 0, 0, 0
     for a in range(n):
-        k = move[ROW_KINDS + a]
+        k = move[COL_KINDS + a]
         same = 0
         for b in range(n):
-            if move[ROW_KINDS + b] == k:
+            if move[COL_KINDS + b] == k:
                 same += 1
         if st[S_COUNTS + k] + same > 3:
             return TOO_MANY_COPIES, 0, st[S_COUNTS + k], 0, k
     for a in range(n):
         for b in range(a + 1, n):
-            if move[ROW_ROWS + a] == move[ROW_ROWS + b] and move[ROW_COLS + a] == move[ROW_COLS + b]:
-                return SAME_CELL, 0, move[ROW_ROWS + a], move[ROW_COLS + a], 0
-    row0 = np.int64(move[ROW_ROWS])
-    col0 = np.int64(move[ROW_COLS])
+            if move[COL_ROWS + a] == move[COL_ROWS + b] and move[COL_COLS + a] == move[COL_COLS + b]:
+                return SAME_CELL, 0, move[COL_ROWS + a], move[COL_COLS + a], 0
+    row0 = np.int64(move[COL_ROWS])
+    col0 = np.int64(move[COL_COLS])
     same_row = True
     same_col = True
     for a in range(1, n):
-        if move[ROW_ROWS + a] != row0:
+        if move[COL_ROWS + a] != row0:
             same_row = False
-        if move[ROW_COLS + a] != col0:
+        if move[COL_COLS + a] != col0:
             same_col = False
     if not (same_row or same_col):
         return NOT_ONE_LINE, 0, row0, col0, 0
@@ -659,7 +686,7 @@ def judge(st: KArray, move: KArray) -> tuple[KInt, KInt, KInt, KInt, KInt]:
     lo = col0 if same_row else row0
     hi = lo
     for a in range(n):
-        along = np.int64(move[ROW_COLS + a]) if same_row else np.int64(move[ROW_ROWS + a])
+        along = np.int64(move[COL_COLS + a]) if same_row else np.int64(move[COL_ROWS + a])
         lo = min(lo, along)
         hi = max(hi, along)
 
@@ -669,7 +696,7 @@ def judge(st: KArray, move: KArray) -> tuple[KInt, KInt, KInt, KInt, KInt]:
             for v in range(lo, hi + 1):
                 found = False
                 for a in range(n):
-                    if (move[ROW_COLS + a] if same_row else move[ROW_ROWS + a]) == v:
+                    if (move[COL_COLS + a] if same_row else move[COL_ROWS + a]) == v:
                         found = True
                 if not found:
                     if same_row:
@@ -678,15 +705,15 @@ def judge(st: KArray, move: KArray) -> tuple[KInt, KInt, KInt, KInt, KInt]:
         allowed = np.int64(ALL_KINDS)
         for v in range(lo, hi + 1):
             for a in range(n):
-                if (move[ROW_COLS + a] if same_row else move[ROW_ROWS + a]) == v:
-                    allowed = fold_tile(allowed, move[ROW_KINDS + a])
+                if (move[COL_COLS + a] if same_row else move[COL_ROWS + a]) == v:
+                    allowed = fold_tile(allowed, move[COL_KINDS + a])
         if allowed < 0:
             return INVALID_LINE, 0, row0, lo if same_row else col0, 0 if same_row else 1
         return OK, (1 if n == 1 else line_points(n)), 0, 0, 0
 
     for a in range(n):
-        if kind_at(st, move[ROW_ROWS + a], move[ROW_COLS + a]) >= 0:
-            return CELL_TAKEN, 0, move[ROW_ROWS + a], move[ROW_COLS + a], 0
+        if kind_at(st, move[COL_ROWS + a], move[COL_COLS + a]) >= 0:
+            return CELL_TAKEN, 0, move[COL_ROWS + a], move[COL_COLS + a], 0
     # Every cell between the first and the last tile is placed now or already taken.
     for v in range(lo, hi + 1):
         r = row0 if same_row else v
@@ -695,14 +722,14 @@ def judge(st: KArray, move: KArray) -> tuple[KInt, KInt, KInt, KInt, KInt]:
             continue
         found = False
         for a in range(n):
-            if move[ROW_ROWS + a] == r and move[ROW_COLS + a] == c:
+            if move[COL_ROWS + a] == r and move[COL_COLS + a] == c:
                 found = True
         if not found:
             return GAP, 0, r, c, 0 if same_row else 1
     touching = hi - lo + 1 > n  # a board tile lies between two placed ones
     for a in range(n):
-        r = np.int64(move[ROW_ROWS + a])
-        c = np.int64(move[ROW_COLS + a])
+        r = np.int64(move[COL_ROWS + a])
+        c = np.int64(move[COL_COLS + a])
         if (
             kind_at(st, r - 1, c) >= 0
             or kind_at(st, r + 1, c) >= 0
@@ -718,9 +745,9 @@ def judge(st: KArray, move: KArray) -> tuple[KInt, KInt, KInt, KInt, KInt]:
     row_at = st[S_ROW_AT]
     saved = np.empty(6, np.int64)
     for a in range(n):
-        p = (move[ROW_ROWS + a] - st[S_TOP]) * width + (move[ROW_COLS + a] - st[S_LEFT])
+        p = (move[COL_ROWS + a] - st[S_TOP]) * width + (move[COL_COLS + a] - st[S_LEFT])
         saved[a] = st[row_at + p]
-        st[row_at + p] = ~np.int64(move[ROW_KINDS + a])
+        st[row_at + p] = ~np.int64(move[COL_KINDS + a])
     verdict = OK
     score = 0
     bad_r = 0
@@ -733,16 +760,16 @@ def judge(st: KArray, move: KArray) -> tuple[KInt, KInt, KInt, KInt, KInt]:
         for a in range(n):
             if n >= 2 and a > 0 and along_row == same_row:
                 continue  # the line along the placement is judged once
-            p = (move[ROW_ROWS + a] - st[S_TOP]) * width + (move[ROW_COLS + a] - st[S_LEFT])
+            p = (move[COL_ROWS + a] - st[S_TOP]) * width + (move[COL_COLS + a] - st[S_LEFT])
             length, allowed = run_line(st, p, 1 if along_row else width)
             if allowed < 0 and verdict == OK:
                 verdict = INVALID_LINE
-                bad_r = move[ROW_ROWS + a]
-                bad_c = move[ROW_COLS + a]
+                bad_r = move[COL_ROWS + a]
+                bad_c = move[COL_COLS + a]
                 bad_dir = direction
             score += line_points(length)
     for a in range(n):
-        p = (move[ROW_ROWS + a] - st[S_TOP]) * width + (move[ROW_COLS + a] - st[S_LEFT])
+        p = (move[COL_ROWS + a] - st[S_TOP]) * width + (move[COL_COLS + a] - st[S_LEFT])
         st[row_at + p] = saved[a]
     if verdict != OK:
         return verdict, 0, bad_r, bad_c, bad_dir
@@ -764,7 +791,7 @@ def push(st: KArray, log: KArray, move: KArray, check: KInt) -> KInt:
         if verdict != OK:
             return -verdict
     else:
-        score = move[ROW_SCORE]
+        score = move[COL_SCORE]
     return push_legal(st, log, move, score)
 
 
@@ -772,14 +799,14 @@ def push(st: KArray, log: KArray, move: KArray, check: KInt) -> KInt:
 def push_legal(st: KArray, log: KArray, move: KArray, score: KInt) -> KInt:
     """:func:`push` of a legal ``move`` whose score is ``score`` (what the game loop
     calls: its moves come from move tables, and it compiles no judge)."""
-    n = move[ROW_N]
+    n = move[COL_N]
     height = st[S_HEIGHT]
     width = st[S_WIDTH]
     top = st[S_TOP]
     left = st[S_LEFT]
     for s in range(n):
-        i = move[ROW_ROWS + s] - top
-        j = move[ROW_COLS + s] - left
+        i = move[COL_ROWS + s] - top
+        j = move[COL_COLS + s] - left
         if i < MARGIN or j < MARGIN or i >= height - MARGIN or j >= width - MARGIN:
             return NEED_REGROW
     # The mark that opens this push's entries, then the header words it changes.
@@ -796,9 +823,9 @@ def push_legal(st: KArray, log: KArray, move: KArray, score: KInt) -> KInt:
     occ_at = st[S_OCC_AT]
     words = st[S_WORDS]
     for s in range(n):
-        i = move[ROW_ROWS + s] - top
-        j = move[ROW_COLS + s] - left
-        kind = np.int64(move[ROW_KINDS + s])
+        i = move[COL_ROWS + s] - top
+        j = move[COL_COLS + s] - left
+        kind = np.int64(move[COL_KINDS + s])
         p = i * width + j
         logged_write(st, log, row_at + p, ~kind)
         logged_write(st, log, col_at + p, ~kind)
@@ -813,9 +840,9 @@ def push_legal(st: KArray, log: KArray, move: KArray, score: KInt) -> KInt:
     st[S_TILES] += n
     # The empty cells at both ends of every run that now holds a placed tile (the
     # tiles of a move lie in one run along its line: those ends once).
-    along_row = n == 1 or move[ROW_ROWS] == move[ROW_ROWS + 1]
+    along_row = n == 1 or move[COL_ROWS] == move[COL_ROWS + 1]
     for s in range(n):
-        p = (move[ROW_ROWS + s] - top) * width + (move[ROW_COLS + s] - left)
+        p = (move[COL_ROWS + s] - top) * width + (move[COL_COLS + s] - left)
         for direction in range(2):
             if s > 0 and (direction == 0) == along_row:
                 continue

@@ -17,8 +17,8 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from . import _jit, _movegen, _pyobjects, _rules, _state
-from ._geometry import COORD_MAX
+from . import _frontier, _jit, _movegen, _pyobjects, _state
+from ._constants import COORD_MAX, HAND_SIZE, MAX_SPAN
 from ._ints import int_value
 from ._movegen import (
     CHECK_EDGE,
@@ -56,9 +56,6 @@ from .moves import (
 )
 from .tiles import ALL_TILES, COPIES_PER_KIND, N_KINDS, Tile, as_tile
 
-MAX_HAND = 6
-# A connected group of n tiles spans at most n cells each way; a game has 108 tiles.
-MAX_SPAN = N_KINDS * COPIES_PER_KIND
 _LOG_ROOM = 2 * _state.LOG_PER_PUSH  # int64 words of the undo log one push may use
 
 
@@ -92,8 +89,8 @@ def _as_hand_sequence(hand: object) -> Sequence[Tile]:
         n = len(hand)
     except (TypeError, OverflowError):  # a 0-d array; a range too long for a length
         raise InvalidTileError(f"a hand is a sequence of Tiles, got {show(hand)}") from None
-    if n > MAX_HAND:  # before copying it: a range(10**12) is no hand
-        raise InvalidPositionError(f"a hand holds at most {MAX_HAND} tiles, got {n}")
+    if n > HAND_SIZE:  # before copying it: a range(10**12) is no hand
+        raise InvalidPositionError(f"a hand holds at most {HAND_SIZE} tiles, got {n}")
     return list(hand)
 
 
@@ -114,8 +111,8 @@ def tile_kinds(tiles: Iterable[Tile], what: str) -> list[int]:
 def hand_kinds(hand: Sequence[Tile]) -> list[int]:
     """Validate a hand (0..6 Tiles) and return its kinds."""
     hand = _as_hand_sequence(hand)
-    if len(hand) > MAX_HAND:
-        raise InvalidPositionError(f"a hand holds at most {MAX_HAND} tiles, got {len(hand)}")
+    if len(hand) > HAND_SIZE:
+        raise InvalidPositionError(f"a hand holds at most {HAND_SIZE} tiles, got {len(hand)}")
     return tile_kinds(hand, "a hand")
 
 
@@ -161,7 +158,7 @@ _GENERATE = _jit.CompiledEntry(generate)
 
 # Boards built from Python lists, and hands checked, where they lie.
 _BUILD_IN_PLACE = _InPlace(_state.build_in_place)
-_HAND_IN_PLACE = _InPlace(_rules.hand_mask_in_place)
+_HAND_IN_PLACE = _InPlace(_state.hand_mask_in_place)
 
 
 def _placed_values(items: list[Placement]) -> npt.NDArray[np.int64]:
@@ -314,7 +311,7 @@ class Board:
         or None when it is not a valid board read that way: the caller then takes the
         slow path, which names what is wrong."""
         st = _BUILD_IN_PLACE.call(id(value), json, reading)
-        if st[S_ERROR] != _rules.OK:
+        if st[S_ERROR] != _state.OK:
             return None
         return cls._with_state(st, int(st[_state.S_TILES]))  # the list's length then, whatever changed it since
 
@@ -324,7 +321,7 @@ class Board:
         not a valid board in that layout: the caller then takes the slow path, which
         names what is wrong (a rare case, so it does not need to be fast)."""
         st = _state.build_marshalled(data, columns)
-        if st[S_ERROR] != _rules.OK:
+        if st[S_ERROR] != _state.OK:
             return None
         return cls._with_state(st, int(st[_state.S_TILES]))
 
@@ -336,13 +333,13 @@ class Board:
         values = _placed_values(items)
         st = _state.build(values, 3)
         verdict = int(st[S_ERROR])
-        if verdict == _rules.OK:
+        if verdict == _state.OK:
             return cls._with_state(st, len(items))
         cells = values.reshape(3, -1).T
         r, c, arg, n = (int(v) for v in st[_state.S_ERROR_ROW : _state.S_ERROR_N + 1])
-        if verdict == _rules.SAME_CELL:
+        if verdict == _state.SAME_CELL:
             raise InvalidPositionError(f"two tiles on one cell ({r}, {c})")
-        if verdict == _rules.TOO_FAR:
+        if verdict == _state.TOO_FAR:
             # Report what the other checks would have found first, as they come first.
             seen: set[tuple[int, int]] = set()
             for rr, cc in cells[:, :2].tolist():
@@ -351,15 +348,15 @@ class Board:
                 seen.add((rr, cc))
             for kind, count in Counter(cells[:, 2].tolist()).items():
                 if count > COPIES_PER_KIND:
-                    verdict, arg, n = _rules.TOO_MANY_COPIES, kind, count
+                    verdict, arg, n = _state.TOO_MANY_COPIES, kind, count
                     break
             else:
                 raise InvalidPositionError("the tiles are not connected (they span too far)")
-        if verdict == _rules.TOO_MANY_COPIES:
+        if verdict == _state.TOO_MANY_COPIES:
             raise InvalidPositionError(
                 f"{n} copies of {ALL_TILES[arg]} on the board; the game has {COPIES_PER_KIND}"
             )
-        if verdict == _rules.INVALID_LINE:
+        if verdict == _state.INVALID_LINE:
             what = "row" if arg == 0 else "column"
             raise InvalidPositionError(
                 f"invalid line: the {what} starting at ({r}, {c}) is neither one colour with "
@@ -452,8 +449,8 @@ class Board:
         hand holds twice or more)."""
         if hand.__class__ is not list and hand.__class__ is not tuple:
             hand = _as_hand_sequence(hand)
-        if len(hand) > MAX_HAND:
-            raise InvalidPositionError(f"a hand holds at most {MAX_HAND} tiles, got {len(hand)}")
+        if len(hand) > HAND_SIZE:
+            raise InvalidPositionError(f"a hand holds at most {HAND_SIZE} tiles, got {len(hand)}")
         mask = 0
         twice = 0  # kinds held at least twice
         if any(t.__class__ is not Tile for t in hand):
@@ -589,7 +586,7 @@ class Board:
             return CellMasks(
                 np.zeros((1, 2), np.int64), np.array([(1 << N_KINDS) - 1], dtype=np.uint64)
             )
-        coords, masks = _rules.cell_masks(self._st)
+        coords, masks = _frontier.cell_masks(self._st)
         if self.near_edge():
             keep = (np.abs(coords) <= COORD_MAX).all(axis=1)
             coords, masks = coords[keep], masks[keep]
@@ -599,15 +596,15 @@ class Board:
         move = as_move(move)
         items = move.placements
         n = len(items)
-        if n > MAX_HAND:
-            raise IllegalMoveError(f"a move places at most {MAX_HAND} tiles, got {n}")
+        if n > HAND_SIZE:
+            raise IllegalMoveError(f"a move places at most {HAND_SIZE} tiles, got {n}")
         if hand is not None:
             held = hand_kinds(hand)
             for _, _, t in items:
                 if held.count(t.kind) < sum(1 for _, _, u in items if u is t):
                     raise IllegalMoveError(f"{t} is not in the hand")
         verdict, score, r, c, arg = _state.judge(self._st, move._move_row())
-        if verdict != _rules.OK:
+        if verdict != _state.OK:
             raise IllegalMoveError(_verdict_message(verdict, r, c, arg))
         return move, int(score)
 
@@ -639,8 +636,8 @@ class Board:
         move's text (``"Rc@0,0 Rs@0,1"``) or ``(row, col, Tile)`` items."""
         move = as_move(move)
         check = not trusted or move.score is None
-        if check and len(move.placements) > MAX_HAND:
-            raise IllegalMoveError(f"a move places at most {MAX_HAND} tiles, got {len(move.placements)}")
+        if check and len(move.placements) > HAND_SIZE:
+            raise IllegalMoveError(f"a move places at most {HAND_SIZE} tiles, got {len(move.placements)}")
         row = move._move_row()
         log = self._log
         need = (len(self._stack) + 1) * _LOG_ROOM + 1
@@ -780,21 +777,21 @@ def table_for_mode(table: npt.NDArray[np.int32], mode: int) -> tuple[npt.NDArray
 
 
 def _verdict_message(verdict: int, r: int, c: int, arg: int) -> str:
-    if verdict == _rules.NO_TILES:
+    if verdict == _state.NO_TILES:
         return "a move places at least one tile"
-    if verdict == _rules.TOO_MANY_TILES:
+    if verdict == _state.TOO_MANY_TILES:
         return "a move places at most 6 tiles"
-    if verdict == _rules.SAME_CELL:
+    if verdict == _state.SAME_CELL:
         return f"two tiles on one cell ({r}, {c})"
-    if verdict == _rules.NOT_ONE_LINE:
+    if verdict == _state.NOT_ONE_LINE:
         return "the tiles are not in one line (one row or one column)"
-    if verdict == _rules.CELL_TAKEN:
+    if verdict == _state.CELL_TAKEN:
         return f"cell ({r}, {c}) is taken"
-    if verdict == _rules.GAP:
+    if verdict == _state.GAP:
         return f"gap in the line at ({r}, {c}): the tiles must form one contiguous line"
-    if verdict == _rules.NOT_TOUCHING:
+    if verdict == _state.NOT_TOUCHING:
         return "the tiles do not touch any tile on the board"
-    if verdict == _rules.TOO_MANY_COPIES:
+    if verdict == _state.TOO_MANY_COPIES:
         return f"only {COPIES_PER_KIND} copies of {ALL_TILES[arg]} exist, and {r} are on the board"
     what = "row" if arg == 0 else "column"
     return (

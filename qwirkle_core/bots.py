@@ -7,7 +7,7 @@
 True
 
 The built-in bots (``random``, ``greedy``, ``heuristic``) decide with the same numba
-kernels that the self-play engine runs (qwirkle_core._gameloop), so a game played
+kernels that the self-play engine runs (qwirkle_core._bot_kernels), so a game played
 here with ``play`` is, turn by turn, the game ``selfplay`` plays for the same seed.
 A built-in bot for seat p of a game with seed S draws its tie-breaks from the
 generator of that seed and stream ``1 + p``.
@@ -21,8 +21,8 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from . import _gameloop, _prng
-from ._gameloop import MAX_TURNS
+from . import _batch, _bot_kernels, _constants, _layout, _prng, _turn
+from ._batch import MAX_TURNS
 from ._jit import interruptible
 from ._movegen import OUT_COLS
 from .errors import QwirkleError, RunawayGameError, show
@@ -48,27 +48,27 @@ class _EngineBot(Bot):
     engine_id: int
 
     def __init__(self, seed: int = 0, seat: int = 0) -> None:
-        if type(seat) is not int or not 0 <= seat < _gameloop.MAX_PLAYERS:
-            raise QwirkleError(f"a seat is an integer 0..{_gameloop.MAX_PLAYERS - 1}, got {show(seat)}")
+        if type(seat) is not int or not 0 <= seat < _constants.MAX_PLAYERS:
+            raise QwirkleError(f"a seat is an integer 0..{_constants.MAX_PLAYERS - 1}, got {show(seat)}")
         self._rng = _prng.new_state(_check_seed(seed), _prng.bot_stream(seat))
         # This bot alone is compiled for it.
-        self._in_play = _gameloop.bots_in_play(np.array([self.engine_id], np.int64), 1)
+        self._in_play = _bot_kernels.bots_in_play(np.array([self.engine_id], np.int64), 1)
 
     def choose(self, game: Game) -> Action:
         st, meta, hands, hand_sizes, _, _, _ = game.engine_state(copy_state=False)
         seat = game.to_move
-        action = np.zeros(_gameloop.ACTION_COLS, np.int64)
+        action = np.zeros(_layout.ACTION_COLS, np.int64)
         # The heuristic puts tiles on the board to look at them and takes them off
         # again: give it a copy so that a bot never writes to the game.
-        if self.engine_id == _gameloop.BOT_HEURISTIC:
+        if self.engine_id == _bot_kernels.BOT_HEURISTIC:
             st = st.copy()
-        table = _gameloop.new_table()
-        need = _gameloop.choose_action_of(
+        table = _turn.new_table()
+        need = _bot_kernels.choose_action_of(
             self.engine_id, st, meta, hands[seat], hand_sizes[seat], self._rng, action, table, *self._in_play
         )
         if need > 0:  # more moves than the table holds: nothing was chosen yet
             table = np.empty((need, OUT_COLS), np.int32)
-            _gameloop.choose_action_of(
+            _bot_kernels.choose_action_of(
                 self.engine_id, st, meta, hands[seat], hand_sizes[seat], self._rng, action, table, *self._in_play
             )
         return action_from_row(action)
@@ -78,7 +78,7 @@ class RandomBot(_EngineBot):
     """Uniform over every legal action (placements, distinct exchanges, pass)."""
 
     name = "random"
-    engine_id = _gameloop.BOT_RANDOM
+    engine_id = _bot_kernels.BOT_RANDOM
 
 
 class GreedyBot(_EngineBot):
@@ -86,7 +86,7 @@ class GreedyBot(_EngineBot):
     exchanges as many tiles as the bag allows (lowest kinds first), else passes."""
 
     name = "greedy"
-    engine_id = _gameloop.BOT_GREEDY
+    engine_id = _bot_kernels.BOT_GREEDY
 
 
 class HeuristicBot(_EngineBot):
@@ -99,7 +99,7 @@ class HeuristicBot(_EngineBot):
     against greedy (greedy about 45%, the rest ties)."""
 
     name = "heuristic"
-    engine_id = _gameloop.BOT_HEURISTIC
+    engine_id = _bot_kernels.BOT_HEURISTIC
 
 
 BOTS: dict[str, type[_EngineBot]] = {b.name: b for b in (RandomBot, GreedyBot, HeuristicBot)}
@@ -115,30 +115,30 @@ def make_bot(name: str, seed: int = 0, seat: int = 0) -> Bot:
 
 
 def action_from_row(action: np.ndarray) -> Action:
-    """An engine action row (an int64[ACTION_COLS] array, ``_gameloop.A_*``) as an
+    """An engine action row (an int64[ACTION_COLS] array, ``_layout.A_*``) as an
     Action; QwirkleError if it is not one."""
     if (
         not isinstance(action, np.ndarray)
-        or action.shape != (_gameloop.ACTION_COLS,)
+        or action.shape != (_layout.ACTION_COLS,)
         or not np.issubdtype(action.dtype, np.integer)
     ):
-        raise QwirkleError(f"an action row is an integer array of {_gameloop.ACTION_COLS}, got {show(action)}")
-    n = int(action[_gameloop.A_N])
-    kind = int(action[_gameloop.A_TYPE])
-    if kind not in (_gameloop.PLACE, _gameloop.EXCHANGE, _gameloop.PASS):
+        raise QwirkleError(f"an action row is an integer array of {_layout.ACTION_COLS}, got {show(action)}")
+    n = int(action[_layout.A_N])
+    kind = int(action[_layout.A_TYPE])
+    if kind not in (_layout.PLACE, _layout.EXCHANGE, _layout.PASS):
         raise QwirkleError(f"an action row's type is PLACE, EXCHANGE or PASS (0..2), got {kind}")
-    if kind != _gameloop.PASS:
-        kinds = action[_gameloop.A_KINDS : _gameloop.A_KINDS + n] if 1 <= n <= 6 else None
+    if kind != _layout.PASS:
+        kinds = action[_layout.A_KINDS : _layout.A_KINDS + n] if 1 <= n <= 6 else None
         if kinds is None or bool(((kinds < 0) | (kinds >= len(ALL_TILES))).any()):
             raise QwirkleError(f"an action row places or exchanges 1..6 tiles of kinds 0..35, got {show(action)}")
-    if kind == _gameloop.PLACE:
+    if kind == _layout.PLACE:
         placements = tuple(
-            (int(action[_gameloop.A_ROWS + s]), int(action[_gameloop.A_COLS + s]), ALL_TILES[int(action[_gameloop.A_KINDS + s])])
+            (int(action[_layout.A_ROWS + s]), int(action[_layout.A_COLS + s]), ALL_TILES[int(action[_layout.A_KINDS + s])])
             for s in range(n)
         )
-        return Action(Action.PLACE, Move(placements, int(action[_gameloop.A_SCORE])))
-    if kind == _gameloop.EXCHANGE:
-        return Action.exchange(ALL_TILES[int(action[_gameloop.A_KINDS + s])] for s in range(n))
+        return Action(Action.PLACE, Move(placements, int(action[_layout.A_SCORE])))
+    if kind == _layout.EXCHANGE:
+        return Action.exchange(ALL_TILES[int(action[_layout.A_KINDS + s])] for s in range(n))
     return Action.pass_turn()
 
 
@@ -164,7 +164,7 @@ def rollouts(
         raise QwirkleError(f"expected a Game, got {show(game)}")
     if isinstance(bots, (str, bytes)) or not isinstance(bots, Sequence) or len(bots) != game.players:
         raise QwirkleError(f"{game.players} players need a list of {game.players} bot names, got {show(bots)}")
-    ids = np.zeros(_gameloop.MAX_PLAYERS, np.int64)
+    ids = np.zeros(_constants.MAX_PLAYERS, np.int64)
     for seat, name in enumerate(bots):
         if not isinstance(name, str) or name not in BOT_IDS:
             raise QwirkleError(f"unknown bot {show(name)} (choose from {', '.join(BOTS)})")
@@ -177,14 +177,14 @@ def rollouts(
     seeds = [(int(seed) + i) % _prng.SEED_LIMIT for i in range(count)]
     low, high = _prng.seed_words(seeds)
     st, meta, hands, hand_sizes, bag, scores, _ = game.engine_state(copy_state=False)
-    out, ends = interruptible(_gameloop.rollouts_parallel)(
+    out, ends = interruptible(_batch.rollouts_parallel)(
         st, meta, hands, hand_sizes, bag, scores, ids, low, high, -1 if viewer is None else viewer,
-        *_gameloop.bots_in_play(ids, game.players),  # only their code is compiled
+        *_bot_kernels.bots_in_play(ids, game.players),  # only their code is compiled
     )
-    runaway = np.flatnonzero(ends == _gameloop.END_RUNAWAY)
+    runaway = np.flatnonzero(ends == _layout.END_RUNAWAY)
     if runaway.size:
         raise RunawayGameError(
-            f"rollout {int(runaway[0])} (seed {seeds[int(runaway[0])]}) ran past {_gameloop.MAX_TURNS} turns"
+            f"rollout {int(runaway[0])} (seed {seeds[int(runaway[0])]}) ran past {_batch.MAX_TURNS} turns"
         )
     return out[:, : game.players]
 

@@ -52,20 +52,27 @@ TASK_RETRIES = 3  # a task that raised is tried this often again; a lost worker'
 
 
 class Warmup(WorkerPlugin):  # type: ignore[misc]  # distributed is not type-checked here
-    """Warms each worker's kernels once, when it joins (a restarted worker too)."""
+    """Warms each worker's kernels once, when it joins (a restarted worker too), with
+    ``load_kernels`` (a module-level function, so that it pickles by name): the caller's,
+    so that this module imports nothing of the work it runs."""
+
+    def __init__(self, load_kernels: Callable[[], object]) -> None:
+        self.load_kernels = load_kernels
 
     def setup(self, worker: Any) -> None:
         """Load the kernels on ``worker`` (Dask calls this when the worker joins)."""
-        from .datasets import warm_kernels  # datasets imports this module lazily
-
-        warm_kernels()
+        self.load_kernels()
 
 
 @contextlib.contextmanager
-def connect(workers: int | None, scheduler: str | None, client: Any = None) -> Iterator[tuple[Any, float]]:
+def connect(
+    workers: int | None, scheduler: str | None, client: Any = None, *, load_kernels: Callable[[], object],
+) -> Iterator[tuple[Any, float]]:
     """A warmed client and the seconds it took to get it: ``client`` as it is (its workers
     warmed), else one connected to ``scheduler``, else a new local cluster of
-    ``workers`` one-thread processes, closed on exit."""
+    ``workers`` one-thread processes, closed on exit.  ``load_kernels()`` warms a
+    process: this one first for a local cluster, then each worker as it joins (see
+    :class:`Warmup`; e.g. ``qwirkle_core.datasets.load_chunk_kernels``)."""
     began = time.perf_counter()
     with contextlib.ExitStack() as stack:
         if client is None:
@@ -75,9 +82,7 @@ def connect(workers: int | None, scheduler: str | None, client: Any = None) -> I
                 # The workers of a local cluster share this machine's kernel cache: fill
                 # it here first, so that they load the kernels instead of all compiling
                 # them at once when the cache is cold (and racing to write its index).
-                from .datasets import warm_kernels  # datasets imports this module lazily
-
-                warm_kernels()
+                load_kernels()
                 # The nannies hand this configuration to the worker processes.
                 with dask.config.set(QUIET_WORKERS):
                     cluster = stack.enter_context(
@@ -86,7 +91,7 @@ def connect(workers: int | None, scheduler: str | None, client: Any = None) -> I
                         )
                     )
                 client = stack.enter_context(Client(cluster))
-        client.register_plugin(Warmup(), name=PLUGIN_NAME)
+        client.register_plugin(Warmup(load_kernels), name=PLUGIN_NAME)
         yield client, time.perf_counter() - began
 
 

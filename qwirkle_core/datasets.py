@@ -43,8 +43,11 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from . import _gameloop
-from ._gameloop import (
+from . import _batch, _bot_kernels, _layout
+from ._constants import MAX_PLAYERS
+from ._ints import read_int
+from ._jit import batch_kernel
+from ._layout import (
     EXCHANGE,
     L_COLS,
     L_DRAWN,
@@ -58,14 +61,12 @@ from ._gameloop import (
     L_SCORE,
     L_TYPE,
     PLACE,
+    KArray,
 )
-from ._geometry import KArray
-from ._ints import read_int
-from ._jit import batch_kernel
 from ._prng import SEED_LIMIT, seed_words
 from .bots import BOT_IDS
 from .errors import InvalidRecordError, QwirkleError, RunawayGameError, show
-from .game import END_NAMES, MAX_PLAYERS, MIN_PLAYERS, Game
+from .game import END_NAMES, MIN_PLAYERS, Game
 from .records import game_from_record, record_from_log
 
 DATASET_FORMAT = "qwirkle-dataset/1"
@@ -78,8 +79,8 @@ LOG_CAPACITY = 256  # turns logged per game; a longer game is played again alone
 COMPRESSION = "zstd"
 
 # Dictionary values of the string columns; index = the kernels' code.
-ACTIONS = ("place", "exchange", "pass")  # _gameloop.PLACE, EXCHANGE, PASS
-ENDS = tuple(END_NAMES[code] for code in (_gameloop.END_OUT, _gameloop.END_BLOCKED, _gameloop.END_DEAD))
+ACTIONS = ("place", "exchange", "pass")  # _layout.PLACE, EXCHANGE, PASS
+ENDS = tuple(END_NAMES[code] for code in (_layout.END_OUT, _layout.END_BLOCKED, _layout.END_DEAD))
 
 __all__ = [
     "DATASET_FORMAT",
@@ -316,23 +317,23 @@ def play_chunk(
     ends, the turn log rows of all its games one after the other).  ``on_games(n)`` is
     called as each batch of n games is played."""
     start, stop = spec.chunk_range(chunk)
-    bot_ids = np.zeros(_gameloop.MAX_PLAYERS, np.int64)
+    bot_ids = np.zeros(MAX_PLAYERS, np.int64)
     bot_ids[: spec.players] = [BOT_IDS[b] for b in spec.bots]
-    tie_rank = np.arange(_gameloop.MAX_PLAYERS, dtype=np.int64)
-    in_play = _gameloop.bots_in_play(bot_ids, spec.players)  # only their code is compiled
-    logs = _gameloop.empty_logs(min(BATCH, stop - start), LOG_CAPACITY)
+    tie_rank = np.arange(MAX_PLAYERS, dtype=np.int64)
+    in_play = _bot_kernels.bots_in_play(bot_ids, spec.players)  # only their code is compiled
+    logs = _batch.empty_logs(min(BATCH, stop - start), LOG_CAPACITY)
     all_scores, all_turns, all_ends, all_rows = [], [], [], []
     for lo in range(start, stop, BATCH):
         hi = min(stop, lo + BATCH)
         low, high = seed_words([(spec.seed + i) % SEED_LIMIT for i in range(lo, hi)])
         batch_logs = logs[: hi - lo]
         # Kernels release the GIL: threads of one process play chunks side by side.
-        scores, turns, ends = _gameloop.play_games(spec.players, low, high, tie_rank, bot_ids, batch_logs, *in_play)
-        runaway = np.flatnonzero(ends == _gameloop.END_RUNAWAY)
+        scores, turns, ends = _batch.play_games(spec.players, low, high, tie_rank, bot_ids, batch_logs, *in_play)
+        runaway = np.flatnonzero(ends == _layout.END_RUNAWAY)
         if runaway.size:
             raise RunawayGameError(
                 f"game {lo + int(runaway[0])} (seed {(spec.seed + lo + int(runaway[0])) % SEED_LIMIT}) ran past "
-                f"{_gameloop.MAX_TURNS} turns without ending"
+                f"{_batch.MAX_TURNS} turns without ending"
             )
         if (turns > LOG_CAPACITY).any():
             # A long game (random bots exchange a lot): play it again, all logged.
@@ -340,8 +341,8 @@ def play_chunk(
             for i in range(hi - lo):
                 log = batch_logs[i, : turns[i]]
                 if turns[i] > LOG_CAPACITY:
-                    logged = _gameloop.empty_logs(1, int(turns[i]))
-                    _gameloop.play_games(spec.players, low[i : i + 1], high[i : i + 1], tie_rank, bot_ids, logged, *in_play)
+                    logged = _batch.empty_logs(1, int(turns[i]))
+                    _batch.play_games(spec.players, low[i : i + 1], high[i : i + 1], tie_rank, bot_ids, logged, *in_play)
                     log = logged[0]
                 parts.append(log)
             all_rows.append(np.concatenate(parts))
@@ -514,10 +515,11 @@ class DatasetSummary:
 Progress = Callable[[int, int], None]  # (games done, games in the dataset)
 
 
-def warm_kernels(replay: bool = True) -> float:
+def load_chunk_kernels(replay: bool = True) -> float:
     """Load every kernel a chunk task runs (from numba's cache, or by compiling it where
     there is none): one game played and turned into tables in memory, and with
-    ``replay`` (what a check task runs) replayed under the rules.  Returns the seconds."""
+    ``replay`` (what a check task runs) replayed under the rules.  Returns the seconds.
+    (``qwirkle_core.warmup.warm_kernels`` is the entry point for callers outside.)"""
     began = time.perf_counter()
     spec = DatasetSpec(1, 2, ("greedy", "greedy"), 0, 1)
     scores, turns, ends, rows = play_chunk(spec, 0)
@@ -637,14 +639,14 @@ def write_dataset(
     elif client is None and workers is None and scheduler is None:
         threads = numba.get_num_threads()
         where = f"this process, {threads} threads"
-        startup = warm_kernels(replay=False)
+        startup = load_chunk_kernels(replay=False)
         began = time.perf_counter()
         _run_local(write_chunk, calls, on_done, threads, report)
         seconds = time.perf_counter() - began
     else:
         from . import cluster
 
-        with cluster.connect(workers, scheduler, client) as (dask_client, startup):
+        with cluster.connect(workers, scheduler, client, load_kernels=load_chunk_kernels) as (dask_client, startup):
             where = cluster.describe(dask_client)
             began = time.perf_counter()
             cluster.run_tasks(dask_client, write_chunk, calls, on_done, "qwirkle-chunk")
@@ -707,27 +709,27 @@ def logs_from_turns(turns: Any) -> npt.NDArray[np.int32]:
     """The turn table's rows as the game loop's log rows (int32[rows, LOG_COLS])."""
     pa, pc, _ = _pyarrow()
     n = turns.num_rows
-    log = np.zeros((n, _gameloop.LOG_COLS), np.int32)
-    log[:, _gameloop.L_PLAYER] = turns.column("player").to_numpy()
+    log = np.zeros((n, _layout.LOG_COLS), np.int32)
+    log[:, _layout.L_PLAYER] = turns.column("player").to_numpy()
     codes = pc.index_in(turns.column("action").cast(pa.string()), value_set=pa.array(ACTIONS))
     if codes.null_count:
         raise DatasetError("a turn has an unknown action")
-    log[:, _gameloop.L_TYPE] = codes.to_numpy()
-    log[:, _gameloop.L_SCORE] = turns.column("score").to_numpy()
+    log[:, _layout.L_TYPE] = codes.to_numpy()
+    log[:, _layout.L_SCORE] = turns.column("score").to_numpy()
     owner, slot, values = _list_slots(pc, turns.column("hand"), n)
-    log[owner, _gameloop.L_HAND + slot] = values.to_numpy()
-    log[:, _gameloop.L_HAND_SIZE] = np.bincount(owner, minlength=n)
+    log[owner, _layout.L_HAND + slot] = values.to_numpy()
+    log[:, _layout.L_HAND_SIZE] = np.bincount(owner, minlength=n)
     owner, slot, values = _list_slots(pc, turns.column("placements"), n)
-    log[owner, _gameloop.L_ROWS + slot] = pc.struct_field(values, "row").to_numpy()
-    log[owner, _gameloop.L_COLS + slot] = pc.struct_field(values, "col").to_numpy()
-    log[owner, _gameloop.L_KINDS + slot] = pc.struct_field(values, "tile").to_numpy()
-    log[:, _gameloop.L_N] = np.bincount(owner, minlength=n)
+    log[owner, _layout.L_ROWS + slot] = pc.struct_field(values, "row").to_numpy()
+    log[owner, _layout.L_COLS + slot] = pc.struct_field(values, "col").to_numpy()
+    log[owner, _layout.L_KINDS + slot] = pc.struct_field(values, "tile").to_numpy()
+    log[:, _layout.L_N] = np.bincount(owner, minlength=n)
     owner, slot, values = _list_slots(pc, turns.column("exchanged"), n)
-    log[owner, _gameloop.L_KINDS + slot] = values.to_numpy()
-    log[:, _gameloop.L_N] += np.bincount(owner, minlength=n).astype(np.int32)
+    log[owner, _layout.L_KINDS + slot] = values.to_numpy()
+    log[:, _layout.L_N] += np.bincount(owner, minlength=n).astype(np.int32)
     owner, slot, values = _list_slots(pc, turns.column("drawn"), n)
-    log[owner, _gameloop.L_DRAWN + slot] = values.to_numpy()
-    log[:, _gameloop.L_DRAWN_N] = np.bincount(owner, minlength=n)
+    log[owner, _layout.L_DRAWN + slot] = values.to_numpy()
+    log[:, _layout.L_DRAWN_N] = np.bincount(owner, minlength=n)
     return log
 
 
@@ -903,7 +905,7 @@ def check_dataset(
     else:
         from . import cluster
 
-        with cluster.connect(workers, scheduler, client) as (dask_client, _):
+        with cluster.connect(workers, scheduler, client, load_kernels=load_chunk_kernels) as (dask_client, _):
             cluster.run_tasks(dask_client, check_chunk, calls, on_done, "qwirkle-check")
     for k in sorted(found):
         report.problems.extend(found[k])

@@ -15,7 +15,7 @@ The rules are those of docs/rules.md.  Conventions this module fixes:
   each returned tile (in ascending kind order) into the bag: it goes last, then
   swaps places with a uniformly chosen slot.
 - The seeded generator (``qwirkle_core._prng``) shuffles the bag and mixes exchanges;
-  ``qwirkle_core._gameloop`` plays the same games inside numba.
+  ``qwirkle_core._batch`` plays the same games inside numba (both apply turns with ``_turn``).
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from . import _gameloop, _prng
+from . import _layout, _prng, _turn
+from ._constants import GOING_OUT_BONUS, HAND_SIZE, MAX_PLAYERS
 from ._ints import read_int
 from ._iterables import items_of
 from .board import Board, hand_kinds, tile_kinds
@@ -58,9 +59,6 @@ __all__ = [
 ]
 
 MIN_PLAYERS = 2
-MAX_PLAYERS = 6
-HAND_SIZE = 6
-GOING_OUT_BONUS = 6
 # Scores are integers 0..MAX_SCORE (a whole game scores a few hundred points): a
 # position string with more is refused, and so is a turn that would pass it, so every
 # score the library writes it also reads, and none can wrap in the numba engine.
@@ -219,7 +217,7 @@ def _group_of(kinds: Iterable[int]) -> int:
     mask = 0
     for k in kinds:
         mask |= 1 << k
-    return int(_gameloop.group_size(mask))
+    return int(_turn.group_size(mask))
 
 
 def largest_group(tiles: Iterable[Tile]) -> int:
@@ -260,8 +258,8 @@ def _tie_rank(players: int, tie_break: Sequence[int] | None) -> list[int]:
 
 
 def _hand_arrays(hands: Sequence[Sequence[Tile]]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    kinds = np.zeros((_gameloop.MAX_PLAYERS, HAND_SIZE), np.int64)
-    sizes = np.zeros(_gameloop.MAX_PLAYERS, np.int64)
+    kinds = np.zeros((MAX_PLAYERS, HAND_SIZE), np.int64)
+    sizes = np.zeros(MAX_PLAYERS, np.int64)
     for p, h in enumerate(hands):
         sizes[p] = len(h)
         kinds[p, : len(h)] = [t.kind for t in h]
@@ -274,12 +272,12 @@ def opening_player(hands: Sequence[Sequence[Tile]], tie_break: Sequence[int] | N
     tie, e.g. oldest first), else the lowest seat."""
     if isinstance(hands, (str, bytes)) or not isinstance(hands, Sequence):
         raise InvalidPositionError(f"hands are a sequence of hands, one per seat, got {show(hands)}")
-    if not 2 <= len(hands) <= _gameloop.MAX_PLAYERS:
-        raise InvalidPositionError(f"a game has 2 to {_gameloop.MAX_PLAYERS} hands, got {len(hands)}")
+    if not 2 <= len(hands) <= MAX_PLAYERS:
+        raise InvalidPositionError(f"a game has 2 to {MAX_PLAYERS} hands, got {len(hands)}")
     hands = [list(map(Tile.from_kind, hand_kinds(h))) for h in hands]
     kinds, sizes = _hand_arrays(hands)
-    rank = np.array(_tie_rank(len(hands), tie_break) + [0] * (_gameloop.MAX_PLAYERS - len(hands)), np.int64)
-    return int(_gameloop.choose_opener(kinds, sizes, len(hands), rank)[0])
+    rank = np.array(_tie_rank(len(hands), tie_break) + [0] * (MAX_PLAYERS - len(hands)), np.int64)
+    return int(_turn.choose_opener(kinds, sizes, len(hands), rank)[0])
 
 
 def distinct_exchanges(hand: Sequence[Tile], bag_size: int) -> list[tuple[Tile, ...]]:
@@ -291,7 +289,7 @@ def distinct_exchanges(hand: Sequence[Tile], bag_size: int) -> list[tuple[Tile, 
     # many tiles as the hand holds).
     size = read_int(bag_size, "bag_size", 0, 2**62)
     kinds = np.array(held + [0] * (HAND_SIZE - len(held)), np.int64)
-    table = _gameloop.exchange_table(kinds, len(held), min(size, HAND_SIZE))
+    table = _turn.exchange_table(kinds, len(held), min(size, HAND_SIZE))
     return [tuple(ALL_TILES[int(k)] for k in row[1 : 1 + row[0]]) for row in table]
 
 
@@ -304,28 +302,28 @@ def _check_seed(seed: int) -> int:
 
 
 def _turn_from_row(row: npt.NDArray[np.int32]) -> Turn:
-    """A Turn from a row of the kernels' turn log (qwirkle_core._gameloop L_*)."""
-    n = int(row[_gameloop.L_N])
-    kind = int(row[_gameloop.L_TYPE])
-    hand = tuple(ALL_TILES[int(k)] for k in row[_gameloop.L_HAND : _gameloop.L_HAND + row[_gameloop.L_HAND_SIZE]])
-    drawn = tuple(ALL_TILES[int(k)] for k in row[_gameloop.L_DRAWN : _gameloop.L_DRAWN + row[_gameloop.L_DRAWN_N]])
-    tiles = [ALL_TILES[int(k)] for k in row[_gameloop.L_KINDS : _gameloop.L_KINDS + n]]
+    """A Turn from a row of the kernels' turn log (``_layout.L_*``)."""
+    n = int(row[_layout.L_N])
+    kind = int(row[_layout.L_TYPE])
+    hand = tuple(ALL_TILES[int(k)] for k in row[_layout.L_HAND : _layout.L_HAND + row[_layout.L_HAND_SIZE]])
+    drawn = tuple(ALL_TILES[int(k)] for k in row[_layout.L_DRAWN : _layout.L_DRAWN + row[_layout.L_DRAWN_N]])
+    tiles = [ALL_TILES[int(k)] for k in row[_layout.L_KINDS : _layout.L_KINDS + n]]
     score = 0
-    if kind == _gameloop.PLACE:
-        score = int(row[_gameloop.L_SCORE])
+    if kind == _layout.PLACE:
+        score = int(row[_layout.L_SCORE])
         placements = [
-            (int(row[_gameloop.L_ROWS + s]), int(row[_gameloop.L_COLS + s]), tiles[s]) for s in range(n)
+            (int(row[_layout.L_ROWS + s]), int(row[_layout.L_COLS + s]), tiles[s]) for s in range(n)
         ]
         action = Action(Action.PLACE, Move._trusted(tuple(sorted(placements, key=lambda p: (p[0], p[1]))), score))
-    elif kind == _gameloop.EXCHANGE:
+    elif kind == _layout.EXCHANGE:
         action = Action(Action.EXCHANGE, tiles=tiles)
     else:
         action = Action(Action.PASS)
-    return Turn(int(row[_gameloop.L_PLAYER]), hand, action, drawn, score)
+    return Turn(int(row[_layout.L_PLAYER]), hand, action, drawn, score)
 
 
 # How a game ended (Game.end, and the "end" field of records), by the kernels' END_* codes.
-END_NAMES = {_gameloop.END_OUT: "out", _gameloop.END_BLOCKED: "blocked", _gameloop.END_DEAD: "dead"}
+END_NAMES = {_layout.END_OUT: "out", _layout.END_BLOCKED: "blocked", _layout.END_DEAD: "dead"}
 
 
 # ---------------------------------------------------------------------- game
@@ -360,14 +358,14 @@ class Game:
         self._tie_rank = _tie_rank(players, tie_break)
         self._board = Board()
         self._rng = _prng.new_state(self._seed, _prng.GAME_STREAM)
-        self._meta = np.zeros(_gameloop.N_META, np.int64)
-        self._hands = np.zeros((_gameloop.MAX_PLAYERS, HAND_SIZE), np.int64)
-        self._hand_sizes = np.zeros(_gameloop.MAX_PLAYERS, np.int64)
-        self._bag = np.zeros(_gameloop.N_TILES, np.int64)
-        self._scores = np.zeros(_gameloop.MAX_PLAYERS, np.int64)
-        rank = np.array(self._tie_rank + [0] * (_gameloop.MAX_PLAYERS - players), np.int64)
-        _gameloop.deal(self._meta, self._hands, self._hand_sizes, self._bag, self._scores, self._rng, players, rank)
-        self._log = np.zeros((0, _gameloop.LOG_COLS), np.int32)  # one row per turn played
+        self._meta = np.zeros(_layout.N_META, np.int64)
+        self._hands = np.zeros((MAX_PLAYERS, HAND_SIZE), np.int64)
+        self._hand_sizes = np.zeros(MAX_PLAYERS, np.int64)
+        self._bag = np.zeros(N_TILES, np.int64)
+        self._scores = np.zeros(MAX_PLAYERS, np.int64)
+        rank = np.array(self._tie_rank + [0] * (MAX_PLAYERS - players), np.int64)
+        _turn.deal(self._meta, self._hands, self._hand_sizes, self._bag, self._scores, self._rng, players, rank)
+        self._log = np.zeros((0, _layout.LOG_COLS), np.int32)  # one row per turn played
         self._undo: list[tuple[npt.NDArray[np.int64], ...]] = []
         self._from_deal = True
 
@@ -375,7 +373,7 @@ class Game:
     @property
     def players(self) -> int:
         """The number of players (2 to 6)."""
-        return int(self._meta[_gameloop.M_PLAYERS])
+        return int(self._meta[_layout.M_PLAYERS])
 
     @property
     def seed(self) -> int | None:
@@ -396,7 +394,7 @@ class Game:
     @property
     def to_move(self) -> int:
         """The seat whose turn it is."""
-        return int(self._meta[_gameloop.M_PLAYER])
+        return int(self._meta[_layout.M_PLAYER])
 
     @property
     def scores(self) -> list[int]:
@@ -406,7 +404,7 @@ class Game:
     @property
     def bag_size(self) -> int:
         """How many tiles are left in the bag."""
-        return int(self._meta[_gameloop.M_BAG])
+        return int(self._meta[_layout.M_BAG])
 
     @property
     def bag(self) -> list[Tile]:
@@ -426,12 +424,12 @@ class Game:
     @property
     def opening_size(self) -> int:
         """Tiles the opening move must place (the opener's largest group); 0 once played."""
-        return int(self._meta[_gameloop.M_OPENING])
+        return int(self._meta[_layout.M_OPENING])
 
     @property
     def is_over(self) -> bool:
         """Whether the game has ended."""
-        return bool(self._meta[_gameloop.M_OVER])
+        return bool(self._meta[_layout.M_OVER])
 
     @property
     def end(self) -> str | None:
@@ -439,12 +437,12 @@ class Game:
         bonus), ``"blocked"`` (the bag is empty and no one can place), ``"dead"``
         (tiles are left in the bag, but no tile left anywhere fits the board); None
         while it goes on."""
-        return END_NAMES.get(int(self._meta[_gameloop.M_END]))
+        return END_NAMES.get(int(self._meta[_layout.M_END]))
 
     @property
     def went_out(self) -> int | None:
         """The seat that emptied their hand and took the bonus, if any."""
-        seat = int(self._meta[_gameloop.M_WENT_OUT])
+        seat = int(self._meta[_layout.M_WENT_OUT])
         return seat if seat >= 0 else None
 
     @property
@@ -466,7 +464,7 @@ class Game:
 
     def turn_log(self) -> npt.NDArray[np.int32]:
         """The turns as the kernels log them (one int32 row per turn; the columns are
-        ``qwirkle_core._gameloop.L_*``): a copy."""
+        ``_layout.L_*``): a copy."""
         return self._log.copy()
 
     def winners(self) -> list[int]:
@@ -567,44 +565,44 @@ class Game:
     def _apply(self, action: Action) -> Action:
         """Play a legal action (push has checked it) through the game loop's kernels."""
         self._undo.append(tuple(a.copy() for a in self._arrays()))
-        row = np.zeros(_gameloop.ACTION_COLS, np.int64)
+        row = np.zeros(_layout.ACTION_COLS, np.int64)
         placed = action.kind == Action.PLACE
         if placed:
             assert action.move is not None
             move = self._board.push(action.move)
             action = Action(Action.PLACE, move)
-            row[_gameloop.A_TYPE] = _gameloop.PLACE
-            row[_gameloop.A_SCORE] = move.score or 0
+            row[_layout.A_TYPE] = _layout.PLACE
+            row[_layout.A_SCORE] = move.score or 0
             for s, (r, c, t) in enumerate(move.placements):
-                row[_gameloop.A_ROWS + s] = r
-                row[_gameloop.A_COLS + s] = c
-                row[_gameloop.A_KINDS + s] = t.kind
-            row[_gameloop.A_N] = len(move)
+                row[_layout.A_ROWS + s] = r
+                row[_layout.A_COLS + s] = c
+                row[_layout.A_KINDS + s] = t.kind
+            row[_layout.A_N] = len(move)
         elif action.kind == Action.EXCHANGE:
-            row[_gameloop.A_TYPE] = _gameloop.EXCHANGE
-            row[_gameloop.A_N] = len(action.tiles)
-            row[_gameloop.A_KINDS : _gameloop.A_KINDS + len(action.tiles)] = [t.kind for t in action.tiles]
+            row[_layout.A_TYPE] = _layout.EXCHANGE
+            row[_layout.A_N] = len(action.tiles)
+            row[_layout.A_KINDS : _layout.A_KINDS + len(action.tiles)] = [t.kind for t in action.tiles]
         else:
-            row[_gameloop.A_TYPE] = _gameloop.PASS
-        log_row = np.zeros((1, _gameloop.LOG_COLS), np.int32)
-        _gameloop.settle_turn(
+            row[_layout.A_TYPE] = _layout.PASS
+        log_row = np.zeros((1, _layout.LOG_COLS), np.int32)
+        _turn.settle_turn(
             self._meta, self._hands, self._hand_sizes, self._bag, self._scores, self._rng, row, log_row[0]
         )
         self._log = np.concatenate((self._log, log_row))
         if not self.is_over:
             self._sync_board_meta()
-            end = _gameloop.ending(
+            end = _turn.ending(
                 self._board.state_arrays()[0], self._meta, self._hands, self._hand_sizes, self._bag
             )
-            if end != _gameloop.END_NONE:
-                self._meta[_gameloop.M_OVER] = 1
-                self._meta[_gameloop.M_END] = end
+            if end != _layout.END_NONE:
+                self._meta[_layout.M_OVER] = 1
+                self._meta[_layout.M_END] = end
         return action
 
     def _sync_board_meta(self) -> None:
         """Copy the board's tile count into meta, where the loop's kernels read it (the
         board state itself holds the rest)."""
-        self._meta[_gameloop.M_BOARD_TILES] = len(self._board)
+        self._meta[_layout.M_BOARD_TILES] = len(self._board)
 
     def pop(self) -> Action:
         """Take back the last turn, draws included; returns its action."""
@@ -651,10 +649,10 @@ class Game:
         seat = self._seat(player)
         rng = _prng.new_state(_check_seed(seed), _prng.GAME_STREAM)
         game = self.copy()
-        _gameloop.redeal_unseen(game._meta, game._hands, game._hand_sizes, game._bag, seat, rng)
+        _turn.redeal_unseen(game._meta, game._hands, game._hand_sizes, game._bag, seat, rng)
         game._rng = rng
         # The past no longer leads to this state: it can be played on, not popped.
-        game._log = np.zeros((0, _gameloop.LOG_COLS), np.int32)
+        game._log = np.zeros((0, _layout.LOG_COLS), np.int32)
         game._undo = []
         game._from_deal = False
         game._board = self._board.copy(stack=False)
@@ -673,13 +671,13 @@ class Game:
     ]:
         """The position as the numba game loop's arrays: (board state, meta, hands,
         hand_sizes, bag, scores, game_rng), copies except the board state unless
-        ``copy_state`` (read it only); see qwirkle_core._gameloop and _state."""
+        ``copy_state`` (read it only); see ``_turn``, ``_layout`` and ``_state``."""
         st = self._board.state_arrays()[0]
         if copy_state:
             st = st.copy()
         self._sync_board_meta()
         meta = self._meta.copy()
-        meta[_gameloop.M_TURNS] = self.turn_count
+        meta[_layout.M_TURNS] = self.turn_count
         return (
             st, meta, self._hands.copy(), self._hand_sizes.copy(), self._bag.copy(),
             self._scores.copy(), self._rng.copy(),
@@ -827,25 +825,25 @@ class Game:
         game._board = board
         game._rng = rng
         game._hands, game._hand_sizes = _hand_arrays(hands)
-        game._bag = np.zeros(_gameloop.N_TILES, np.int64)
+        game._bag = np.zeros(N_TILES, np.int64)
         game._bag[: len(bag)] = [t.kind for t in bag]
-        game._scores = np.zeros(_gameloop.MAX_PLAYERS, np.int64)
+        game._scores = np.zeros(MAX_PLAYERS, np.int64)
         game._scores[:players] = scores
-        meta = np.zeros(_gameloop.N_META, np.int64)
-        meta[_gameloop.M_BAG] = len(bag)
-        meta[_gameloop.M_PLAYER] = player
-        meta[_gameloop.M_PLAYERS] = players
-        meta[_gameloop.M_OPENING] = opening
-        meta[_gameloop.M_OVER] = int(over)
-        meta[_gameloop.M_WENT_OUT] = went_out
+        meta = np.zeros(_layout.N_META, np.int64)
+        meta[_layout.M_BAG] = len(bag)
+        meta[_layout.M_PLAYER] = player
+        meta[_layout.M_PLAYERS] = players
+        meta[_layout.M_OPENING] = opening
+        meta[_layout.M_OVER] = int(over)
+        meta[_layout.M_WENT_OUT] = went_out
         if over:
             # The state string says who went out; otherwise the bag tells the end apart:
             # with an empty bag a game without a move is blocked, with tiles left, dead.
-            meta[_gameloop.M_END] = (
-                _gameloop.END_OUT if went_out >= 0 else _gameloop.END_BLOCKED if not bag else _gameloop.END_DEAD
+            meta[_layout.M_END] = (
+                _layout.END_OUT if went_out >= 0 else _layout.END_BLOCKED if not bag else _layout.END_DEAD
             )
         game._meta = meta
-        game._log = np.zeros((0, _gameloop.LOG_COLS), np.int32)
+        game._log = np.zeros((0, _layout.LOG_COLS), np.int32)
         game._undo = []
         game._from_deal = False
         game._sync_board_meta()

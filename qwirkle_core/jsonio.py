@@ -10,8 +10,8 @@ import json
 import math
 from typing import Any
 
-from ._geometry import COORD_MAX
-from .board import MAX_HAND, Board
+from ._constants import COORD_MAX, HAND_SIZE
+from .board import Board
 from .errors import InvalidPositionError, QwirkleError, show
 from .tiles import ALL_TILES, Tile
 
@@ -125,8 +125,8 @@ def read_board(value: Any, where: str = "board") -> Board:
 def read_hand(value: Any, where: str = "hand") -> list[Tile]:
     """A hand (0 to 6 Tiles) from a JSON list of ``[color, shape]``."""
     items = _list(value, _where(where))
-    if len(items) > MAX_HAND:
-        raise BadInputError(f"{where} holds at most {MAX_HAND} tiles, got {len(items)}")
+    if len(items) > HAND_SIZE:
+        raise BadInputError(f"{where} holds at most {HAND_SIZE} tiles, got {len(items)}")
     return [read_tile(v, f"{where}[{i}]") for i, v in enumerate(items)]
 
 

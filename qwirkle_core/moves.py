@@ -10,7 +10,7 @@ from typing import Any, overload
 import numpy as np
 import numpy.typing as npt
 
-from ._geometry import COORD_MAX
+from ._constants import COORD_MAX
 from ._ints import int_value, read_int
 from ._movegen import COL_COLS, COL_KINDS, COL_N, COL_ROWS, COL_SCORE, OUT_COLS
 from .errors import InvalidMoveError, InvalidTileError, NothingToUndoError, show

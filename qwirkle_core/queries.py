@@ -32,7 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _queries
-from ._geometry import COORD_MAX
+from ._constants import COORD_MAX
 from ._ints import read_int
 from ._iterables import items_of
 from ._jit import interruptible

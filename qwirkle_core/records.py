@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from . import _gameloop
+from . import _constants, _layout
 from ._ints import int_value, read_int
 from ._iterables import items_of
 from ._prng import SEED_LIMIT
@@ -128,22 +128,22 @@ def record_from_log(
     turns = []
     for row in log:
         turn: dict[str, Any] = {
-            "player": int(row[_gameloop.L_PLAYER]),
-            "hand": tiles(row[_gameloop.L_HAND : _gameloop.L_HAND + row[_gameloop.L_HAND_SIZE]]),
+            "player": int(row[_layout.L_PLAYER]),
+            "hand": tiles(row[_layout.L_HAND : _layout.L_HAND + row[_layout.L_HAND_SIZE]]),
         }
-        n = int(row[_gameloop.L_N])
-        drawn = tiles(row[_gameloop.L_DRAWN : _gameloop.L_DRAWN + row[_gameloop.L_DRAWN_N]])
-        if row[_gameloop.L_TYPE] == _gameloop.PLACE:
+        n = int(row[_layout.L_N])
+        drawn = tiles(row[_layout.L_DRAWN : _layout.L_DRAWN + row[_layout.L_DRAWN_N]])
+        if row[_layout.L_TYPE] == _layout.PLACE:
             turn["action"] = "place"
             turn["placements"] = [
-                [int(row[_gameloop.L_ROWS + s]), int(row[_gameloop.L_COLS + s])] + ALL_TILES[int(row[_gameloop.L_KINDS + s])].as_json()
+                [int(row[_layout.L_ROWS + s]), int(row[_layout.L_COLS + s])] + ALL_TILES[int(row[_layout.L_KINDS + s])].as_json()
                 for s in range(n)
             ]
-            turn["score"] = int(row[_gameloop.L_SCORE])
+            turn["score"] = int(row[_layout.L_SCORE])
             turn["drawn"] = drawn
-        elif row[_gameloop.L_TYPE] == _gameloop.EXCHANGE:
+        elif row[_layout.L_TYPE] == _layout.EXCHANGE:
             turn["action"] = "exchange"
-            turn["tiles"] = tiles(row[_gameloop.L_KINDS : _gameloop.L_KINDS + n])
+            turn["tiles"] = tiles(row[_layout.L_KINDS : _layout.L_KINDS + n])
             turn["drawn"] = drawn
         else:
             turn["action"] = "pass"
@@ -161,16 +161,16 @@ def record_from_log(
 def _check_log(players: Any, seed: Any, log: Any, scores: Any, end: Any) -> tuple[int, int, int, list[int]]:
     """The arguments of :func:`record_from_log`, checked (InvalidRecordError): players,
     seed, end and the final scores, as ints."""
-    players = read_int(players, "players", 2, _gameloop.MAX_PLAYERS, InvalidRecordError)
+    players = read_int(players, "players", 2, _constants.MAX_PLAYERS, InvalidRecordError)
     seed = read_int(seed, "seed", 0, SEED_LIMIT - 1, InvalidRecordError)
-    end = read_int(end, "end (an END_* code)", _gameloop.END_NONE, _gameloop.END_RUNAWAY, InvalidRecordError)
+    end = read_int(end, "end (an END_* code)", _layout.END_NONE, _layout.END_RUNAWAY, InvalidRecordError)
     if (
         not isinstance(log, np.ndarray)
         or log.ndim != 2
-        or log.shape[1] != _gameloop.LOG_COLS
+        or log.shape[1] != _layout.LOG_COLS
         or not np.issubdtype(log.dtype, np.integer)
     ):
-        raise InvalidRecordError(f"a turn log is an int array of {_gameloop.LOG_COLS} columns, got {show(log)}")
+        raise InvalidRecordError(f"a turn log is an int array of {_layout.LOG_COLS} columns, got {show(log)}")
     if isinstance(scores, np.ndarray):
         values = scores.tolist() if scores.ndim == 1 else None
     else:
@@ -188,16 +188,16 @@ def _check_log(players: Any, seed: Any, log: Any, scores: Any, end: Any) -> tupl
         kinds = rows[:, at : at + 6]
         return bool((((kinds < 0) | (kinds >= len(ALL_TILES))) & (slots < count[:, None])).any())
 
-    acting = np.where(rows[:, _gameloop.L_TYPE] == _gameloop.PASS, 0, rows[:, _gameloop.L_N])
+    acting = np.where(rows[:, _layout.L_TYPE] == _layout.PASS, 0, rows[:, _layout.L_N])
     if (
-        bad(_gameloop.L_PLAYER, 0, players - 1)
-        or bad(_gameloop.L_TYPE, _gameloop.PLACE, _gameloop.PASS)
-        or bad(_gameloop.L_N, 0, 6)
-        or bad(_gameloop.L_HAND_SIZE, 0, 6)
-        or bad(_gameloop.L_DRAWN_N, 0, 6)
-        or bad_kinds(_gameloop.L_HAND, rows[:, _gameloop.L_HAND_SIZE])
-        or bad_kinds(_gameloop.L_KINDS, acting)
-        or bad_kinds(_gameloop.L_DRAWN, rows[:, _gameloop.L_DRAWN_N])
+        bad(_layout.L_PLAYER, 0, players - 1)
+        or bad(_layout.L_TYPE, _layout.PLACE, _layout.PASS)
+        or bad(_layout.L_N, 0, 6)
+        or bad(_layout.L_HAND_SIZE, 0, 6)
+        or bad(_layout.L_DRAWN_N, 0, 6)
+        or bad_kinds(_layout.L_HAND, rows[:, _layout.L_HAND_SIZE])
+        or bad_kinds(_layout.L_KINDS, acting)
+        or bad_kinds(_layout.L_DRAWN, rows[:, _layout.L_DRAWN_N])
     ):
         raise InvalidRecordError(
             f"a turn log of {players} players holds seats 0..{players - 1}, action types 0..2, "

@@ -24,7 +24,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from . import _gameloop, _recordtext
+from . import _batch, _bot_kernels, _constants, _layout, _recordtext
 from ._ints import int_value, read_int
 from ._prng import SEED_LIMIT, seed_words
 from .bots import BOT_IDS
@@ -42,7 +42,7 @@ class SelfPlayArgumentError(QwirkleError):
 @dataclass
 class SelfPlayResult:
     """Final scores (games x players), turns per game, how each game ended (END_*
-    codes of ``qwirkle_core._gameloop``), and the time the games took."""
+    codes of ``qwirkle_core._layout``), and the time the games took."""
 
     scores: npt.NDArray[np.int64]
     turns: npt.NDArray[np.int64]
@@ -77,7 +77,7 @@ def parse_bots(text: str, players: int) -> list[str]:
     """Bot names from ``"greedy"`` (every seat) or ``"greedy,random"`` (one per seat)."""
     if not isinstance(text, str):
         raise SelfPlayArgumentError(f"bots are named in a string like 'greedy,random', got {show(text)}")
-    players = read_int(players, "players", 2, _gameloop.MAX_PLAYERS, SelfPlayArgumentError)
+    players = read_int(players, "players", 2, _constants.MAX_PLAYERS, SelfPlayArgumentError)
     names = [name.strip() for name in text.split(",")]
     for name in names:
         if name not in BOT_IDS:
@@ -104,7 +104,7 @@ def records_text(
     :func:`play_batches` gives them: ``seeds`` (n seeds), ``scores`` (int64[n, 6]),
     ``turns`` and ``ends`` (int64[n]), ``logs`` (int32[n, capacity, LOG_COLS]).  Each
     is checked before the kernel runs (QwirkleError)."""
-    players = read_int(players, "players", 2, _gameloop.MAX_PLAYERS)
+    players = read_int(players, "players", 2, _constants.MAX_PLAYERS)
     if isinstance(seeds, (str, bytes)) or not isinstance(seeds, (Sequence, np.ndarray)):
         raise QwirkleError(f"seeds is a sequence of seeds, got {show(seeds)}")
     if isinstance(seeds, np.ndarray) and seeds.ndim != 1:
@@ -131,7 +131,7 @@ def records_text(
         raise QwirkleError(f"scores holds a score per seat ({players}) for each game, got shape {scores.shape}")
     array(turns, "turns", np.int64, (n,))
     array(ends, "ends", np.int64, (n,))
-    array(logs, "logs", np.int32, (n, None, _gameloop.LOG_COLS))
+    array(logs, "logs", np.int32, (n, None, _layout.LOG_COLS))
     if bool(((scores[:, :players] < 0) | (scores[:, :players] > MAX_SCORE)).any()):
         raise QwirkleError(f"final scores are 0..{MAX_SCORE:,}")
     if bool(((turns < 0) | (turns > logs.shape[1])).any()):
@@ -141,7 +141,7 @@ def records_text(
         _check_log(players, 0, rows, [0] * players, 0)
     except QwirkleError as exc:
         raise QwirkleError(f"logs: {exc}") from None
-    if bool(((rows[:, _gameloop.L_TYPE] == _gameloop.PLACE) & (rows[:, _gameloop.L_SCORE] < 0)).any()):
+    if bool(((rows[:, _layout.L_TYPE] == _layout.PLACE) & (rows[:, _layout.L_SCORE] < 0)).any()):
         raise QwirkleError("logs: a placement scores 0 points or more")
     return _records_text(players, seed_list, scores, turns, ends, logs, _recordtext.format_records)
 
@@ -183,8 +183,8 @@ def _check_run(games: Any, players: Any, bots: Any, seed: Any, batch: Any = BATC
     """The arguments of a run, checked at the boundary (a SelfPlayArgumentError each)."""
     if type(games) is not int or not 0 <= games <= MAX_GAMES:
         raise SelfPlayArgumentError(f"games is an integer 0..{MAX_GAMES:,}, got {show(games)}")
-    if type(players) is not int or not 2 <= players <= _gameloop.MAX_PLAYERS:
-        raise SelfPlayArgumentError(f"players is an integer 2..{_gameloop.MAX_PLAYERS}, got {show(players)}")
+    if type(players) is not int or not 2 <= players <= _constants.MAX_PLAYERS:
+        raise SelfPlayArgumentError(f"players is an integer 2..{_constants.MAX_PLAYERS}, got {show(players)}")
     if isinstance(bots, (str, bytes)) or not isinstance(bots, Sequence) or len(bots) not in (1, players):
         raise SelfPlayArgumentError(f"bots names one bot for every seat, or one per seat ({players}), got {show(bots)}")
     for name in bots:
@@ -219,29 +219,29 @@ def play_batches(
 
     Raises :class:`RunawayGameError` for a game that reaches the turn cap."""
     _check_run(games, players, bots, seed, batch)
-    bot_ids = np.zeros(_gameloop.MAX_PLAYERS, np.int64)
+    bot_ids = np.zeros(_constants.MAX_PLAYERS, np.int64)
     bot_ids[:players] = [BOT_IDS[b] for b in bots]
-    tie_rank = np.arange(_gameloop.MAX_PLAYERS, dtype=np.int64)
+    tie_rank = np.arange(_constants.MAX_PLAYERS, dtype=np.int64)
     n_threads = max(1, threads if threads is not None else default_threads()) if parallel else 1
     capacity = LOG_CAPACITY if record else 0
-    in_play = _gameloop.bots_in_play(bot_ids, players)  # only their code is compiled
+    in_play = _bot_kernels.bots_in_play(bot_ids, players)  # only their code is compiled
     # Load (or compile) the kernel outside the timed calls: a call for no games.
     low, high = seed_words([])
-    _gameloop.play_games(players, low, high, tie_rank, bot_ids, _gameloop.empty_logs(0, 0), *in_play)
+    _batch.play_games(players, low, high, tie_rank, bot_ids, _batch.empty_logs(0, 0), *in_play)
 
     def play(start: int, count: int) -> tuple[Batch, float]:
-        kernel = _gameloop.play_games
+        kernel = _batch.play_games
         formatter = _recordtext.format_records
         seeds = [(seed + i) % SEED_LIMIT for i in range(start, min(games, start + count))]
         lo, hi = seed_words(seeds)
-        logs = _gameloop.empty_logs(len(seeds), capacity)
+        logs = _batch.empty_logs(len(seeds), capacity)
         scores, turns, ends = kernel(players, lo, hi, tie_rank, bot_ids, logs, *in_play)
         text = b""
-        if record and not np.any(ends == _gameloop.END_RUNAWAY):
+        if record and not np.any(ends == _layout.END_RUNAWAY):
             long_games = np.flatnonzero(turns > capacity)
             if long_games.size:
                 # Long games (random bots exchange a lot): play them again, all logged.
-                wider = _gameloop.empty_logs(len(seeds), int(turns.max()))
+                wider = _batch.empty_logs(len(seeds), int(turns.max()))
                 wider[:, :capacity] = logs
                 for i in long_games:
                     kernel(players, lo[i : i + 1], hi[i : i + 1], tie_rank, bot_ids, wider[i : i + 1], *in_play)
@@ -250,10 +250,10 @@ def play_batches(
         return Batch(start, seeds, scores[:, :players], turns, ends, 0.0, text), time.perf_counter()
 
     def checked(part: Batch) -> Batch:
-        runaway = np.flatnonzero(part.ends == _gameloop.END_RUNAWAY)
+        runaway = np.flatnonzero(part.ends == _layout.END_RUNAWAY)
         if runaway.size:
             raise RunawayGameError(
-                f"the game of seed {part.seeds[int(runaway[0])]} ran past {_gameloop.MAX_TURNS} turns without ending"
+                f"the game of seed {part.seeds[int(runaway[0])]} ran past {_batch.MAX_TURNS} turns without ending"
             )
         return part
 

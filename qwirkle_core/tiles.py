@@ -10,14 +10,14 @@ from __future__ import annotations
 from enum import EnumMeta, IntEnum
 from typing import Any
 
+from ._constants import COPIES_PER_KIND, N_COLORS, N_KINDS, N_SHAPES, N_TILES
 from ._ints import int_value
 from .errors import InvalidTileError, show
 
-N_COLORS = 6
-N_SHAPES = 6
-N_KINDS = N_COLORS * N_SHAPES
-COPIES_PER_KIND = 3
-N_TILES = N_KINDS * COPIES_PER_KIND  # 108
+__all__ = [
+    "ALL_TILES", "COLOR_LETTERS", "COPIES_PER_KIND", "N_COLORS", "N_KINDS", "N_SHAPES", "N_TILES", "SHAPE_LETTERS",
+    "Color", "Shape", "Tile", "as_tile", "parse_tiles", "tile_from_json",
+]
 
 
 class _Members(EnumMeta):

@@ -83,7 +83,7 @@ try:
 except ImportError:
     skipped = "skipped (needs the scale extra: pip install 'qwirkle-core[scale]')"
 else:
-    from qwirkle_core.datasets import warm_kernels
+    from qwirkle_core.warmup import warm_kernels
     warm_kernels()
 """,
 }
@@ -215,3 +215,15 @@ def warmup(
             report.failures[name] = error
     report.seconds = time.perf_counter() - began
     return report
+
+
+def warm_kernels(replay: bool = True) -> float:
+    """Load every kernel a dataset chunk task runs, in this process (from numba's cache,
+    or by compiling it where there is none; needs the ``scale`` extra): one game played
+    and turned into tables, and with ``replay`` (what a check task runs) replayed under
+    the rules.  Returns the seconds.  The work is ``datasets.load_chunk_kernels``, which
+    the dataset writers and the cluster's workers call themselves, so that neither
+    imports this module."""
+    from .datasets import load_chunk_kernels
+
+    return load_chunk_kernels(replay)

@@ -576,7 +576,7 @@ def transform_move(move: Iterable[Placement], fn: Callable[[int, int], Cell]) ->
 # ---------------------------------------------------------------- the game referee
 #
 # qwirkle_core's games fix conventions that the rules leave open (qwirkle_core/game.py,
-# _prng.py, _gameloop.py); they are re-implemented here from their description:
+# _prng.py, _turn.py); they are re-implemented here from their description:
 #
 # * The generator is xoshiro128** (Blackman and Vigna), seeded as NaiveRng says;
 #   stream 0 deals and mixes exchanges, stream 1 + seat drives that seat's bot.

@@ -17,7 +17,7 @@ import pytest
 pa = pytest.importorskip("pyarrow", reason="datasets need the scale extra: pip install -e '.[scale]'")
 pq = pytest.importorskip("pyarrow.parquet", reason="datasets need the scale extra")
 
-from qwirkle_core import datasets
+from qwirkle_core import datasets, warmup
 
 dask_config = pytest.importorskip("dask.config", reason="clusters need the scale extra")
 from qwirkle_core.cli import check as check_command
@@ -328,7 +328,7 @@ cluster_test = pytest.mark.skipif(
 @pytest.fixture(scope="module")
 def client() -> Any:
     """A local cluster of two one-thread worker processes, warmed."""
-    datasets.warm_kernels()  # fill the numba cache first: the workers load, never compile
+    warmup.warm_kernels()  # fill the numba cache first: the workers load, never compile
     with distributed.LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
     ) as cluster, distributed.Client(cluster) as c:
@@ -409,6 +409,6 @@ def test_a_local_cluster_from_the_library(tmp_path: Path) -> None:
     assert list(read_records(tmp_path / "ds")) == selfplay(40, 2, ["greedy", "greedy"], seed=2, record=True).records
     from qwirkle_core import cluster
 
-    with cluster.connect(1, None) as (local, _):  # the local cluster's workers keep quiet
+    with cluster.connect(1, None, load_kernels=datasets.load_chunk_kernels) as (local, _):  # the local cluster's workers keep quiet
         for key, value in cluster.QUIET_WORKERS.items():
             assert set(local.run(dask_config.get, key).values()) == {value}

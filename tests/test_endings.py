@@ -11,7 +11,8 @@ import numba
 import pytest
 
 from qwirkle_core import QwirkleError
-from qwirkle_core._gameloop import END_DEAD, END_OUT, MAX_TURNS
+from qwirkle_core._batch import MAX_TURNS
+from qwirkle_core._layout import END_DEAD, END_OUT
 from qwirkle_core.bots import Bot, make_bot, play, rollouts
 from qwirkle_core.errors import RunawayGameError
 from qwirkle_core.game import Action, Game
@@ -95,7 +96,7 @@ def test_a_game_that_runs_away_is_an_error_not_a_hang() -> None:
     with pytest.raises(RunawayGameError, match="ran past 50 turns"):
         play(game, [AlwaysExchange(), AlwaysExchange()], max_turns=50)
     assert game.turn_count == 50 and not game.is_over  # stopped, not silently cut short
-    assert MAX_TURNS >= 10 * 256  # far above any real game (see _gameloop)
+    assert MAX_TURNS >= 10 * 256  # far above any real game (see _batch)
 
 
 @pytest.mark.skipif(JIT_OFF, reason="runs its own JIT-off process")
@@ -103,9 +104,9 @@ def test_the_kernel_loops_stop_at_the_turn_cap() -> None:
     """The numba loop cannot be given a Python bot, so lower its cap (a module global,
     read at run time when the JIT is off) until random bots reach it."""
     script = (
-        "from qwirkle_core import _gameloop, selfplay, bots, game\n"
+        "from qwirkle_core import _batch, selfplay, bots, game\n"
         "from qwirkle_core.errors import RunawayGameError\n"
-        "_gameloop.MAX_TURNS = 5\n"
+        "_batch.MAX_TURNS = 5\n"
         "out = []\n"
         "try:\n"
         "    selfplay.selfplay(1, 2, ['random', 'random'], seed=1, parallel=False)\n"

@@ -43,8 +43,8 @@ def test_kernels_work_where_no_cache_dir_is_writable() -> None:
             raise SystemExit("numba did not refuse to cache")
         # Every kernel is decorated through the same fallback at import; a small one
         # shows that they compile and run uncached (a query's would take a minute here).
-        from qwirkle_core import _gameloop
-        print(_gameloop.group_size(0b111))
+        from qwirkle_core import _turn
+        print(_turn.group_size(0b111))
         """
     )
     proc = _python(code)

@@ -13,7 +13,7 @@ pyspiel = pytest.importorskip("pyspiel", reason="the rl extra (pip install qwirk
 
 from open_spiel.python.algorithms import ismcts, mcts
 
-from qwirkle_core import _gameloop as gl
+from qwirkle_core import _layout
 from qwirkle_core._state import tiles_of
 from qwirkle_core.envs import openspiel as qos
 
@@ -45,12 +45,12 @@ def play(state: Any, choose: Any, rng: np.random.Generator) -> Any:
 
 
 def tiles_conserved(state: Any) -> bool:
-    counts: Counter[int] = Counter(int(k) for k in state.bag[: state.meta[gl.M_BAG]])
+    counts: Counter[int] = Counter(int(k) for k in state.bag[: state.meta[_layout.M_BAG]])
     for p in range(state.players):
         counts.update(int(k) for k in state.hands[p, : state.hand_sizes[p]])
     counts.update(int(kind) for _, _, kind in tiles_of(state.st).tolist())
-    if state.pending and state.turn_action[gl.A_TYPE] == gl.EXCHANGE:  # set aside until the draws are done
-        counts.update(int(k) for k in state.turn_action[gl.A_KINDS : gl.A_KINDS + state.turn_action[gl.A_N]])
+    if state.pending and state.turn_action[_layout.A_TYPE] == _layout.EXCHANGE:  # set aside until the draws are done
+        counts.update(int(k) for k in state.turn_action[_layout.A_KINDS : _layout.A_KINDS + state.turn_action[_layout.A_N]])
     return all(counts[k] == 3 for k in range(36))
 
 
@@ -92,7 +92,7 @@ def test_chance_tiles_and_hidden_information() -> None:
     info_tensor = np.array(state.information_state_tensor(player))
     assert len(info_tensor) == qos.INFO_SIZE == game.information_state_tensor_size()
     # the copies the player has not seen: the bag and the other hands
-    assert info_tensor[qos.OBS_SIZE : qos.OBS_SIZE + 36].sum() == state.meta[gl.M_BAG] + sum(
+    assert info_tensor[qos.OBS_SIZE : qos.OBS_SIZE + 36].sum() == state.meta[_layout.M_BAG] + sum(
         int(state.hand_sizes[p]) for p in range(3) if p != player
     )
     # the resampled twin: the same information state for the player
@@ -190,7 +190,7 @@ def test_information_state_has_perfect_recall() -> None:
     # The turn records: the opening, the exchange (its size, not its tiles), the turn begun.
     turns = np.array(one.information_state_tensor(viewer))[qos.INFO_SIZE - qos.MAX_TURNS * qos.TURN_COLS :]
     table = turns.reshape(qos.MAX_TURNS, qos.TURN_COLS)
-    assert table[:, qos.T_BEGUN].sum() == one.meta[gl.M_TURNS] + 1  # the turns over and the one begun
+    assert table[:, qos.T_BEGUN].sum() == one.meta[_layout.M_TURNS] + 1  # the turns over and the one begun
     assert table[1, qos.T_EXCHANGE] == 1 and table[1, qos.T_N] == 1 and table[1, qos.T_MARKS] == 0
 
 
@@ -207,7 +207,7 @@ def test_clone_and_serialization_keep_the_record() -> None:
         clone.apply_action(int(rng.choice(clone.legal_actions())))
         to_decision(clone, rng)
     assert (str(state), info(state, 0), info(state, 1)) == before
-    assert clone.meta[gl.M_BOARD_TILES] > state.meta[gl.M_BOARD_TILES]
+    assert clone.meta[_layout.M_BOARD_TILES] > state.meta[_layout.M_BOARD_TILES]
     again = pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, state))[1]
     assert (str(again), info(again, 0), info(again, 1)) == before
     again.apply_action(again.legal_actions()[0])
@@ -225,6 +225,6 @@ def test_turn_cap() -> None:
         options = marks(state)
         state.apply_action(qos.END if qos.END in legal else options[0] if options else legal[0])
         to_decision(state, rng)
-    assert state.truncated and state.meta[gl.M_TURNS] == qos.MAX_TURNS
+    assert state.truncated and state.meta[_layout.M_TURNS] == qos.MAX_TURNS
     table = np.array(state.information_state_tensor(0))[-qos.MAX_TURNS * qos.TURN_COLS :].reshape(qos.MAX_TURNS, -1)
     assert table[:, qos.T_DONE].all()

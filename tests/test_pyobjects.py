@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from qwirkle_core import Board, Tile, _numba_private, _pyobjects, _rules
+from qwirkle_core import Board, Tile, _numba_private, _pyobjects, _state
 from qwirkle_core import board as board_module
 from qwirkle_core.errors import InvalidPositionError, QwirkleError
 from qwirkle_core.tiles import ALL_TILES
@@ -183,7 +183,7 @@ def test_a_hand_read_in_place_is_the_hand_checked_in_python(data: st.DataObject)
         hand = HandList(hand)
     elif odd == "array":
         hand = np.array(hand + [None], dtype=object)[:-1]  # a numpy array of Tiles
-    got = _rules.hand_mask_in_place(id(hand), reading, board.state_arrays()[0])
+    got = _state.hand_mask_in_place(id(hand), reading, board.state_arrays()[0])
     readable = type(hand) in (list, tuple) and len(hand) <= 6 and all(any(t is u for u in ALL_TILES) for t in hand)
     counts = [0] * 36
     for _, _, t in board.placements():
@@ -191,9 +191,9 @@ def test_a_hand_read_in_place_is_the_hand_checked_in_python(data: st.DataObject)
     for t in hand if readable else ():
         counts[t.kind] += 1
     if not readable:
-        assert got == _rules.HAND_UNREAD
+        assert got == _state.HAND_UNREAD
     elif max(counts) > 3:
-        assert got == _rules.HAND_TOO_MANY_COPIES
+        assert got == _state.HAND_TOO_MANY_COPIES
     else:
         assert got == sum(1 << k for k in {t.kind for t in hand})
     in_place = board_module._HAND_IN_PLACE

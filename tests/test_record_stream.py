@@ -16,7 +16,7 @@ import numba
 import numpy as np
 import pytest
 
-from qwirkle_core import _gameloop
+from qwirkle_core import _batch
 from qwirkle_core.bots import BOT_IDS
 from qwirkle_core.records import game_from_record, read_records, record_from_log, record_line
 from qwirkle_core.selfplay import play_batches, records_text
@@ -34,12 +34,12 @@ def test_the_record_kernel_writes_what_record_line_writes(players: int) -> None:
     ids[:players] = [BOT_IDS[b] for b in bots]
     seeds = [2**64 - 1, 0, 12345] if JIT_OFF else [2**64 - 1, 0, 12345, *range(40, 60)]
     n = len(seeds)
-    logs = _gameloop.empty_logs(n, 2000)
+    logs = _batch.empty_logs(n, 2000)
     scores = np.zeros((n, 6), np.int64)
     turns = np.zeros(n, np.int64)
     ends = np.zeros(n, np.int64)
     for i, seed in enumerate(seeds):
-        scores[i], turns[i], ends[i] = _gameloop.play_game(players, seed & 0xFFFFFFFF, seed >> 32, TIE, ids, logs[i])
+        scores[i], turns[i], ends[i] = _batch.play_game(players, seed & 0xFFFFFFFF, seed >> 32, TIE, ids, logs[i])
     text = records_text(players, seeds, scores, turns, ends, logs).decode()
     want = "".join(
         record_line(record_from_log(players, s, logs[i, : turns[i]], scores[i], ends[i])) + "\n"
@@ -132,10 +132,10 @@ def test_an_interrupted_run_leaves_only_whole_replayable_lines(tmp_path: Path, s
 
 _KILLED_WRITER = r"""
 import importlib.util, sys
-spec = importlib.util.spec_from_file_location("line_writer", sys.argv[1])
+spec = importlib.util.spec_from_file_location("record_writer", sys.argv[1])
 module = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(module)
-writer = module.LineWriter(open(sys.argv[2], "ab"))
+writer = module.RecordWriter(open(sys.argv[2], "ab"))
 batch = b"".join(b"%06d %s\n" % (i, b"x" * 93) for i in range(40_000))  # 4 MB, built once
 while True:  # until killed: most of the time goes to sending and writing
     writer.write(batch)
@@ -143,10 +143,10 @@ while True:  # until killed: most of the time goes to sending and writing
 _BATCH = b"".join(b"%06d %s\n" % (i, b"x" * 93) for i in range(40_000))
 
 
-def _line_writer_module() -> str:
-    from qwirkle_core import _line_writer
+def _record_writer_module() -> str:
+    from qwirkle_core import _record_writer
 
-    return _line_writer.__file__
+    return _record_writer.__file__
 
 
 @pytest.mark.process
@@ -156,7 +156,7 @@ def test_sigkill_in_the_middle_of_a_batch_leaves_whole_lines(tmp_path: Path, del
     helper process writes a batch only whole, so the file holds whole batches."""
     path = tmp_path / "lines.txt"
     proc = subprocess.Popen(
-        [sys.executable, "-c", _KILLED_WRITER, _line_writer_module(), str(path)],
+        [sys.executable, "-c", _KILLED_WRITER, _record_writer_module(), str(path)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )
     try:
@@ -175,11 +175,11 @@ def test_sigkill_in_the_middle_of_a_batch_leaves_whole_lines(tmp_path: Path, del
 
 
 def _helper(path: Path) -> subprocess.Popen[bytes]:
-    """The helper process alone, writing to ``path`` (as LineWriter starts it)."""
+    """The helper process alone, writing to ``path`` (as RecordWriter starts it)."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
     try:
         return subprocess.Popen(
-            [sys.executable, "-I", "-S", _line_writer_module(), str(fd)],
+            [sys.executable, "-I", "-S", _record_writer_module(), str(fd)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, pass_fds=(fd,),
         )
     finally:
@@ -201,9 +201,9 @@ def test_the_helper_writes_nothing_of_a_batch_it_did_not_get_whole(tmp_path: Pat
 
 @pytest.mark.process
 def test_a_writer_whose_helper_died_raises(tmp_path: Path) -> None:
-    from qwirkle_core._line_writer import LineWriter, RecordWriterError
+    from qwirkle_core._record_writer import RecordWriter, RecordWriterError
 
-    writer = LineWriter(open(tmp_path / "lines.txt", "xb"))  # noqa: SIM115 - the writer closes it
+    writer = RecordWriter(open(tmp_path / "lines.txt", "xb"))  # noqa: SIM115 - the writer closes it
     writer.write(b"a\n")
     assert writer._helper is not None
     writer._helper.kill()
@@ -214,18 +214,18 @@ def test_a_writer_whose_helper_died_raises(tmp_path: Path) -> None:
     assert (tmp_path / "lines.txt").read_bytes() == b"a\n"
 
 
-def test_the_line_writer_appends_batches_and_reports_write_errors(tmp_path: Path) -> None:
-    from qwirkle_core._line_writer import LineWriter
+def test_the_record_writer_appends_batches_and_reports_write_errors(tmp_path: Path) -> None:
+    from qwirkle_core._record_writer import RecordWriter
 
     path = tmp_path / "lines.txt"
-    writer = LineWriter(open(path, "xb"))  # noqa: SIM115 - the writer closes it
+    writer = RecordWriter(open(path, "xb"))  # noqa: SIM115 - the writer closes it
     for batch in (b"a\n", b"", b"b\nc\n", b"d\n" * 100_000):
         writer.write(batch)
     writer.close()
     assert path.read_bytes() == b"a\nb\nc\n" + b"d\n" * 100_000
     if not os.path.exists("/dev/full"):
         pytest.skip("no /dev/full on this system")
-    full = LineWriter(open("/dev/full", "wb"))  # noqa: SIM115 - the writer closes it
+    full = RecordWriter(open("/dev/full", "wb"))  # noqa: SIM115 - the writer closes it
     with pytest.raises(OSError) as caught:
         full.write(b"e\n")
     assert caught.value.errno == errno.ENOSPC
@@ -238,7 +238,7 @@ def test_a_batch_that_fails_partway_is_cut_back(tmp_path: Path) -> None:
     limit) leaves the file as it was before the batch, so it still ends whole."""
     import resource
 
-    from qwirkle_core._line_writer import _write_batch
+    from qwirkle_core._record_writer import _write_batch
 
     path = tmp_path / "lines.txt"
     path.write_bytes(b"a\n" * 1000)

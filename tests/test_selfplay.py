@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from qwirkle_core import QwirkleError, _gameloop
+from qwirkle_core import QwirkleError, _batch, _bot_kernels, _layout, _movegen, _turn
 from qwirkle_core import selfplay as selfplay_module
 from qwirkle_core._prng import GAME_STREAM, new_state
 from qwirkle_core.bots import BOT_IDS, Bot, action_from_row, make_bot, play, rollouts
@@ -37,8 +37,8 @@ def engine_game(seed: int, bots: list[str]) -> tuple[dict, int]:  # type: ignore
     """Play one game in the numba loop; its record and how it ended (END_*)."""
     ids = np.zeros(6, np.int64)
     ids[: len(bots)] = [BOT_IDS[b] for b in bots]
-    log = _gameloop.empty_logs(1, 600)[0]
-    scores, turns, end = _gameloop.play_game(len(bots), seed & 0xFFFFFFFF, seed >> 32, TIE, ids, log)
+    log = _batch.empty_logs(1, 600)[0]
+    scores, turns, end = _batch.play_game(len(bots), seed & 0xFFFFFFFF, seed >> 32, TIE, ids, log)
     assert turns <= 600
     return record_from_log(len(bots), seed, log[:turns], scores, end), int(end)
 
@@ -53,7 +53,7 @@ def test_engine_and_game_agree_turn_by_turn(seed: int, players: int, data: st.Da
     for i, (ours, theirs) in enumerate(zip(record["turns"], python_record["turns"])):
         assert ours == theirs, f"turn {i} differs"
     assert record == python_record
-    assert record["end"] == game.end is not None and end != _gameloop.END_RUNAWAY
+    assert record["end"] == game.end is not None and end != _layout.END_RUNAWAY
     # The engine's record replays in the Python Game to the same end.
     assert Game.from_record(record) == game
 
@@ -216,16 +216,16 @@ def test_engine_gives_the_same_game_without_jit() -> None:
     games = [(5 + (7 << 32), ["random", "greedy", "heuristic"]), (12, ["heuristic", "greedy"])]
     script = (
         "import json, sys, numpy as np\n"
-        "from qwirkle_core import _gameloop\n"
+        "from qwirkle_core import _batch\n"
         "from qwirkle_core.bots import BOT_IDS\n"
         "from qwirkle_core.records import record_from_log\n"
         "out = []\n"
         "for seed, bots in json.loads(sys.argv[1]):\n"
-        "    log = _gameloop.empty_logs(1, 400)[0]\n"
+        "    log = _batch.empty_logs(1, 400)[0]\n"
         "    ids = np.zeros(6, np.int64)\n"
         "    ids[: len(bots)] = [BOT_IDS[b] for b in bots]\n"
         "    tie = np.arange(6, dtype=np.int64)\n"
-        "    scores, turns, end = _gameloop.play_game(len(bots), seed & 0xFFFFFFFF, seed >> 32, tie, ids, log)\n"
+        "    scores, turns, end = _batch.play_game(len(bots), seed & 0xFFFFFFFF, seed >> 32, tie, ids, log)\n"
         "    out.append(record_from_log(len(bots), seed, log[:turns], scores, end))\n"
         "print(json.dumps(out))\n"
     )
@@ -249,18 +249,18 @@ def test_engine_enumerates_actions_in_the_order_of_legal_actions(seed: int, play
     actions = game.legal_actions()
     state, meta, hands, hand_sizes, _, _, _ = game.engine_state()
     seat = game.to_move
-    mask = _gameloop.hand_mask(hands[seat], hand_sizes[seat])
-    table = _gameloop.legal_placements(state, meta, mask, _gameloop.MODE_ALL, _gameloop.new_table())
+    mask = _turn.held_kinds(hands[seat], hand_sizes[seat])
+    table = _turn.legal_placements(state, meta, mask, _movegen.MODE_ALL, _turn.new_table())
     n_moves = table.shape[0]
-    n_exchanges = _gameloop.count_exchanges(hands[seat], hand_sizes[seat], game.bag_size) if game.bag_size else 0
+    n_exchanges = _turn.count_exchanges(hands[seat], hand_sizes[seat], game.bag_size) if game.bag_size else 0
     assert [a.kind for a in actions[:n_moves]] == ["place"] * n_moves
     assert len(actions) == n_moves + n_exchanges + (1 if n_moves == 0 and game.bag_size == 0 else 0)
-    row = np.zeros(_gameloop.ACTION_COLS, np.int64)
+    row = np.zeros(_layout.ACTION_COLS, np.int64)
     for i in range(n_moves):
-        _gameloop.set_place(row, table, i)
+        _turn.set_place(row, table, i)
         assert action_from_row(row) == actions[i]
     for i in range(n_exchanges):
-        _gameloop.nth_exchange(hands[seat], hand_sizes[seat], game.bag_size, i, row)
+        _turn.nth_exchange(hands[seat], hand_sizes[seat], game.bag_size, i, row)
         assert action_from_row(row) == actions[n_moves + i]
     # The greedy bot takes a highest-scoring placement when there is one.
     choice = make_bot("greedy", seed, seat).choose(game)
@@ -299,18 +299,18 @@ def test_a_bot_given_too_small_a_table_asks_for_one_and_chooses_nothing(seed: in
         return
     state, meta, hands, hand_sizes, _, _, _ = game.engine_state()
     seat = game.to_move
-    for bot in (_gameloop.BOT_RANDOM, _gameloop.BOT_GREEDY):
-        in_play = _gameloop.bots_in_play(np.array([bot], np.int64), 1)
+    for bot in (_bot_kernels.BOT_RANDOM, _bot_kernels.BOT_GREEDY):
+        in_play = _bot_kernels.bots_in_play(np.array([bot], np.int64), 1)
         roomy_rng = new_state(seed, 7)
-        roomy = np.full(_gameloop.ACTION_COLS, -5, np.int64)
+        roomy = np.full(_layout.ACTION_COLS, -5, np.int64)
         args = (bot, state, meta, hands[seat], hand_sizes[seat])
-        big_table = np.empty((4096, _gameloop.OUT_COLS), np.int32)
-        assert _gameloop.choose_action_of(*args, roomy_rng, roomy, big_table, *in_play) == 0
+        big_table = np.empty((4096, _layout.OUT_COLS), np.int32)
+        assert _bot_kernels.choose_action_of(*args, roomy_rng, roomy, big_table, *in_play) == 0
         rng = new_state(seed, 7)
-        action = np.full(_gameloop.ACTION_COLS, -5, np.int64)
-        need = _gameloop.choose_action_of(*args, rng, action, np.empty((1, _gameloop.OUT_COLS), np.int32), *in_play)
-        mode = _gameloop.MODE_ALL if bot == _gameloop.BOT_RANDOM else _gameloop.MODE_BEST
-        rows = _gameloop.placements_in(state, meta, _gameloop.hand_mask(hands[seat], hand_sizes[seat]), mode, big_table)
+        action = np.full(_layout.ACTION_COLS, -5, np.int64)
+        need = _bot_kernels.choose_action_of(*args, rng, action, np.empty((1, _layout.OUT_COLS), np.int32), *in_play)
+        mode = _movegen.MODE_ALL if bot == _bot_kernels.BOT_RANDOM else _movegen.MODE_BEST
+        rows = _turn.placements_in(state, meta, _turn.held_kinds(hands[seat], hand_sizes[seat]), mode, big_table)
         if need == 0:  # the table fitted
             assert rows <= 1 and action.tolist() == roomy.tolist() and rng.tolist() == roomy_rng.tolist()
             continue
@@ -318,6 +318,6 @@ def test_a_bot_given_too_small_a_table_asks_for_one_and_chooses_nothing(seed: in
         # opening's size are kept, so it may need more rows than it keeps)
         assert need >= max(rows, 2)
         assert (action == -5).all() and rng.tolist() == new_state(seed, 7).tolist()
-        table = np.empty((need, _gameloop.OUT_COLS), np.int32)
-        assert _gameloop.choose_action_of(*args, rng, action, table, *in_play) == 0
+        table = np.empty((need, _layout.OUT_COLS), np.int32)
+        assert _bot_kernels.choose_action_of(*args, rng, action, table, *in_play) == 0
         assert action.tolist() == roomy.tolist() and rng.tolist() == roomy_rng.tolist()

@@ -7,7 +7,7 @@ import os
 import numpy as np
 import pytest
 
-from qwirkle_core import _gameloop as gl
+from qwirkle_core import _layout
 from qwirkle_core.envs import encoding as enc
 from qwirkle_core.envs.vector import SCALARS, VectorQwirkle
 from qwirkle_core.errors import IllegalMoveError, QwirkleError
@@ -48,7 +48,7 @@ def mirror(env: VectorQwirkle, steps: int, check_masks: bool = True) -> int:
             assert (hands == hands2).all() and (hand_sizes == hand_sizes2).all()
             assert (scores == scores2).all() and (rng == rng2).all()
             assert (bag[: game.bag_size] == bag2[: game.bag_size]).all()
-            assert meta[gl.M_PLAYER] == meta2[gl.M_PLAYER] == info["to_move"][i]
+            assert meta[_layout.M_PLAYER] == meta2[_layout.M_PLAYER] == info["to_move"][i]
             assert env.partial_turn(i) == turn[i]
             if check_masks:
                 assert (enc.legal_substeps(game, turn[i]).mask == masks[i]).all()

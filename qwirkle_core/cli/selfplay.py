@@ -21,13 +21,14 @@ from typing import IO, Any
 import numba
 import numpy as np
 
-from .._line_writer import LineWriter, RecordWriterError
+from .._constants import MAX_PLAYERS
 from .._prng import SEED_LIMIT
 from .._progress import Progress, pick_mode
+from .._record_writer import RecordWriter, RecordWriterError
 from ..bots import BOT_IDS
 from ..datasets import DEFAULT_CHUNK_SIZE
 from ..errors import QwirkleError
-from ..game import END_NAMES, MAX_PLAYERS, MIN_PLAYERS
+from ..game import END_NAMES, MIN_PLAYERS
 from ..selfplay import BATCH, SelfPlayArgumentError, SelfPlayResult, parse_bots, play_batches
 from . import NAME, fail
 from ._datasets import dataset_options, run_selfplay_dataset
@@ -185,7 +186,7 @@ def run(args: argparse.Namespace) -> int:
     if args.record:
         # Opened before the games, so that a bad path fails at once.
         try:
-            out = LineWriter(open_record_file(args.record, args.append))
+            out = RecordWriter(open_record_file(args.record, args.append))
         except RecordFileError as exc:
             return fail(str(exc), EXIT_BAD_ARGS)
         except RecordWriterError as exc:

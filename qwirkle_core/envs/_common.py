@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .. import _gameloop as gl
+from .. import _layout
 from .._ints import int_value
 from ..errors import QwirkleError, show
 from ..render import SVG_COLORS
@@ -68,7 +68,7 @@ def flat_observation(env: VectorQwirkle, i: int, seat: int) -> npt.NDArray[np.in
     to move, its own hand, nothing marked, and the scalars rotated to it."""
     obs = env.obs
     board = obs["board"][i].ravel()
-    if seat == int(env._metas[i, gl.M_PLAYER]):
+    if seat == int(env._metas[i, _layout.M_PLAYER]):
         return np.concatenate((board, obs["hand"][i].ravel(), obs["scalars"][i])).astype(np.int16)
     hand = np.zeros(72, np.int16)
     size = int(env._hand_sizes[i, seat])

@@ -1,6 +1,6 @@
 """The kernels of the action encoding and of the vectorized environment.
 
-No rule lives here: placements come from the game loop's ``legal_placements``,
+No rule lives here: placements come from ``_turn.legal_placements``,
 exchanges from its ``exchange_table``, and turns are played by its ``place_tiles``,
 ``settle_turn``, ``ending``, ``deal`` and bots.  This module only encodes legal turns as
 sub-steps (see :mod:`qwirkle_core.envs.encoding`) and keeps N games in arrays.
@@ -12,10 +12,11 @@ from typing import Any
 
 import numpy as np
 
-from .. import _gameloop as gl
-from .._geometry import EMPTY, KArray, KInt
+from .. import _batch, _bot_kernels, _constants, _layout, _turn
+from .._constants import EMPTY, N_KINDS
 from .._jit import batch_kernel, kernel
-from .._movegen import COL_COLS, COL_KINDS, COL_N, COL_ROWS, COL_SCORE, MODE_ALL, OUT_COLS
+from .._layout import COL_COLS, COL_KINDS, COL_N, COL_ROWS, COL_SCORE, OUT_COLS, KArray, KInt
+from .._movegen import MODE_ALL
 from .._prng import below, seed_state
 from .._state import (
     LOG_PER_PUSH,
@@ -32,7 +33,6 @@ from .._state import (
     regrown,
 )
 
-N_KINDS = 36
 MOVE_COLS = 7  # an encoded move: its size, then its PLACE ids in (row, col) order
 
 
@@ -42,7 +42,7 @@ def window_of(st: KArray, meta: KArray, width: KInt) -> tuple[KInt, KInt]:
     """Caller coordinates of the window's top-left cell: the window is centred as
     ``queries.position_planes`` centres it (the middle cell of the tiles' bounding box,
     rounded down, at (width // 2, width // 2); cell (0, 0) on the empty board)."""
-    if meta[gl.M_BOARD_TILES] == 0:
+    if meta[_layout.M_BOARD_TILES] == 0:
         return -(width // 2), -(width // 2)
     centre_r = (2 * st[S_TOP] + st[S_R0] + st[S_R1] - 1) // 2
     centre_c = (2 * st[S_LEFT] + st[S_C0] + st[S_C1] - 1) // 2
@@ -166,15 +166,15 @@ def fill_mask(
 
 @kernel
 def turn_tables(st: KArray, meta: KArray, hand: KArray, hand_size: KInt, out: KArray) -> tuple[KArray, KArray, KInt]:
-    """The legal placements (game loop's table), the legal exchanges (its
+    """The legal placements (``_turn``'s table), the legal exchanges (its
     exchange_table; none before the opening or with an empty bag) and whether pass is
     legal (no placement and an empty bag), for the player to move."""
-    table = gl.legal_placements(st, meta, gl.hand_mask(hand, hand_size), MODE_ALL, out)
-    if meta[gl.M_OPENING] == 0 and meta[gl.M_BAG] > 0:
-        ex = gl.exchange_table(hand, hand_size, meta[gl.M_BAG])
+    table = _turn.legal_placements(st, meta, _turn.held_kinds(hand, hand_size), MODE_ALL, out)
+    if meta[_layout.M_OPENING] == 0 and meta[_layout.M_BAG] > 0:
+        ex = _turn.exchange_table(hand, hand_size, meta[_layout.M_BAG])
     else:
-        ex = np.zeros((0, 1 + gl.HAND_SIZE), np.int64)
-    pass_ok = 1 if table.shape[0] == 0 and meta[gl.M_BAG] == 0 and meta[gl.M_OPENING] == 0 else 0
+        ex = np.zeros((0, 1 + _constants.HAND_SIZE), np.int64)
+    pass_ok = 1 if table.shape[0] == 0 and meta[_layout.M_BAG] == 0 and meta[_layout.M_OPENING] == 0 else 0
     return table, ex, pass_ok
 
 
@@ -188,9 +188,9 @@ def turn_mask(
     Returns (actions allowed, legal moves with a tile outside the window, the score of
     the placement the partial turn already is or -1)."""
     mask[:] = False
-    if meta[gl.M_OVER]:
+    if meta[_layout.M_OVER]:
         return 0, 0, -1
-    table, ex, pass_ok = turn_tables(st, meta, hand, hand_size, gl.new_table())
+    table, ex, pass_ok = turn_tables(st, meta, hand, hand_size, _turn.new_table())
     top, left = window_of(st, meta, width)
     ids = np.empty((table.shape[0], MOVE_COLS), np.int64)
     scores = np.empty(table.shape[0], np.int64)
@@ -237,7 +237,7 @@ N_SCALARS = 18
 def write_board(st: KArray, meta: KArray, top: KInt, left: KInt, width: KInt, out: KArray) -> None:
     """The kinds (-1 empty) of the window into ``out`` (int8[width, width])."""
     out[:] = EMPTY
-    if meta[gl.M_BOARD_TILES] == 0:
+    if meta[_layout.M_BOARD_TILES] == 0:
         return
     # the window's rows and columns in the board state's own window, clipped to the tiles' box
     i0 = top - st[S_TOP]
@@ -253,16 +253,16 @@ def write_board(st: KArray, meta: KArray, top: KInt, left: KInt, width: KInt, ou
 
 @kernel
 def write_scalars(meta: KArray, hand_sizes: KArray, scores: KArray, env: KArray, out: KArray) -> None:
-    players = meta[gl.M_PLAYERS]
-    me = meta[gl.M_PLAYER]
+    players = meta[_layout.M_PLAYERS]
+    me = meta[_layout.M_PLAYER]
     out[:] = 0
     for j in range(players):
         seat = (me + j) % players
         out[O_SCORES + j] = scores[seat]
         out[O_HAND_SIZES + j] = hand_sizes[seat]
-    out[O_BAG] = meta[gl.M_BAG]
+    out[O_BAG] = meta[_layout.M_BAG]
     out[O_PLAYERS] = players
-    out[O_OPENING] = meta[gl.M_OPENING]
+    out[O_OPENING] = meta[_layout.M_OPENING]
     out[O_SEAT] = me
     out[O_PLACED] = env[E_PLACED]
     out[O_MARKED] = env[E_MARKED]
@@ -276,27 +276,27 @@ def play_bots(
     """Let the built-in bots play while one of them is to move (as play_out plays);
     returns the board state (a new array when it grew)."""
     scratch_log = np.zeros(1 + 2 * LOG_PER_PUSH, np.int64)
-    while meta[gl.M_OVER] == 0 and bots[meta[gl.M_PLAYER]] >= 0:
-        if meta[gl.M_TURNS] >= gl.MAX_TURNS:
+    while meta[_layout.M_OVER] == 0 and bots[meta[_layout.M_PLAYER]] >= 0:
+        if meta[_layout.M_TURNS] >= _batch.MAX_TURNS:
             return st
-        player = meta[gl.M_PLAYER]
-        need = gl.choose_action_of(
+        player = meta[_layout.M_PLAYER]
+        need = _bot_kernels.choose_action_of(
             bots[player], st, meta, hands[player], hand_sizes[player], bot_rngs[player], action, out, True, True, True
         )
         if need > 0:
-            gl.choose_action_of(
+            _bot_kernels.choose_action_of(
                 bots[player], st, meta, hands[player], hand_sizes[player], bot_rngs[player], action,
                 np.empty((need, OUT_COLS), np.int32), True, True, True,
             )
-        if action[gl.A_TYPE] != gl.PLACE:
-            end = gl.ending(st, meta, hands, hand_sizes, bag)
-            if end != gl.END_NONE:
-                meta[gl.M_OVER] = 1
-                meta[gl.M_END] = end
+        if action[_layout.A_TYPE] != _layout.PLACE:
+            end = _turn.ending(st, meta, hands, hand_sizes, bag)
+            if end != _layout.END_NONE:
+                meta[_layout.M_OVER] = 1
+                meta[_layout.M_END] = end
                 return st
-        if gl.apply_action(st, meta, hands, hand_sizes, bag, scores, rng, action, row, scratch_log) == NEED_REGROW:
+        if _turn.apply_action(st, meta, hands, hand_sizes, bag, scores, rng, action, row, scratch_log) == NEED_REGROW:
             st = regrown(st, action)
-            gl.apply_action(st, meta, hands, hand_sizes, bag, scores, rng, action, row, scratch_log)
+            _turn.apply_action(st, meta, hands, hand_sizes, bag, scores, rng, action, row, scratch_log)
     return st
 
 
@@ -309,14 +309,14 @@ def refill_mask(
     e = env[i]
     clear_mask(masks[i], set_lists[i], e[E_SET])
     meta = metas[i]
-    player = meta[gl.M_PLAYER]
+    player = meta[_layout.M_PLAYER]
     if e[E_MOVES] >= 0:
         ids = cache_ids[i]
         scores = cache_scores[i]
         n_moves = e[E_MOVES]
     else:  # too many moves for the cache: encode them again (rare: one-colour hands)
-        mask = gl.hand_mask(hands[i, player], hand_sizes[i, player])
-        table = gl.legal_placements(sts[i], meta, mask, MODE_ALL, gl.new_table())
+        mask = _turn.held_kinds(hands[i, player], hand_sizes[i, player])
+        table = _turn.legal_placements(sts[i], meta, mask, MODE_ALL, _turn.new_table())
         ids = np.empty((table.shape[0], MOVE_COLS), np.int32)
         scores = np.empty(table.shape[0], np.int32)
         n_moves, _ = encode_moves(table, e[E_TOP], e[E_LEFT], width, ids, scores)
@@ -339,16 +339,16 @@ def begin_turn(
     meta = metas[i]
     e = env[i]
     width = ob_board.shape[2]
-    player = meta[gl.M_PLAYER]
+    player = meta[_layout.M_PLAYER]
     hand = hands[i, player]
     hand_size = hand_sizes[i, player]
     st = sts[i]
     table, exchanges, pass_ok = turn_tables(st, meta, hand, hand_size, out)
     if table.shape[0] == 0:
-        end = gl.ending(st, meta, hands[i], hand_sizes[i], bags[i])
-        if end != gl.END_NONE:
-            meta[gl.M_OVER] = 1
-            meta[gl.M_END] = end
+        end = _turn.ending(st, meta, hands[i], hand_sizes[i], bags[i])
+        if end != _layout.END_NONE:
+            meta[_layout.M_OVER] = 1
+            meta[_layout.M_END] = end
             return 1
     top, left = window_of(st, meta, width)
     e[E_TOP] = top
@@ -386,10 +386,10 @@ def new_game(
     low = seed & 0xFFFFFFFF
     high = (seed >> 32) & 0xFFFFFFFF
     seed_state(rngs[i], low, high, 0)
-    for p in range(gl.MAX_PLAYERS):
+    for p in range(_constants.MAX_PLAYERS):
         seed_state(bot_rngs[i, p], low, high, 1 + p)
-    rank = np.arange(gl.MAX_PLAYERS)
-    gl.deal(meta, hands[i], hand_sizes[i], bags[i], scores[i], rngs[i], players, rank)
+    rank = np.arange(_constants.MAX_PLAYERS)
+    _turn.deal(meta, hands[i], hand_sizes[i], bags[i], scores[i], rngs[i], players, rank)
     env[i, E_SEED] = seed
     env[i, E_DONE] = 0
 
@@ -402,16 +402,16 @@ def start_game(
     ob_scalars: KArray, players: KInt, stride: KInt,
 ) -> None:
     """Deal env i's next game, let the bots play until the caller's turn, begin it."""
-    action = np.zeros(gl.ACTION_COLS, np.int64)
-    row = np.zeros(gl.LOG_COLS, np.int32)
-    out = gl.new_table()
+    action = np.zeros(_layout.ACTION_COLS, np.int64)
+    row = np.zeros(_layout.LOG_COLS, np.int32)
+    out = _turn.new_table()
     while True:
         new_game(i, sts, metas, hands, hand_sizes, bags, scores, rngs, bot_rngs, env, players)
         env[i, E_NEXT_SEED] += stride
         sts[i] = play_bots(
             sts[i], metas[i], hands[i], hand_sizes[i], bags[i], scores[i], rngs[i], bot_rngs[i], bots, action, row, out
         )
-        if metas[i, gl.M_OVER] == 0 and metas[i, gl.M_TURNS] < gl.MAX_TURNS:
+        if metas[i, _layout.M_OVER] == 0 and metas[i, _layout.M_TURNS] < _batch.MAX_TURNS:
             status = begin_turn(
                 i, sts, metas, hands, hand_sizes, bags, scores, env, partial, cache_ids, cache_scores, ex,
                 masks, set_lists, ob_board, ob_hand, ob_scalars, out,
@@ -438,11 +438,11 @@ def step_envs(
     width = ob_board.shape[2]
     area = width * width
     base = N_KINDS * area
-    action = np.zeros(gl.ACTION_COLS, np.int64)
-    row = np.zeros(gl.LOG_COLS, np.int32)
+    action = np.zeros(_layout.ACTION_COLS, np.int64)
+    row = np.zeros(_layout.LOG_COLS, np.int32)
     scratch_log = np.zeros(1 + 2 * LOG_PER_PUSH, np.int64)
-    before = np.zeros(gl.MAX_PLAYERS, np.int64)
-    out = gl.new_table()
+    before = np.zeros(_constants.MAX_PLAYERS, np.int64)
+    out = _turn.new_table()
     for i in range(n_envs):
         a = actions[i]
         if env[i, E_DONE] or a < 0 or a >= masks.shape[1] or not masks[i, a]:
@@ -451,7 +451,7 @@ def step_envs(
         a = actions[i]
         e = env[i]
         meta = metas[i]
-        player = meta[gl.M_PLAYER]
+        player = meta[_layout.M_PLAYER]
         before[:] = scores[i]
         rewards[i] = 0.0
         terminated[i] = False
@@ -473,33 +473,33 @@ def step_envs(
                 i, width, sts, metas, hands, hand_sizes, env, partial, cache_ids, cache_scores, ex, masks, set_lists
             )
             continue
-        # END or PASS: play the turn through the game loop's kernels.
+        # END or PASS: play the turn through ``_turn``.
         if a == base + N_KINDS + 1:
-            gl.set_pass(action)
+            _turn.set_pass(action)
         elif e[E_PLACED] > 0:
             n = e[E_PLACED]
-            action[gl.A_TYPE] = gl.PLACE
-            action[gl.A_N] = n
-            action[gl.A_SCORE] = e[E_END_SCORE]
+            action[_layout.A_TYPE] = _layout.PLACE
+            action[_layout.A_N] = n
+            action[_layout.A_SCORE] = e[E_END_SCORE]
             for s in range(n):
                 code = partial[i, s]
-                action[gl.A_KINDS + s] = code // area
-                action[gl.A_ROWS + s] = (code % area) // width + e[E_TOP]
-                action[gl.A_COLS + s] = code % width + e[E_LEFT]
+                action[_layout.A_KINDS + s] = code // area
+                action[_layout.A_ROWS + s] = (code % area) // width + e[E_TOP]
+                action[_layout.A_COLS + s] = code % width + e[E_LEFT]
         else:
-            gl.set_exchange(action, partial[i, 6:], e[E_MARKED])
+            _turn.set_exchange(action, partial[i, 6:], e[E_MARKED])
         st = sts[i]
-        played = gl.apply_action(st, meta, hands[i], hand_sizes[i], bags[i], scores[i], rngs[i], action, row, scratch_log)
+        played = _turn.apply_action(st, meta, hands[i], hand_sizes[i], bags[i], scores[i], rngs[i], action, row, scratch_log)
         if played == NEED_REGROW:
             st = regrown(st, action)
-            gl.apply_action(st, meta, hands[i], hand_sizes[i], bags[i], scores[i], rngs[i], action, row, scratch_log)
+            _turn.apply_action(st, meta, hands[i], hand_sizes[i], bags[i], scores[i], rngs[i], action, row, scratch_log)
         # The blocked and dead ends are looked for, as play_out does, when the next
         # player has no placement (play_bots, begin_turn): a blocked or dead game leaves
         # none, so the game ends in this step, in the state Game ends it in.
         sts[i] = play_bots(st, meta, hands[i], hand_sizes[i], bags[i], scores[i], rngs[i], bot_rngs[i], bots, action, row, out)
         status = 1
-        if meta[gl.M_OVER] == 0:
-            if meta[gl.M_TURNS] >= gl.MAX_TURNS:
+        if meta[_layout.M_OVER] == 0:
+            if meta[_layout.M_TURNS] >= _batch.MAX_TURNS:
                 status = 2
             else:
                 status = begin_turn(

@@ -12,8 +12,8 @@
   kinds left in the bag, each with probability count / bag size.  The deal gives 6 tiles
   to seat 0, then 6 to seat 1, ...; then the opener is chosen as ``Game`` chooses it.
 - Decisions are the sub-steps of :mod:`qwirkle_core.envs.encoding` (window 32, 36,902
-  actions): a turn's placements or marks, then END; or PASS.  A turn ends by the game
-  loop's kernels: ``take_tiles`` (settle_turn's first part) and ``place_tiles``, one
+  actions): a turn's placements or marks, then END; or PASS.  A turn ends by the
+  kernels of ``_turn``: ``take_tiles`` (settle_turn's first part) and ``place_tiles``, one
   chance node per tile drawn (``draw_kind``), the exchanged tiles back into the bag
   (``return_to_bag``), then ``close_turn`` (the going-out bonus, the next seat) and
   ``ending`` (blocked or dead boards).
@@ -47,7 +47,7 @@ import numpy as np
 import numpy.typing as npt
 import pyspiel
 
-from .. import _gameloop as gl
+from .. import _bot_kernels, _constants, _layout, _turn
 from .._ints import int_value
 from .._prng import GAME_STREAM, new_state
 from .._state import empty_state, new_log, tiles_of
@@ -62,7 +62,7 @@ WIDTH = DEFAULT_WINDOW
 N_ACTIONS = action_count(WIDTH)
 MAX_TURNS = 256  # the game is stopped (truncated) after this many turns
 # A turn: at most 6 placements or marks and END, then at most 6 draws; and the deal.
-MAX_GAME_LENGTH = MAX_TURNS * 13 + 6 * gl.MAX_PLAYERS
+MAX_GAME_LENGTH = MAX_TURNS * 13 + 6 * _constants.MAX_PLAYERS
 
 _GAME_TYPE = pyspiel.GameType(
     short_name="python_qwirkle",
@@ -72,7 +72,7 @@ _GAME_TYPE = pyspiel.GameType(
     information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
     utility=pyspiel.GameType.Utility.GENERAL_SUM,
     reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=gl.MAX_PLAYERS,
+    max_num_players=_constants.MAX_PLAYERS,
     min_num_players=2,
     provides_information_state_string=True,
     provides_information_state_tensor=True,
@@ -88,7 +88,7 @@ class _Turn(NamedTuple):
     mover: int
     places: tuple[tuple[int, int, int], ...] = ()  # (kind, row, col), board coordinates
     marks: tuple[int, ...] = ()  # the kinds marked for an exchange (the mover's secret)
-    kind: int = -1  # gl.PLACE, gl.EXCHANGE or gl.PASS once END or PASS is played
+    kind: int = -1  # _layout.PLACE, _layout.EXCHANGE or _layout.PASS once END or PASS is played
     score: int = 0  # the placement's points (the going-out bonus not included)
     drawn: tuple[int, ...] = ()  # the kinds drawn after it (the mover's secret)
 
@@ -105,16 +105,16 @@ class _Core:
 
     def __init__(self, players: int) -> None:
         self.st = empty_state()  # never written in place: a placement pushes onto a copy
-        self.meta = np.zeros(gl.N_META, np.int64)
-        self.meta[gl.M_PLAYERS] = players
-        self.meta[gl.M_BAG] = gl.N_TILES
-        self.hands = np.zeros((gl.MAX_PLAYERS, gl.HAND_SIZE), np.int64)
-        self.hand_sizes = np.zeros(gl.MAX_PLAYERS, np.int64)
-        self.bag = np.arange(gl.N_TILES, dtype=np.int64) // 3  # a multiset: the order is not kept
-        self.scores = np.zeros(gl.MAX_PLAYERS, np.int64)
+        self.meta = np.zeros(_layout.N_META, np.int64)
+        self.meta[_layout.M_PLAYERS] = players
+        self.meta[_layout.M_BAG] = _constants.N_TILES
+        self.hands = np.zeros((_constants.MAX_PLAYERS, _constants.HAND_SIZE), np.int64)
+        self.hand_sizes = np.zeros(_constants.MAX_PLAYERS, np.int64)
+        self.bag = np.arange(_constants.N_TILES, dtype=np.int64) // 3  # a multiset: the order is not kept
+        self.scores = np.zeros(_constants.MAX_PLAYERS, np.int64)
         self.partial = np.full(12, -1, np.int64)  # the turn in progress: placements, then marks
-        self.turn_action = np.zeros(gl.ACTION_COLS, np.int64)
-        self.turn_row = np.zeros(gl.LOG_COLS, np.int32)
+        self.turn_action = np.zeros(_layout.ACTION_COLS, np.int64)
+        self.turn_row = np.zeros(_layout.LOG_COLS, np.int32)
         self.players = players
         self.dealt = 0  # tiles dealt so far
         self.placed = 0  # the turn in progress: placements (partial[:6]) and marks (partial[6:])
@@ -177,8 +177,8 @@ class QwirkleGame(pyspiel.Game):  # type: ignore[misc]
         if not isinstance(params, dict) or any(key != "players" for key in params):
             raise QwirkleError(f"python_qwirkle's params are a dict {{'players': 2..6}} (or None), got {show(params)}")
         players = int_value(params.get("players", 2))
-        if players is None or not 2 <= players <= gl.MAX_PLAYERS:
-            raise QwirkleError(f"python_qwirkle has 2 to {gl.MAX_PLAYERS} players, got {show(params['players'])}")
+        if players is None or not 2 <= players <= _constants.MAX_PLAYERS:
+            raise QwirkleError(f"python_qwirkle has 2 to {_constants.MAX_PLAYERS} players, got {show(params['players'])}")
         info = pyspiel.GameInfo(
             num_distinct_actions=N_ACTIONS,
             max_chance_outcomes=36,
@@ -229,7 +229,7 @@ class QwirkleState(pyspiel.State):  # type: ignore[misc]
 
     @property
     def meta(self) -> npt.NDArray[np.int64]:
-        """The game loop's meta array (``_gameloop.M_*``)."""
+        """The game loop's meta array (``_layout.M_*``)."""
         return self._s.meta
 
     @property
@@ -254,7 +254,7 @@ class QwirkleState(pyspiel.State):  # type: ignore[misc]
 
     @property
     def turn_action(self) -> npt.NDArray[np.int64]:
-        """The action of the turn being settled (``_gameloop.A_*``)."""
+        """The action of the turn being settled (``_layout.A_*``)."""
         return self._s.turn_action
 
     @property
@@ -275,20 +275,20 @@ class QwirkleState(pyspiel.State):  # type: ignore[misc]
     # ----------------------------------------------------------- reading
     def current_player(self) -> int:
         s = self._s
-        if s.truncated or s.meta[gl.M_OVER]:
+        if s.truncated or s.meta[_layout.M_OVER]:
             return int(pyspiel.PlayerId.TERMINAL)
         if s.dealt < 6 * s.players or s.pending:
             return int(pyspiel.PlayerId.CHANCE)
-        return int(s.meta[gl.M_PLAYER])
+        return int(s.meta[_layout.M_PLAYER])
 
     def is_terminal(self) -> bool:
         s = self._s
-        return bool(s.truncated or s.meta[gl.M_OVER])
+        return bool(s.truncated or s.meta[_layout.M_OVER])
 
     def _mask(self) -> tuple[npt.NDArray[np.bool_], int]:
         s = self._s
         mask = np.zeros(N_ACTIONS, np.bool_)
-        seat = int(s.meta[gl.M_PLAYER])
+        seat = int(s.meta[_layout.M_PLAYER])
         _, _, end_score = k.turn_mask(
             s.st, s.meta, s.hands[seat], s.hand_sizes[seat], WIDTH, s.partial, s.placed, s.marked, mask,
         )
@@ -299,7 +299,7 @@ class QwirkleState(pyspiel.State):  # type: ignore[misc]
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         s = self._s
-        size = int(s.meta[gl.M_BAG])
+        size = int(s.meta[_layout.M_BAG])
         counts = np.bincount(s.bag[:size], minlength=36)
         return [(int(kind), float(c) / size) for kind, c in enumerate(counts) if c]
 
@@ -332,30 +332,30 @@ class QwirkleState(pyspiel.State):  # type: ignore[misc]
             return
         act = s.turn_action
         if what == "pass":
-            gl.set_pass(act)
+            _turn.set_pass(act)
         elif s.placed:
             _, end_score = self._mask()
             top, left = k.window_of(s.st, s.meta, WIDTH)
-            act[gl.A_TYPE] = gl.PLACE
-            act[gl.A_N] = s.placed
-            act[gl.A_SCORE] = end_score
+            act[_layout.A_TYPE] = _layout.PLACE
+            act[_layout.A_N] = s.placed
+            act[_layout.A_SCORE] = end_score
             for n in range(s.placed):
                 code = int(s.partial[n])
-                act[gl.A_KINDS + n] = code // (WIDTH * WIDTH)
-                act[gl.A_ROWS + n] = (code % (WIDTH * WIDTH)) // WIDTH + top
-                act[gl.A_COLS + n] = code % WIDTH + left
-            s.st = gl.place_tiles(s.st.copy(), s.meta, act, new_log(1))  # a copy: clones share the board state
+                act[_layout.A_KINDS + n] = code // (WIDTH * WIDTH)
+                act[_layout.A_ROWS + n] = (code % (WIDTH * WIDTH)) // WIDTH + top
+                act[_layout.A_COLS + n] = code % WIDTH + left
+            s.st = _turn.place_tiles(s.st.copy(), s.meta, act, new_log(1))  # a copy: clones share the board state
         else:
-            gl.set_exchange(act, s.partial[6:], s.marked)
-        s.cur = s.cur._replace(kind=int(act[gl.A_TYPE]), score=int(act[gl.A_SCORE]) if s.placed else 0)
-        seat = int(s.meta[gl.M_PLAYER])
-        size = gl.take_tiles(s.meta, s.hands, s.hand_sizes, s.scores, act, s.turn_row)
+            _turn.set_exchange(act, s.partial[6:], s.marked)
+        s.cur = s.cur._replace(kind=int(act[_layout.A_TYPE]), score=int(act[_layout.A_SCORE]) if s.placed else 0)
+        seat = int(s.meta[_layout.M_PLAYER])
+        size = _turn.take_tiles(s.meta, s.hands, s.hand_sizes, s.scores, act, s.turn_row)
         s.hand_sizes[seat] = size
         s.n_drawn = 0
-        if act[gl.A_TYPE] == gl.PLACE:
-            s.pending = min(gl.HAND_SIZE - size, int(s.meta[gl.M_BAG]))
-        elif act[gl.A_TYPE] == gl.EXCHANGE:
-            s.pending = int(act[gl.A_N])
+        if act[_layout.A_TYPE] == _layout.PLACE:
+            s.pending = min(_constants.HAND_SIZE - size, int(s.meta[_layout.M_BAG]))
+        elif act[_layout.A_TYPE] == _layout.EXCHANGE:
+            s.pending = int(act[_layout.A_N])
         else:
             s.pending = 0
         s.partial[:] = -1
@@ -369,18 +369,18 @@ class QwirkleState(pyspiel.State):  # type: ignore[misc]
             s = self._s = s.__deepcopy__({})
         if s.dealt < 6 * s.players:
             seat = s.dealt // 6
-            s.hand_sizes[seat] = gl.draw_kind(s.hands[seat], s.hand_sizes[seat], s.bag, s.meta, kind)
+            s.hand_sizes[seat] = _turn.draw_kind(s.hands[seat], s.hand_sizes[seat], s.bag, s.meta, kind)
             s.dealt += 1
             s.deal = (*s.deal, kind)
             if s.dealt == 6 * s.players:
-                gl.start_play(
-                    s.meta, s.hands, s.hand_sizes, int(s.meta[gl.M_BAG]), s.players,
-                    np.arange(gl.MAX_PLAYERS, dtype=np.int64),
+                _turn.start_play(
+                    s.meta, s.hands, s.hand_sizes, int(s.meta[_layout.M_BAG]), s.players,
+                    np.arange(_constants.MAX_PLAYERS, dtype=np.int64),
                 )
-                s.cur = _Turn(int(s.meta[gl.M_PLAYER]))
+                s.cur = _Turn(int(s.meta[_layout.M_PLAYER]))
             return
-        seat = int(s.meta[gl.M_PLAYER])
-        size = gl.draw_kind(s.hands[seat], s.hand_sizes[seat], s.bag, s.meta, kind)
+        seat = int(s.meta[_layout.M_PLAYER])
+        size = _turn.draw_kind(s.hands[seat], s.hand_sizes[seat], s.bag, s.meta, kind)
         if size < 0:
             raise pyspiel.SpielError(f"no {ALL_TILES[kind]} left in the bag")
         assert s.cur is not None
@@ -394,22 +394,22 @@ class QwirkleState(pyspiel.State):  # type: ignore[misc]
     def _finish_turn(self) -> None:
         s = self._s
         act = s.turn_action
-        if act[gl.A_TYPE] == gl.EXCHANGE:
-            gl.return_to_bag(s.bag, s.meta, act)
-        gl.close_turn(s.meta, s.hand_sizes, s.scores, act, s.turn_row, s.n_drawn)
+        if act[_layout.A_TYPE] == _layout.EXCHANGE:
+            _turn.return_to_bag(s.bag, s.meta, act)
+        _turn.close_turn(s.meta, s.hand_sizes, s.scores, act, s.turn_row, s.n_drawn)
         assert s.cur is not None
         s.turns = (*s.turns, s.cur)
         s.cur = None
-        if s.meta[gl.M_OVER]:
+        if s.meta[_layout.M_OVER]:
             return
-        end = gl.ending(s.st, s.meta, s.hands, s.hand_sizes, s.bag)
-        if end != gl.END_NONE:
-            s.meta[gl.M_OVER] = 1
-            s.meta[gl.M_END] = end
-        elif s.meta[gl.M_TURNS] >= MAX_TURNS or not self._mask()[0].any():
+        end = _turn.ending(s.st, s.meta, s.hands, s.hand_sizes, s.bag)
+        if end != _layout.END_NONE:
+            s.meta[_layout.M_OVER] = 1
+            s.meta[_layout.M_END] = end
+        elif s.meta[_layout.M_TURNS] >= MAX_TURNS or not self._mask()[0].any():
             s.truncated = True  # the turn cap, or every legal move outside the window
         else:
-            s.cur = _Turn(int(s.meta[gl.M_PLAYER]))
+            s.cur = _Turn(int(s.meta[_layout.M_PLAYER]))
 
     # ----------------------------------------------------------- strings
     def _action_to_string(self, player: int, action: int) -> str:
@@ -427,7 +427,7 @@ class QwirkleState(pyspiel.State):  # type: ignore[misc]
         hands = "/".join("".join(ALL_TILES[int(t)].text() for t in s.hands[p, : s.hand_sizes[p]]) or "-"
                          for p in range(s.players))
         return (
-            f"{_board_text(s)}|{hands}|bag {int(s.meta[gl.M_BAG])}|"
+            f"{_board_text(s)}|{hands}|bag {int(s.meta[_layout.M_BAG])}|"
             f"{','.join(str(int(v)) for v in s.scores[: s.players])}|{self.current_player()}"
         )
 
@@ -440,7 +440,7 @@ class QwirkleState(pyspiel.State):  # type: ignore[misc]
         seed = int(probability_sampler() * 2**32) & 0xFFFFFFFF
         state: QwirkleState = self.clone()
         s = state._s
-        gl.redeal_unseen(s.meta, s.hands, s.hand_sizes, s.bag, player_id, new_state(seed, GAME_STREAM))
+        _turn.redeal_unseen(s.meta, s.hands, s.hand_sizes, s.bag, player_id, new_state(seed, GAME_STREAM))
         return state
 
 
@@ -512,7 +512,7 @@ class QwirkleObserver:
         kinds = self._board[rows, cols].astype(np.int64)
         planes[kinds // 6, rows, cols] = 1
         planes[6 + kinds % 6, rows, cols] = 1
-        mover = int(s.meta[gl.M_PLAYER])
+        mover = int(s.meta[_layout.M_PLAYER])
         hand = t[at : at + 36]
         np.add.at(hand, s.hands[player, : s.hand_sizes[player]], 1)
         if player == mover:
@@ -529,14 +529,14 @@ class QwirkleObserver:
             t[at + j] = s.scores[seat]
             t[at + 6 + j] = s.hand_sizes[seat]
         at += 12
-        t[at] = s.meta[gl.M_BAG]
-        t[at + 1] = s.meta[gl.M_OPENING]
+        t[at] = s.meta[_layout.M_BAG]
+        t[at + 1] = s.meta[_layout.M_OPENING]
         t[at + 2] = float(player == mover)
 
     def _recall(self, s: _Core, player: int) -> None:
         d = self.dict
         unseen = d["unseen"]
-        unseen[:] = 3.0 - gl.board_counts(s.st).astype(np.float32)  # the whole board
+        unseen[:] = 3.0 - _bot_kernels.board_counts(s.st).astype(np.float32)  # the whole board
         np.subtract.at(unseen, s.hands[player, : s.hand_sizes[player]], 1)
         own = s.deal[6 * player : 6 * player + 6]
         d["deal"][: len(own)] = np.array(own, np.float32) + 1
@@ -555,7 +555,7 @@ class QwirkleObserver:
             row[T_DRAWN] = len(turn.drawn)
             for n, (kind, r, c) in enumerate(turn.places):
                 row[T_PLACES + 3 * n : T_PLACES + 3 * n + 3] = (kind + 1, r, c)
-                if turn.kind == gl.PLACE and 0 <= r - top < WIDTH and 0 <= c - left < WIDTH:
+                if turn.kind == _layout.PLACE and 0 <= r - top < WIDTH and 0 <= c - left < WIDTH:
                     board_turns[r - top, c - left] = t + 1
             if turn.mover == player:
                 row[T_MARKS : T_MARKS + len(turn.marks)] = np.array(turn.marks, np.float32) + 1
@@ -565,8 +565,8 @@ class QwirkleObserver:
         s = state._s
         hand = "".join(ALL_TILES[int(x)].text() for x in s.hands[player, : s.hand_sizes[player]])
         scores = ",".join(str(int(v)) for v in s.scores[: s.players])
-        text = f"p{player} hand {hand or '-'} scores {scores} bag {int(s.meta[gl.M_BAG])} board {_board_text(s)}"
-        if s.dealt == 6 * s.players and player == int(s.meta[gl.M_PLAYER]):
+        text = f"p{player} hand {hand or '-'} scores {scores} bag {int(s.meta[_layout.M_BAG])} board {_board_text(s)}"
+        if s.dealt == 6 * s.players and player == int(s.meta[_layout.M_PLAYER]):
             text += f" turn {s.partial[: s.placed].tolist()}{s.partial[6 : 6 + s.marked].tolist()}"
         if self.perfect_recall:
             text += f" | deal {_tiles_text(s.deal[6 * player : 6 * player + 6]) or '-'} of {s.dealt}"
@@ -577,11 +577,11 @@ class QwirkleObserver:
                 if turn.marks:
                     mine = turn.mover == player
                     text += f" mark {_tiles_text(turn.marks) if mine else len(turn.marks)}"
-                if turn.kind == gl.PLACE:
+                if turn.kind == _layout.PLACE:
                     text += f" +{turn.score}"
-                elif turn.kind == gl.EXCHANGE:
+                elif turn.kind == _layout.EXCHANGE:
                     text += " exchange"
-                elif turn.kind == gl.PASS:
+                elif turn.kind == _layout.PASS:
                     text += " pass"
                 if turn.drawn:
                     text += f" draw {_tiles_text(turn.drawn) if turn.mover == player else len(turn.drawn)}"

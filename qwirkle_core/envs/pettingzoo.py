@@ -26,7 +26,7 @@ import numpy.typing as npt
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from .. import _gameloop as gl
+from .. import _layout
 from ..errors import QwirkleError, show
 from . import _common
 from .encoding import DEFAULT_WINDOW, action_count
@@ -74,7 +74,7 @@ class QwirkleAEC(AECEnv):  # type: ignore[misc, unused-ignore]
         return self._action_space
 
     def _to_move(self) -> int:
-        return int(self._vec._metas[0, gl.M_PLAYER])
+        return int(self._vec._metas[0, _layout.M_PLAYER])
 
     def observe(self, agent: str) -> dict[str, npt.NDArray[Any]]:
         seat = self._seat(agent)

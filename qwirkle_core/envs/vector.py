@@ -17,8 +17,8 @@ import numpy as np
 import numpy.typing as npt
 from numba.typed import List
 
-from .. import _gameloop as gl
-from .._geometry import EMPTY
+from .. import _bot_kernels, _constants, _layout
+from .._constants import EMPTY
 from .._ints import int_value, read_int
 from .._prng import new_state
 from .._state import empty_state, tiles_of
@@ -31,7 +31,7 @@ from .encoding import DEFAULT_WINDOW, action_count, describe
 
 __all__ = ["BOT_IDS", "VectorQwirkle"]
 
-BOT_IDS = {"random": gl.BOT_RANDOM, "greedy": gl.BOT_GREEDY, "heuristic": gl.BOT_HEURISTIC}
+BOT_IDS = {"random": _bot_kernels.BOT_RANDOM, "greedy": _bot_kernels.BOT_GREEDY, "heuristic": _bot_kernels.BOT_HEURISTIC}
 MOVE_CACHE = 1024  # encoded moves kept per env for a turn (more: re-encoded per sub-step)
 SET_LIST = 2048  # mask bits remembered per env, so a mask is cleared bit by bit
 MAX_ENVS = 1 << 16  # the most envs one VectorQwirkle steps (each takes ~100 KiB); more is refused at once
@@ -118,7 +118,7 @@ class VectorQwirkle:
         self.learner = learner
         self.autoreset = bool(autoreset)
         self.action_count = action_count(window)
-        self.bots = np.full(gl.MAX_PLAYERS, -1, np.int64)
+        self.bots = np.full(_constants.MAX_PLAYERS, -1, np.int64)
         if opponents is not None:
             try:
                 # At most one name a seat (one more, to tell): never walked to its end.
@@ -139,18 +139,18 @@ class VectorQwirkle:
         # One board state per env (layout in qwirkle_core._state): a typed list, since a
         # state is replaced by a larger array when its board grows.
         self._sts = List([empty_state() for _ in range(n)])
-        self._metas = np.zeros((n, gl.N_META), np.int64)
-        self._hands = np.zeros((n, gl.MAX_PLAYERS, gl.HAND_SIZE), np.int64)
-        self._hand_sizes = np.zeros((n, gl.MAX_PLAYERS), np.int64)
-        self._bags = np.zeros((n, gl.N_TILES), np.int64)
-        self._scores = np.zeros((n, gl.MAX_PLAYERS), np.int64)
+        self._metas = np.zeros((n, _layout.N_META), np.int64)
+        self._hands = np.zeros((n, _constants.MAX_PLAYERS, _constants.HAND_SIZE), np.int64)
+        self._hand_sizes = np.zeros((n, _constants.MAX_PLAYERS), np.int64)
+        self._bags = np.zeros((n, _constants.N_TILES), np.int64)
+        self._scores = np.zeros((n, _constants.MAX_PLAYERS), np.int64)
         self._rngs = np.zeros((n, 4), np.int64)
-        self._bot_rngs = np.zeros((n, gl.MAX_PLAYERS, 4), np.int64)
+        self._bot_rngs = np.zeros((n, _constants.MAX_PLAYERS, 4), np.int64)
         self._env = np.zeros((n, k.N_ENV), np.int64)
         self._partial = np.full((n, 12), -1, np.int64)
         self._cache_ids = np.zeros((n, MOVE_CACHE, k.MOVE_COLS), np.int32)
         self._cache_scores = np.zeros((n, MOVE_CACHE), np.int32)
-        self._ex = np.zeros((n, 64, 1 + gl.HAND_SIZE), np.int64)
+        self._ex = np.zeros((n, 64, 1 + _constants.HAND_SIZE), np.int64)
         self._set_lists = np.zeros((n, SET_LIST), np.int32)
         self._sample_rng = new_state(self._seed, 99)
         self.masks: npt.NDArray[np.bool_] = np.zeros((n, self.action_count), np.bool_)
@@ -162,7 +162,7 @@ class VectorQwirkle:
         self.rewards: npt.NDArray[np.float32] = np.zeros(n, np.float32)
         self.terminated: npt.NDArray[np.bool_] = np.zeros(n, np.bool_)
         self.truncated: npt.NDArray[np.bool_] = np.zeros(n, np.bool_)
-        self._final_scores = np.zeros((n, gl.MAX_PLAYERS), np.int64)
+        self._final_scores = np.zeros((n, _constants.MAX_PLAYERS), np.int64)
         self._started = False
 
     @staticmethod
@@ -237,7 +237,7 @@ class VectorQwirkle:
         """Per env (numpy arrays): the seat to move, the game's seed, the games played and
         skipped, the moves outside the window, and the final scores of the last game."""
         return {
-            "to_move": self._metas[:, gl.M_PLAYER],
+            "to_move": self._metas[:, _layout.M_PLAYER],
             "seed": self._env[:, k.E_SEED],
             "games": self._env[:, k.E_GAMES],
             "games_skipped": self._env[:, k.E_SKIPPED],
@@ -303,7 +303,7 @@ class VectorQwirkle:
         return Game.from_position(
             self.board(i),
             [[ALL_TILES[int(t)] for t in hands[p, : hand_sizes[p]]] for p in range(self.players)],
-            [ALL_TILES[int(t)] for t in bag[: meta[gl.M_BAG]]],
+            [ALL_TILES[int(t)] for t in bag[: meta[_layout.M_BAG]]],
             [int(s) for s in scores[: self.players]],
-            int(meta[gl.M_PLAYER]),
+            int(meta[_layout.M_PLAYER]),
         )

@@ -1,4 +1,4 @@
-"""Append whole lines to a file from a helper process, so that no kill leaves half a line.
+"""Append whole records (JSON lines) to a file from a helper process: no kill leaves half a line.
 
 Self-play streams its records to a JSON-lines file as batches of games finish.  SIGINT
 and SIGTERM are caught and the run stops between batches; SIGKILL (or the OOM killer)
@@ -36,7 +36,7 @@ class RecordWriterError(OSError):
     """The helper process could not be started, or stopped answering."""
 
 
-class LineWriter:
+class RecordWriter:
     """Appends batches of whole lines to the open file ``out`` through a helper
     process; :meth:`write` returns once the batch is written and synced, and raises
     ``OSError`` (with the helper's ``errno``) where it could not be."""
