@@ -26,7 +26,8 @@ import pytest
 
 from qwirkle_core import Board, Move
 from qwirkle_core._jit import CompiledEntry
-from qwirkle_core._movegen import INITIAL_CAPACITY, MODE_ALL, OUT_COLS, generate
+from qwirkle_core._layout import OUT_COLS
+from qwirkle_core._movegen import INITIAL_CAPACITY, MODE_ALL, generate
 
 from .positions import CACHES, positions, time_per_position, worst_cases
 

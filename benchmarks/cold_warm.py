@@ -39,7 +39,8 @@ import numpy as np
 
 from benchmarks.positions import positions
 from qwirkle_core._jit import CompiledEntry
-from qwirkle_core._movegen import INITIAL_CAPACITY, MODE_ALL, OUT_COLS, generate
+from qwirkle_core._layout import OUT_COLS
+from qwirkle_core._movegen import INITIAL_CAPACITY, MODE_ALL, generate
 
 
 @numba.njit(nogil=False, _nrt=False)

@@ -40,7 +40,7 @@ sys.path.insert(0, str(ROOT))
 import numpy as np
 
 from benchmarks.positions import positions, worst_cases
-from qwirkle_core import _movegen
+from qwirkle_core import _layout, _movegen
 from qwirkle_core._jit import CompiledEntry
 
 
@@ -71,7 +71,7 @@ def entry_of(generate: Any) -> Callable[..., Any]:
     """The generator's compiled entry (compiled by a first call)."""
     entry = CompiledEntry(generate)
     state, mask = _cases()["mid"][0][:2]
-    entry.call(state, np.empty((256, _movegen.OUT_COLS), np.int32), mask, _movegen.MODE_ALL)
+    entry.call(state, np.empty((256, _layout.OUT_COLS), np.int32), mask, _movegen.MODE_ALL)
     return entry.call
 
 
@@ -95,8 +95,8 @@ def check_same(old: Callable[..., Any], new: Callable[..., Any], cases: dict[str
     for items in cases.values():
         for state, mask, _ in items:
             for mode in (0, 1, 2, 3, _movegen.CHECK_EDGE):
-                a = np.full((4096, _movegen.OUT_COLS), 7, np.int32)
-                b = np.full((4096, _movegen.OUT_COLS), 7, np.int32)
+                a = np.full((4096, _layout.OUT_COLS), 7, np.int32)
+                b = np.full((4096, _layout.OUT_COLS), 7, np.int32)
                 n_a = old(state, a, mask, mode)
                 n_b = new(state, b, mask, mode)
                 assert n_a == n_b, (n_a, n_b, mode)
@@ -132,7 +132,7 @@ def measure(args: argparse.Namespace) -> dict[str, dict[str, list[float]]]:
     checked = check_same(old, new, cases)
     print(f"compiled (or loaded) both in {time.perf_counter() - t:.1f} s;"
           f" same tables and answers: {checked} (position, mode) cases", file=sys.stderr)
-    table = np.empty((256, _movegen.OUT_COLS), np.int32)
+    table = np.empty((256, _layout.OUT_COLS), np.int32)
     rounds: dict[str, dict[str, list[float]]] = {"old": {}, "new": {}}
     fns = {"old": old, "new": new}
     for r in range(args.rounds):

@@ -27,13 +27,13 @@ from typing import Any
 
 import numpy as np
 
-from ._geometry import ALL_KINDS, COORD_MAX, NEIGHBOURS, KArray, KInt
+from ._constants import ALL_KINDS, COORD_MAX, MAX_SPAN, NEIGHBOURS, WORD_LOW_63
 from ._jit import JIT_OFF, helper, inline_helper, kernel, query_kernel
+from ._layout import COL_COLS, COL_KINDS, COL_N, COL_ROWS, COL_SCORE, KArray, KInt
 from ._lines import fold_tile, line_points, lowest_bit, lowest_kind
 from ._numba_private import stack_array as _stack_array
 from ._state import (
     LEN_SHIFT,
-    MAX_SPAN,
     S_C0,
     S_C1,
     S_COL_AT,
@@ -49,13 +49,7 @@ from ._state import (
     S_WORDS,
 )
 
-# Columns of a move table.
-OUT_COLS = 20
-COL_N = 0  # number of tiles placed (1..6)
-COL_SCORE = 1
-COL_ROWS = 2  # rows of the placed tiles, slots COL_N.. unused
-COL_COLS = 8
-COL_KINDS = 14  # kinds, -1 in unused slots
+# A move table is int32[rows, OUT_COLS], one move row each (COL_*, see _layout).
 INITIAL_CAPACITY = 256
 
 # What generate keeps (it always counts every legal move).
@@ -85,7 +79,6 @@ K_RIGHT_POINTS = 5  # points of the cross lines before it
 K_MOVE_CELL = 6  # the move being made: its cells in line order (the left part, the
 K_MOVE_KIND = 7  # anchor, then the right tiles, which the walk puts here itself) and kinds
 N_SCRATCH = 8
-WORD_LOW_63 = 0x7FFFFFFFFFFFFFFF
 
 
 # The rows a query goes over (the tiles' rows and one each side) and the occupancy words

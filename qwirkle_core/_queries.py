@@ -2,7 +2,7 @@
 
 Each query is one call into this module: the kernel generates what it needs (with the
 move generator of ``_movegen``) and reduces it without going back to Python.  Tables
-are the generator's move tables (``_movegen.COL_*``), in caller coordinates.
+are the generator's move tables (``_layout.COL_*``), in caller coordinates.
 """
 
 from __future__ import annotations
@@ -15,21 +15,9 @@ from numba import prange
 from ._constants import ALL_KINDS, EMPTY, N_KINDS
 from ._frontier import frontier
 from ._jit import batch_kernel, inline_helper, kernel, parallel_kernel
-from ._layout import KArray, KInt
+from ._layout import COL_COLS, COL_KINDS, COL_N, COL_ROWS, COL_SCORE, OUT_COLS, KArray, KInt
 from ._lines import fold_tile, line_points
-from ._movegen import (
-    COL_COLS,
-    COL_KINDS,
-    COL_N,
-    COL_ROWS,
-    COL_SCORE,
-    INITIAL_CAPACITY,
-    MODE_ALL,
-    MODE_BEST,
-    MODE_COUNT,
-    OUT_COLS,
-    generate,
-)
+from ._movegen import INITIAL_CAPACITY, MODE_ALL, MODE_BEST, MODE_COUNT, generate
 from ._state import (
     LEN_SHIFT,
     S_C0,

@@ -32,8 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._constants import ALL_KINDS, COORD_MAX, N_KINDS
-from ._constants import MAX_SPAN as MAX_SPAN  # noqa: PLC0414 - temporary, for _movegen's import
+from ._constants import ALL_KINDS, COORD_MAX, MAX_SPAN, N_KINDS
 from ._jit import borrowing_gil_kernel, borrowing_kernel, gil_kernel, helper, kernel
 from ._layout import COL_COLS, COL_KINDS, COL_N, COL_ROWS, COL_SCORE, KArray, KInt
 from ._lines import fold_tile, line_points

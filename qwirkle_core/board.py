@@ -20,9 +20,9 @@ import numpy.typing as npt
 from . import _frontier, _jit, _movegen, _pyobjects, _state
 from ._constants import COORD_MAX, HAND_SIZE, MAX_SPAN
 from ._ints import int_value
+from ._layout import COL_SCORE, OUT_COLS
 from ._movegen import (
     CHECK_EDGE,
-    COL_SCORE,
     HAND_CONFLICT,
     INITIAL_CAPACITY,
     MODE_ALL,
@@ -30,7 +30,6 @@ from ._movegen import (
     MODE_BEST,
     MODE_COUNT,
     NEAR_EDGE,
-    OUT_COLS,
     generate,
 )
 from ._state import NEED_REGROW, S_COUNTS, S_ERROR, S_FULL, S_LEFT, S_ONE, S_TOP, S_TWO

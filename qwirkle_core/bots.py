@@ -24,7 +24,7 @@ import numpy.typing as npt
 from . import _batch, _bot_kernels, _constants, _layout, _prng, _turn
 from ._batch import MAX_TURNS
 from ._jit import interruptible
-from ._movegen import OUT_COLS
+from ._layout import OUT_COLS
 from .errors import QwirkleError, RunawayGameError, show
 from .game import Action, Game, _check_seed
 from .moves import Move

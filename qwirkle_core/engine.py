@@ -33,7 +33,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import __version__
-from ._movegen import COL_COLS, COL_KINDS, COL_N, COL_ROWS, COL_SCORE
+from ._layout import COL_COLS, COL_KINDS, COL_N, COL_ROWS, COL_SCORE
 from .errors import QwirkleError, show
 from .game import Action, Game, Turn
 from .jsonio import BadInputError, brief, dumps, loads, read_board, read_hand, read_placements, read_tile

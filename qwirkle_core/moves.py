@@ -12,7 +12,7 @@ import numpy.typing as npt
 
 from ._constants import COORD_MAX
 from ._ints import int_value, read_int
-from ._movegen import COL_COLS, COL_KINDS, COL_N, COL_ROWS, COL_SCORE, OUT_COLS
+from ._layout import COL_COLS, COL_KINDS, COL_N, COL_ROWS, COL_SCORE, OUT_COLS
 from .errors import InvalidMoveError, InvalidTileError, NothingToUndoError, show
 from .tiles import ALL_TILES, N_TILES, Tile, tile_from_json
 
@@ -286,7 +286,7 @@ class MoveList:
 
     @property
     def table(self) -> IntArray:
-        """The raw table: one row per move (see ``qwirkle_core._movegen.COL_*``)."""
+        """The raw table: one row per move (see ``qwirkle_core._layout.COL_*``)."""
         return self._table
 
     @property

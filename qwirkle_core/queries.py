@@ -36,7 +36,8 @@ from ._constants import COORD_MAX
 from ._ints import read_int
 from ._iterables import items_of
 from ._jit import interruptible
-from ._movegen import COL_COLS, COL_ROWS, COL_SCORE, MODE_ALL, MODE_BEST, MODE_COUNT
+from ._layout import COL_COLS, COL_ROWS, COL_SCORE
+from ._movegen import MODE_ALL, MODE_BEST, MODE_COUNT
 from ._queries import N_PLANES, PLANE_COLORS, PLANE_LEGAL, PLANE_OCCUPIED, PLANE_SHAPES
 from .board import Board, table_for_mode, tile_kinds
 from .errors import InvalidMoveError, InvalidPositionError, InvalidTileError, QwirkleError, show

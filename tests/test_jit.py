@@ -337,7 +337,8 @@ def test_a_compiled_entry_calls_the_dispatcher_until_its_code_is_there() -> None
     import numpy as np
 
     from qwirkle_core import Board, _jit
-    from qwirkle_core._movegen import INITIAL_CAPACITY, MODE_ALL, OUT_COLS, generate
+    from qwirkle_core._layout import OUT_COLS
+    from qwirkle_core._movegen import INITIAL_CAPACITY, MODE_ALL, generate
 
     entry = _jit.CompiledEntry(generate)
     assert entry.call == (generate if numba.config.DISABLE_JIT else entry._first_calls)
