@@ -53,7 +53,7 @@ def test_vector_env_substeps(benchmark, opponents: str | None) -> None:  # type:
 
 
 def test_pettingzoo_env_substeps(benchmark) -> None:  # type: ignore[no-untyped-def]
-    pytest.importorskip("pettingzoo", reason="the rl extra (pip install qwirkle-core[rl]) is not installed")
+    pytest.importorskip("pettingzoo", reason="the rl extra (pip install '.[rl]') is not installed")
     from qwirkle_core.envs.pettingzoo import env as make_env
 
     aec = make_env(players=2)

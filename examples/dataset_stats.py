@@ -9,7 +9,7 @@ distribution of each seat and the length of the games, all computed on the colum
 pyarrow and numpy (no game is replayed), and draws them as an SVG: the scores by seat
 and the game lengths.  The picture goes to ``--svg``, else beside the dataset.
 
-Needs the scale extra: pip install 'qwirkle-core[scale]'.
+Needs the scale extra: pip install '.[scale]'.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ try:
     from qwirkle_core._progress import Progress
     from qwirkle_core.datasets import read_tables, write_dataset
 except ImportError:
-    print("this example needs the scale extra (pyarrow, dask): pip install 'qwirkle-core[scale]'", file=sys.stderr)
+    print("this example needs the scale extra (pyarrow, dask): pip install '.[scale]'", file=sys.stderr)
     sys.exit(2)
 
 SEAT_COLOURS = ["#3b82c4", "#e8743b", "#3a9a5b", "#9b59b6", "#c0392b", "#7f8c8d"]

@@ -1,6 +1,6 @@
 """sb3-contrib's MaskablePPO on the Gymnasium env QwirkleVsBot (one agent against a bot).
 
-    pip install qwirkle-core[rl] sb3-contrib     # sb3-contrib brings torch (not an extra of ours)
+    pip install '.[rl]' sb3-contrib     # sb3-contrib brings torch (not an extra of ours)
     .venv/bin/python examples/maskable_ppo.py [--steps 2048] [--opponent random] [--games 10]
 
 ``MaskablePPO("MlpPolicy", env)`` reads the legal sub-steps from ``env.action_masks()``

@@ -2,7 +2,7 @@
 
     .venv/bin/python examples/openspiel_ismcts_vs_greedy.py [--games 4] [--simulations 30]
 
-Needs the rl extra (``pip install qwirkle-core[rl]``).  ISMCTS (open_spiel's
+Needs the rl extra (``pip install '.[rl]'``).  ISMCTS (open_spiel's
 ``ISMCTSBot``) searches information sets, resampling what it cannot see with
 ``resample_from_infostate`` (the kernel behind ``Game.determinize``); its leaves are
 valued by greedy-vs-greedy rollouts played inside numba (``_batch.rollouts_parallel``).
@@ -32,7 +32,7 @@ try:
 
     from qwirkle_core.envs import openspiel as qos
 except ImportError:
-    print("this example needs the rl extra (open_spiel): pip install 'qwirkle-core[rl]'", file=sys.stderr)
+    print("this example needs the rl extra (open_spiel): pip install '.[rl]'", file=sys.stderr)
     sys.exit(2)
 
 from qwirkle_core import _batch, _bot_kernels, _constants, _layout, _turn

@@ -15,7 +15,7 @@ Dask configuration (no statistical profiler, slower housekeeping ticks; e.g.
 2-core machine Dask's defaults made a chunk 8 % slower than on a thread of one process.
 Local clusters started here use it.
 
-Needs the ``scale`` extra (``pip install qwirkle-core[scale]``).
+Needs the ``scale`` extra (``pip install '.[scale]'``).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ try:
 except ImportError:  # pragma: no cover - CI installs the extra
     from .errors import QwirkleError
 
-    raise QwirkleError("clusters need dask.distributed: pip install 'qwirkle-core[scale]'") from None
+    raise QwirkleError("clusters need dask.distributed: pip install '.[scale]'") from None
 
 PLUGIN_NAME = "qwirkle-core-warmup"
 

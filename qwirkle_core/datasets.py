@@ -20,7 +20,7 @@ chunk is complete exactly when its games file exists.  Running the same
 :func:`write_dataset` again into the same directory writes only the missing chunks;
 other parameters are refused (:class:`DatasetError`).
 
-Needs the ``scale`` extra (``pip install qwirkle-core[scale]``: pyarrow, and
+Needs the ``scale`` extra (``pip install '.[scale]'``: pyarrow, and
 dask.distributed for clusters); ``import qwirkle_core`` does not.
 """
 
@@ -107,7 +107,7 @@ def _pyarrow() -> tuple[Any, Any, Any]:
         import pyarrow.compute
         import pyarrow.parquet
     except ImportError:  # pragma: no cover - CI installs the extra
-        raise DatasetError("datasets need pyarrow: pip install 'qwirkle-core[scale]'") from None
+        raise DatasetError("datasets need pyarrow: pip install '.[scale]'") from None
     return pyarrow, pyarrow.compute, pyarrow.parquet
 
 

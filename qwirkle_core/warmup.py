@@ -81,7 +81,7 @@ Board.from_json(b.to_json()); Board.from_placements(b.placements())
 try:
     import pyarrow
 except ImportError:
-    skipped = "skipped (needs the scale extra: pip install 'qwirkle-core[scale]')"
+    skipped = "skipped (needs the scale extra: pip install '.[scale]')"
 else:
     from qwirkle_core.warmup import warm_kernels
     warm_kernels()

@@ -100,7 +100,7 @@ def test_train_vector_policy() -> None:
 
 @pytest.mark.skipif("NUMBA_DISABLE_JIT" in __import__("os").environ, reason="searches play whole games: too slow without the JIT")
 def test_openspiel_ismcts_vs_greedy() -> None:
-    pytest.importorskip("pyspiel", reason="the rl extra (pip install qwirkle-core[rl]) is not installed")
+    pytest.importorskip("pyspiel", reason="the rl extra (pip install '.[rl]') is not installed")
     out = run("openspiel_ismcts_vs_greedy.py", "--games", "1", "--simulations", "2", "--rollouts", "2",
               progress="openspiel_ismcts_vs_greedy")
     assert "ISMCTS won" in out
@@ -108,7 +108,7 @@ def test_openspiel_ismcts_vs_greedy() -> None:
 
 @pytest.mark.skipif("NUMBA_DISABLE_JIT" in __import__("os").environ, reason="games of sub-steps: too slow without the JIT")
 def test_maskable_ppo() -> None:
-    pytest.importorskip("gymnasium", reason="the rl extra (pip install qwirkle-core[rl]) is not installed")
+    pytest.importorskip("gymnasium", reason="the rl extra (pip install '.[rl]') is not installed")
     try:
         import sb3_contrib  # noqa: F401
     except ImportError:  # the example says what it needs and exits with status 2

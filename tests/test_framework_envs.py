@@ -9,8 +9,8 @@ import pytest
 
 from qwirkle_core.game import Game
 
-pytest.importorskip("pettingzoo", reason="the rl extra (pip install qwirkle-core[rl]) is not installed")
-pytest.importorskip("gymnasium", reason="the rl extra (pip install qwirkle-core[rl]) is not installed")
+pytest.importorskip("pettingzoo", reason="the rl extra (pip install '.[rl]') is not installed")
+pytest.importorskip("gymnasium", reason="the rl extra (pip install '.[rl]') is not installed")
 
 from qwirkle_core.envs import encoding as enc
 from qwirkle_core.envs.gymnasium import QwirkleVsBot

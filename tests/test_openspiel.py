@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-pyspiel = pytest.importorskip("pyspiel", reason="the rl extra (pip install qwirkle-core[rl]) is not installed")
+pyspiel = pytest.importorskip("pyspiel", reason="the rl extra (pip install '.[rl]') is not installed")
 
 from open_spiel.python.algorithms import ismcts, mcts
 

@@ -155,7 +155,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     scale = parser.add_argument_group(
-        "datasets (the scale extra: pip install 'qwirkle-core[scale]')",
+        "datasets (the scale extra: pip install '.[scale]')",
         "Write the games as a Parquet dataset (docs/datasets.md), on all local cores, a local Dask "
         "cluster or an existing one; the same command always gives the same dataset, and run again "
         "it writes only what is missing.",

@@ -5,7 +5,7 @@
 - :class:`VectorQwirkle`: N games stepped by one numba kernel call.
 - ``qwirkle_core.envs.pettingzoo``, ``qwirkle_core.envs.gymnasium`` and
   ``qwirkle_core.envs.openspiel``: the frameworks' interfaces (the ``rl`` extra:
-  ``pip install qwirkle-core[rl]``); importing this package needs only numpy and numba.
+  ``pip install '.[rl]'``); importing this package needs only numpy and numba.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Qwirkle as a PettingZoo AEC environment (the ``rl`` extra: ``pip install qwirkle-core[rl]``).
+"""Qwirkle as a PettingZoo AEC environment (the ``rl`` extra: ``pip install '.[rl]'``).
 
 >>> from qwirkle_core.envs.pettingzoo import env
 >>> aec = env(players=2)
