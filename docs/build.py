@@ -36,6 +36,7 @@ GUIDES = [
     (DOCS / "datasets.md", "datasets.html", "Self-play datasets"),
     (DOCS / "envs.md", "envs.html", "Environments for learning agents"),
     (DOCS / "performance.md", "performance.html", "Performance"),
+    (DOCS / "strength.md", "strength.html", "Bot strength"),
     (DOCS / "internals.md", "internals.html", "How it works"),
     (DOCS / "development.md", "development.html", "Development"),
     (ROOT / "CHANGELOG.md", "CHANGELOG.html", "Changes"),
