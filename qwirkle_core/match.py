@@ -292,25 +292,37 @@ def _python_pairs(
 ) -> npt.NDArray[np.int64]:
     scores = np.zeros((pairs, 2, 2), np.int64)
     total = 2 * pairs
-    seeds = [(seed + i) % SEED_LIMIT for i in range(pairs)]
+
+    def seeds(start: int, stop: int) -> list[int]:
+        return [(seed + i) % SEED_LIMIT for i in range(start, min(stop, pairs))]
+
     if processes == 1 or pairs == 1:
-        for i, s in enumerate(seeds):
-            scores[i] = play_deal(names, s, options)
+        for i in range(pairs):
+            scores[i] = play_deal(names, seeds(i, i + 1)[0], options)
             if progress is not None:
                 progress(2 * (i + 1), total)
         return scores
-    # Small tasks (a few deals): every worker stays busy to the end, and the progress
-    # moves often; games of Python bots take far longer than sending a task.
-    size = max(1, min(16, pairs // (8 * processes)))
-    starts = range(0, pairs, size)
+    # Small tasks: every worker stays busy to the end, the progress moves often, and an
+    # interrupted match waits for little (a worker finishes the task it has); a deal of
+    # bots that think for seconds a move is a task of its own.  Fast bots get a few
+    # deals a task, so that sending them costs little beside their games.
+    size = max(1, min(16, pairs // (64 * processes)))
+    starts = iter(range(0, pairs, size))
     # spawn, not fork: the caller may run threads (a progress bar, numba's), which a
     # forked child would inherit in whatever state they were.
     context = multiprocessing.get_context("spawn")
+    workers = min(processes, -(-pairs // size))
     done = 0
-    with ProcessPoolExecutor(min(processes, len(starts)), mp_context=context, initializer=_ignore_interrupts) as pool:
-        pending: dict[Future[npt.NDArray[np.int64]], int] = {
-            pool.submit(_play_deals, names, seeds[start : start + size], options): start for start in starts
-        }
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=_ignore_interrupts) as pool:
+        pending: dict[Future[npt.NDArray[np.int64]], int] = {}
+
+        def submit_next() -> None:
+            start = next(starts, None)
+            if start is not None:
+                pending[pool.submit(_play_deals, names, seeds(start, start + size), options)] = start
+
+        for _ in range(2 * workers):  # tasks in flight: bounded memory, workers never idle
+            submit_next()
         try:
             while pending:
                 finished, _ = wait(pending, return_when=FIRST_COMPLETED)
@@ -319,6 +331,7 @@ def _python_pairs(
                     part = future.result()
                     scores[start : start + len(part)] = part
                     done += 2 * len(part)
+                    submit_next()
                     if progress is not None:
                         progress(done, total)
         finally:

@@ -102,6 +102,14 @@ def test_processes_do_not_change_the_games() -> None:
     assert np.array_equal(alone, pair_scores(bots, 7, 900))
 
 
+@pytest.mark.process
+def test_processes_given_several_deals_a_task_play_the_same_games() -> None:
+    """Enough pairs that each task of the Python path holds several deals (261 pairs
+    on 2 processes: 2 a task, the last task 1)."""
+    in_python = pair_scores(["greedy", "heuristic"], 261, 77, numba_path=False, processes=2)
+    assert np.array_equal(in_python, pair_scores(["greedy", "heuristic"], 261, 77))
+
+
 # ------------------------------------------------------------------ the statistics
 
 
