@@ -1,0 +1,196 @@
+"""Figures of the Monte Carlo simulator (qwirkle_core.analysis.simulation): measured,
+printed, never asserted.
+
+    .venv/bin/python benchmarks/simulation_figures.py speed   # iterations per second
+    .venv/bin/python benchmarks/simulation_figures.py fit     # the win model's constants
+
+``speed``: playouts per second at plies=2 (a playout: one candidate on one sample,
+then one greedy turn), on one thread and on two, over early, mid and late positions
+of seeded greedy games; each call is one round of the kernel with every default
+candidate in the race, so racing does not change the count.  An *iteration* of
+``simulate`` plays every candidate still in the race on one sample, so iterations per
+second = playouts per second / candidates.
+
+``fit``: the (mean, sigma) of simulation.WIN_MODEL per number of players, by maximum
+likelihood over every position after every turn of seeded greedy self-play games, from
+each seat's point of view (a tie counts half a win).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+
+import numba
+import numpy as np
+import numpy.typing as npt
+
+from qwirkle_core import _batch, _bot_kernels, _constants, _layout
+from qwirkle_core.analysis import _sim_kernels, simulation
+from qwirkle_core.bots import make_bot
+from qwirkle_core.game import Game
+
+FIT_GAMES = 4_000
+FIT_SEEDS = range(FIT_GAMES)  # tests/test_simulation.py holds out seeds from 1,000,000 on
+LOG_CAPACITY = 600
+
+
+# ------------------------------------------------------------------ the fit
+def selfplay_positions(
+    players: int, seeds: range
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+    """(lead, tiles not on the board, outcome) for every position after every turn of
+    greedy games from ``seeds`` that the game did not end, for each seat: lead = the
+    seat's score minus the best other score; outcome 1 (won), 0.5 (tied for the top), 0."""
+    n = len(seeds)
+    low = np.array(list(seeds), np.int64)
+    high = np.zeros(n, np.int64)
+    tie = np.arange(_constants.MAX_PLAYERS, dtype=np.int64)
+    bots = np.full(_constants.MAX_PLAYERS, _bot_kernels.BOT_GREEDY, np.int64)
+    logs = _batch.empty_logs(n, LOG_CAPACITY)
+    finals, turns, _ = _batch.play_games_serial(players, low, high, tie, bots, logs)
+    leads: list[int] = []
+    left: list[int] = []
+    outcome: list[float] = []
+    for g in range(n):
+        final = finals[g, :players]
+        top = final.max()
+        result = [1.0 if s == top and (final == top).sum() == 1 else 0.5 if s == top else 0.0 for s in final]
+        scores = np.zeros(players, np.int64)
+        on_board = 0
+        for t in range(int(turns[g]) - 1):  # the last turn ends the game
+            row = logs[g, t]
+            if row[_layout.L_TYPE] == _layout.PLACE:
+                scores[row[_layout.L_PLAYER]] += row[_layout.L_SCORE]
+                on_board += row[_layout.L_N]
+            for p in range(players):
+                others = np.delete(scores, p)
+                leads.append(int(scores[p] - others.max()))
+                left.append(_constants.N_TILES - on_board)
+                outcome.append(result[p])
+    return np.array(leads, np.int64), np.array(left, np.int64), np.array(outcome, np.float64)
+
+
+@numba.njit(cache=False)
+def log_likelihood(lead: npt.NDArray[np.int64], left: npt.NDArray[np.int64], outcome: npt.NDArray[np.float64],
+                   mean: float, sigma: float) -> float:
+    total = 0.0
+    for i in range(lead.shape[0]):
+        z = (lead[i] - mean) / (sigma * math.sqrt(left[i] + 1.0))
+        p = 0.5 * (1.0 + math.erf(z / math.sqrt(2.0)))
+        p = min(max(p, 1e-12), 1.0 - 1e-12)
+        total += outcome[i] * math.log(p) + (1.0 - outcome[i]) * math.log(1.0 - p)
+    return total
+
+
+def golden_max(f, lo: float, hi: float, tol: float = 1e-4) -> float:  # type: ignore[no-untyped-def]
+    """The argmax of a unimodal ``f`` on [lo, hi]."""
+    ratio = (math.sqrt(5) - 1) / 2
+    a, b = lo, hi
+    c, d = b - ratio * (b - a), a + ratio * (b - a)
+    fc, fd = f(c), f(d)
+    while b - a > tol:
+        if fc > fd:
+            b, d, fd = d, c, fc
+            c = b - ratio * (b - a)
+            fc = f(c)
+        else:
+            a, c, fc = c, d, fd
+            d = a + ratio * (b - a)
+            fd = f(d)
+    return (a + b) / 2
+
+
+def fit(players: int, seeds: range = FIT_SEEDS) -> tuple[float, float, int]:
+    """(mean, sigma, positions) of the win model for ``players``, by maximum likelihood."""
+    lead, left, outcome = selfplay_positions(players, seeds)
+
+    def best_sigma(mean: float) -> float:
+        return golden_max(lambda s: log_likelihood(lead, left, outcome, mean, s), 0.2, 20.0)
+
+    if players == 2:
+        mean = 0.0  # by symmetry: the two seats' leads are opposite, their outcomes complementary
+    else:
+        mean = golden_max(lambda m: log_likelihood(lead, left, outcome, m, best_sigma(m)), -40.0, 40.0, 1e-3)
+    return mean, best_sigma(mean), int(lead.shape[0])
+
+
+def print_fit() -> None:
+    print(f"WIN_MODEL fit: {FIT_GAMES:,} greedy games per player count, seeds 0..{FIT_GAMES - 1:,}")
+    for players in range(2, 7):
+        began = time.perf_counter()
+        mean, sigma, n = fit(players)
+        print(f"    {players}: ({mean:.2f}, {sigma:.3f}),  # {n:,} positions, {time.perf_counter() - began:.0f} s")
+
+
+# ------------------------------------------------------------------ the speed
+def phase_games(phase: str, count: int = 4) -> list[Game]:
+    """Positions of seeded 2-player greedy games: early (2 turns played), mid (45+ tiles
+    on the board), late (80+ tiles, the bag not yet empty)."""
+    out: list[Game] = []
+    seed = 0
+    while len(out) < count:
+        game = Game(players=2, seed=seed)
+        bots = [make_bot("greedy", seed=seed, seat=p) for p in range(2)]
+        while not game.is_over:
+            tiles = len(game.board)
+            if (
+                (phase == "early" and game.turn_count == 2)
+                or (phase == "mid" and tiles >= 45)
+                or (phase == "late" and tiles >= 80 and game.bag_size > 0)
+            ):
+                out.append(game)
+                break
+            game.push(bots[game.to_move].choose(game))
+        seed += 1
+    return out
+
+
+def playouts_per_second(game: Game, threads: int, iterations: int = 512, repeats: int = 3) -> tuple[float, int]:
+    """(playouts per second, candidates): the fastest of ``repeats`` rounds of
+    ``iterations`` with every default candidate active, plies=2."""
+    actions, rows, boards = simulation._prepared(game, simulation.default_candidates(game))
+    viewer = game.to_move
+    _, meta, _, hand_sizes, _, scores, _ = game.engine_state(copy_state=False)
+    meta[_layout.M_TURNS] = 0
+    hand = np.zeros(6, np.int64)
+    own = [t.kind for t in game.hand(viewer)]
+    hand[: len(own)] = own
+    unseen = np.array([t.kind for t in game.unseen_tiles(viewer)], np.int64)
+    active = np.ones(len(actions), np.int64)
+    low, high = simulation.iteration_seeds(0, 0, iterations)
+    before = numba.get_num_threads()
+    numba.set_num_threads(threads)
+    try:
+        best = math.inf
+        for _ in range(repeats):
+            began = time.perf_counter()
+            _sim_kernels.simulate_round(boards, rows, active, meta, hand, hand_sizes, scores, unseen, low, high, 1,
+                                        0.0, 3.0)
+            best = min(best, time.perf_counter() - began)
+    finally:
+        numba.set_num_threads(before)
+    return iterations * len(actions) / best, len(actions)
+
+
+def print_speed() -> None:
+    most = min(2, numba.config.NUMBA_NUM_THREADS)
+    warm = phase_games("early", 1)[0]
+    playouts_per_second(warm, 1, iterations=16, repeats=1)  # compiles (or loads) the kernel
+    print("plies=2, every default candidate in the race; the fastest of 3 rounds of 512 iterations")
+    print(f"{'phase':6} {'game':>5} {'cands':>5} {'playouts/s 1 thr':>17} {'iter/s 1 thr':>13} "
+          f"{'playouts/s ' + str(most) + ' thr':>17} {'scaling':>8}")
+    for phase in ("early", "mid", "late"):
+        for i, game in enumerate(phase_games(phase)):
+            one, n = playouts_per_second(game, 1)
+            two, _ = playouts_per_second(game, most)
+            print(f"{phase:6} {i:5} {n:5} {one:17,.0f} {one / n:13,.0f} {two:17,.0f} {two / one:8.2f}")
+
+
+if __name__ == "__main__":
+    what = sys.argv[1:] or ["speed"]
+    if "fit" in what:
+        print_fit()
+    if "speed" in what:
+        print_speed()
