@@ -11,7 +11,7 @@ candidate in the race, so racing does not change the count.  An *iteration* of
 ``simulate`` plays every candidate still in the race on one sample, so iterations per
 second = playouts per second / candidates.
 
-``fit``: the (mean, sigma) of simulation.WIN_MODEL per number of players, by maximum
+``fit``: the (offset, drift, sigma) of simulation.WIN_MODEL per number of players, by maximum
 likelihood over every position after every turn of seeded greedy self-play games, from
 each seat's point of view (a tie counts half a win).
 """
@@ -73,55 +73,63 @@ def selfplay_positions(
 
 
 @numba.njit(cache=False)
-def log_likelihood(lead: npt.NDArray[np.int64], left: npt.NDArray[np.int64], outcome: npt.NDArray[np.float64],
-                   mean: float, sigma: float) -> float:
+def probit_scores(
+    features: npt.NDArray[np.float64], outcome: npt.NDArray[np.float64], beta: npt.NDArray[np.float64]
+) -> tuple[float, npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """The log-likelihood of P = Phi(features @ beta) for outcomes in [0, 1], its
+    gradient and the Fisher information (the expected negative Hessian)."""
+    k = beta.shape[0]
     total = 0.0
-    for i in range(lead.shape[0]):
-        z = (lead[i] - mean) / (sigma * math.sqrt(left[i] + 1.0))
-        p = 0.5 * (1.0 + math.erf(z / math.sqrt(2.0)))
+    gradient = np.zeros(k)
+    information = np.zeros((k, k))
+    for i in range(features.shape[0]):
+        eta = 0.0
+        for a in range(k):
+            eta += features[i, a] * beta[a]
+        p = 0.5 * (1.0 + math.erf(eta / math.sqrt(2.0)))
         p = min(max(p, 1e-12), 1.0 - 1e-12)
+        density = math.exp(-0.5 * eta * eta) / math.sqrt(2.0 * math.pi)
         total += outcome[i] * math.log(p) + (1.0 - outcome[i]) * math.log(1.0 - p)
-    return total
+        slope = density * (outcome[i] - p) / (p * (1.0 - p))
+        weight = density * density / (p * (1.0 - p))
+        for a in range(k):
+            gradient[a] += slope * features[i, a]
+            for b in range(k):
+                information[a, b] += weight * features[i, a] * features[i, b]
+    return total, gradient, information
 
 
-def golden_max(f, lo: float, hi: float, tol: float = 1e-4) -> float:  # type: ignore[no-untyped-def]
-    """The argmax of a unimodal ``f`` on [lo, hi]."""
-    ratio = (math.sqrt(5) - 1) / 2
-    a, b = lo, hi
-    c, d = b - ratio * (b - a), a + ratio * (b - a)
-    fc, fd = f(c), f(d)
-    while b - a > tol:
-        if fc > fd:
-            b, d, fd = d, c, fc
-            c = b - ratio * (b - a)
-            fc = f(c)
-        else:
-            a, c, fc = c, d, fd
-            d = a + ratio * (b - a)
-            fd = f(d)
-    return (a + b) / 2
-
-
-def fit(players: int, seeds: range = FIT_SEEDS) -> tuple[float, float, int]:
-    """(mean, sigma, positions) of the win model for ``players``, by maximum likelihood."""
+def fit(players: int, seeds: range = FIT_SEEDS) -> tuple[float, float, float, int]:
+    """(offset, drift, sigma, positions) of the win model for ``players``, by maximum
+    likelihood.  With r = sqrt(tiles_left + 1) the model is a probit regression:
+    (lead - offset - drift * r) / (sigma * r) = lead / r * (1 / sigma) + 1 / r *
+    (-offset / sigma) + (-drift / sigma), concave in its coefficients, so Fisher scoring
+    finds the maximum in a few steps.  Two players: lead / r alone (by symmetry)."""
     lead, left, outcome = selfplay_positions(players, seeds)
-
-    def best_sigma(mean: float) -> float:
-        return golden_max(lambda s: log_likelihood(lead, left, outcome, mean, s), 0.2, 20.0)
-
-    if players == 2:
-        mean = 0.0  # by symmetry: the two seats' leads are opposite, their outcomes complementary
-    else:
-        mean = golden_max(lambda m: log_likelihood(lead, left, outcome, m, best_sigma(m)), -40.0, 40.0, 1e-3)
-    return mean, best_sigma(mean), int(lead.shape[0])
+    r = np.sqrt(left + 1.0)
+    columns = [lead / r] if players == 2 else [lead / r, 1.0 / r, np.ones_like(r)]
+    features = np.ascontiguousarray(np.stack(columns, axis=1))
+    beta = np.zeros(features.shape[1])
+    beta[0] = 0.1
+    for _ in range(50):
+        _, gradient, information = probit_scores(features, outcome, beta)
+        step = np.linalg.solve(information, gradient)
+        beta = beta + step
+        if np.abs(step).max() < 1e-10:
+            break
+    sigma = 1.0 / beta[0]
+    offset = -beta[1] * sigma if players > 2 else 0.0
+    drift = -beta[2] * sigma if players > 2 else 0.0
+    return float(offset), float(drift), float(sigma), int(lead.shape[0])
 
 
 def print_fit() -> None:
     print(f"WIN_MODEL fit: {FIT_GAMES:,} greedy games per player count, seeds 0..{FIT_GAMES - 1:,}")
     for players in range(2, 7):
         began = time.perf_counter()
-        mean, sigma, n = fit(players)
-        print(f"    {players}: ({mean:.2f}, {sigma:.3f}),  # {n:,} positions, {time.perf_counter() - began:.0f} s")
+        offset, drift, sigma, n = fit(players)
+        print(f"    {players}: ({offset:.3f}, {drift:.4f}, {sigma:.4f}),  # {n:,} positions, "
+              f"{time.perf_counter() - began:.0f} s")
 
 
 # ------------------------------------------------------------------ the speed
@@ -167,7 +175,7 @@ def playouts_per_second(game: Game, threads: int, iterations: int = 512, repeats
         for _ in range(repeats):
             began = time.perf_counter()
             _sim_kernels.simulate_round(boards, rows, active, meta, hand, hand_sizes, scores, unseen, low, high, 1,
-                                        0.0, 3.0)
+                                        *simulation.WIN_MODEL[game.players])
             best = min(best, time.perf_counter() - began)
     finally:
         numba.set_num_threads(before)

@@ -71,17 +71,19 @@ def spread(scores: KArray, seat: KInt, n_players: KInt) -> KInt:
 
 
 @helper
-def win_estimate(lead: KInt, tiles_left: KInt, mean: float, sigma: float) -> float:
-    """P(win) of a game not over: Phi((lead - mean) / (sigma * sqrt(tiles_left + 1))),
-    ``tiles_left`` the tiles not on the board (see simulation.WIN_MODEL)."""
-    z = (lead - mean) / (sigma * math.sqrt(tiles_left + 1.0))
+def win_estimate(lead: KInt, tiles_left: KInt, offset: float, drift: float, sigma: float) -> float:
+    """P(win) of a game not over: with r = sqrt(tiles_left + 1),
+    Phi((lead - offset - drift * r) / (sigma * r)), ``tiles_left`` the tiles not on the
+    board (see simulation.WIN_MODEL)."""
+    r = math.sqrt(tiles_left + 1.0)
+    z = (lead - offset - drift * r) / (sigma * r)
     return 0.5 * (1.0 + math.erf(z / math.sqrt(2.0)))
 
 
 @kernel
-def win_estimate_of(lead: KInt, tiles_left: KInt, mean: float, sigma: float) -> float:
+def win_estimate_of(lead: KInt, tiles_left: KInt, offset: float, drift: float, sigma: float) -> float:
     """:func:`win_estimate` for callers outside numba (the figures' fit, the tests)."""
-    return win_estimate(lead, tiles_left, mean, sigma)
+    return win_estimate(lead, tiles_left, offset, drift, sigma)
 
 
 @helper
@@ -171,7 +173,7 @@ def play_candidate(
 def simulate_round(
     boards: KArray, candidates: KArray, active: KArray, meta: KArray, hand: KArray, hand_sizes: KArray,
     scores: KArray, unseen: KArray, seeds_low: KArray, seeds_high: KArray, greedy_turns: KInt,
-    win_mean: float, win_sigma: float,
+    win_offset: float, win_drift: float, win_sigma: float,
 ) -> tuple[KArray, KArray, KInt]:
     """One round of the simulation, iteration i seeded with (seeds_low[i], seeds_high[i]).
 
@@ -185,6 +187,9 @@ def simulate_round(
     GAME_STREAM, which then mixes exchanged tiles, as after ``Game.determinize``) and
     seeds seat p's greedy tie-breaks with stream 1 + p (as ``bots.make_bot('greedy',
     seed, p)``); every candidate starts from copies of these.
+
+    ``win_offset``, ``win_drift``, ``win_sigma``: the win model of the number of
+    players (:func:`win_estimate`).
 
     Returns (gain, win, runaways): gain[i, c] the change of the player's spread (its
     score minus the best other score) from now to the evaluation point, win[i, c] 1 /
@@ -250,5 +255,5 @@ def simulate_round(
                 if p_meta[M_OVER] != 0:
                     wins[i, c] = 1.0 if lead > 0 else (0.5 if lead == 0 else 0.0)
                 else:
-                    wins[i, c] = win_estimate(lead, N_TILES - p_meta[M_BOARD_TILES], win_mean, win_sigma)
+                    wins[i, c] = win_estimate(lead, N_TILES - p_meta[M_BOARD_TILES], win_offset, win_drift, win_sigma)
     return gains, wins, runaways.sum()

@@ -52,22 +52,25 @@ RACE_Z = 2.5  # a candidate drops out when mean + Z * stderr < the leader's mean
 RACE_MIN_ITERATIONS = 128  # ... once it has had this many iterations
 
 # P(win) where a sampled game has not ended at the evaluation point, from the player's
-# lead (its score minus the best other score) and the tiles not yet on the board:
-#     P = Phi((lead - mean) / (sigma * sqrt(tiles_left + 1)))
-# (the spread left to play grows like the square root of the turns left).  (mean, sigma)
-# per number of players, fitted by maximum likelihood (ties count half) on every
-# position after every turn of 4,000 seeded greedy self-play games per player count
-# (seeds 0..3,999), from each seat's point of view:
+# lead (its score minus the best other score) and the tiles not yet on the board, with
+# r = sqrt(tiles_left + 1):
+#     P = Phi((lead - offset - drift * r) / (sigma * r))
+# (the spread left to play grows like the square root of the turns left; with more than
+# two players a lead of 0 is worth less than even odds, and more so with more to play:
+# the offset and the drift).  (offset, drift, sigma) per number of players, fitted by
+# maximum likelihood (a probit regression on lead / r, 1 / r and 1; ties count half) on
+# every position after every turn but the last of 4,000 seeded greedy self-play games
+# per player count (seeds 0..3,999), from each seat's point of view:
 #     .venv/bin/python benchmarks/simulation_figures.py fit
-# The mean of two players is 0 by symmetry.  tests/test_simulation.py checks the
-# calibration on held-out seeds.
+# The offset and drift of two players are 0 by symmetry.  tests/test_simulation.py
+# checks the calibration on held-out seeds.
 # Measured 2026-12-03 (numba 0.68.1), with the positions counted:
-WIN_MODEL: dict[int, tuple[float, float]] = {
-    2: (0.0, 3.261),  # 398,286 positions
-    3: (3.30, 2.584),  # 591,384
-    4: (4.55, 2.176),  # 780,588
-    5: (5.45, 1.972),  # 964,480
-    6: (5.96, 1.805),  # 1,138,836
+WIN_MODEL: dict[int, tuple[float, float, float]] = {
+    2: (0.0, 0.0, 3.2608),  # 398,286 positions
+    3: (-3.111, 1.1484, 2.6554),  # 591,384
+    4: (-4.547, 1.5812, 2.2968),  # 780,588
+    5: (-5.585, 1.8655, 2.1203),  # 964,480
+    6: (-6.266, 2.0111, 1.9616),  # 1,138,836
 }
 
 _GOLDEN = 0x9E3779B97F4A7C15
@@ -100,8 +103,8 @@ def win_probability(lead: int, tiles_left: int, players: int = 2) -> float:
     left = read_int(tiles_left, "tiles_left", 0, 108)
     if type(players) is not int or players not in WIN_MODEL:
         raise QwirkleError(f"a game has 2 to 6 players, got {show(players)}")
-    mean, sigma = WIN_MODEL[players]
-    return float(_sim_kernels.win_estimate_of(lead_value, left, mean, sigma))
+    offset, drift, sigma = WIN_MODEL[players]
+    return float(_sim_kernels.win_estimate_of(lead_value, left, offset, drift, sigma))
 
 
 def iteration_seeds(seed: int, start: int, count: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
@@ -343,7 +346,7 @@ def simulate(
     own = [t.kind for t in game.hand(viewer)]
     hand[: len(own)] = own
     unseen = np.array([t.kind for t in game.unseen_tiles(viewer)], np.int64)
-    win_mean, win_sigma = WIN_MODEL[int(meta[M_PLAYERS])]
+    win_model = WIN_MODEL[int(meta[M_PLAYERS])]
 
     n = len(actions)
     gain_sum = np.zeros(n, np.int64)
@@ -362,8 +365,7 @@ def simulate(
             size = ROUND if cap is None else min(ROUND, cap - done)
             low, high = iteration_seeds(seed, done, size)
             gains, wins, runaways = run_round(
-                boards, rows, active, meta, hand, hand_sizes, scores, unseen, low, high, greedy_turns,
-                win_mean, win_sigma,
+                boards, rows, active, meta, hand, hand_sizes, scores, unseen, low, high, greedy_turns, *win_model,
             )
             if runaways:
                 raise RunawayGameError(f"a sampled game ran past {MAX_PLIES:,} greedy turns without ending")
