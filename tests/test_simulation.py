@@ -378,6 +378,7 @@ def test_refuses_bad_arguments(mid_game: Game) -> None:
             best_action(game, **kwargs)  # type: ignore[arg-type]
     # Good arguments of every kind pass.
     simulate(game, candidates=[legal.text()], plies=1, iterations=1, seed=2**64 - 1, threads=1, time_limit=5)
+    simulate(game, top=np.int64(2), plies=np.int32(3), iterations=np.int64(2), threads=np.int64(1))
 
 
 # ---------------------------------------------------------------- the win model

@@ -176,9 +176,10 @@ def _check_game(game: Any) -> None:
 
 
 def _read_top(top: Any) -> int:
-    if type(top) is not int or not 1 <= top <= MAX_CANDIDATES:
+    number = int_value(top)
+    if number is None or not 1 <= number <= MAX_CANDIDATES:
         raise QwirkleError(f"top is a number of placements, 1..{MAX_CANDIDATES:,}, got {show(top)}")
-    return top
+    return number
 
 
 def _action_row(action: Action) -> npt.NDArray[np.int64]:
@@ -241,11 +242,12 @@ def _prepared(
 def _read_optional_int(value: Any, what: str, lo: int, hi: int) -> int | None:
     if value is None:
         return None
-    if type(value) is not int:
+    number = int_value(value)  # an int or a numpy integer, never a bool or a float
+    if number is None:
         raise QwirkleError(f"{what} is None or an integer {lo:,}..{hi:,}, got {show(value)}")
-    if not lo <= value <= hi:
-        raise QwirkleError(f"{what} must be {lo:,}..{hi:,}, got {show(value)}")
-    return value
+    if not lo <= number <= hi:
+        raise QwirkleError(f"{what} must be {lo:,}..{hi:,}, got {show(number)}")
+    return number
 
 
 def _read_time_limit(value: Any) -> float | None:
@@ -258,11 +260,12 @@ def _read_time_limit(value: Any) -> float | None:
 
 def _read_threads(value: Any) -> int | None:
     most = int(getattr(numba.config, "NUMBA_NUM_THREADS"))  # noqa: B009 - numba's config is untyped
+    number = int_value(value)
     if value is None:
         return None
-    if int_value(value) is None or not 1 <= int(value) <= most:
+    if number is None or not 1 <= number <= most:
         raise QwirkleError(f"threads is None or 1..{most} (numba's NUMBA_NUM_THREADS), got {show(value)}")
-    return int(value)
+    return number
 
 
 # ------------------------------------------------------------------ simulation
@@ -317,11 +320,8 @@ def simulate(
     turns."""
     _check_game(game)
     top = _read_top(top)
-    greedy_turns = -1
-    if plies is not None:
-        if type(plies) is not int:
-            raise QwirkleError(f"plies is None or an integer 1..{MAX_PLIES:,}, got {show(plies)}")
-        greedy_turns = read_int(plies, "plies", 1, MAX_PLIES) - 1
+    turns = _read_optional_int(plies, "plies", 1, MAX_PLIES)
+    greedy_turns = -1 if turns is None else turns - 1  # -1: to the end
     cap = _read_optional_int(iterations, "iterations", 1, MAX_ITERATIONS)
     limit = _read_time_limit(time_limit)
     seed = _check_seed(seed) % SEED_LIMIT
