@@ -48,8 +48,8 @@ from .._prng import GAME_STREAM, seed_state
 from .._state import NEED_REGROW, pop, push_legal, regrown
 from .._turn import ending, new_table, redeal_unseen, settle_turn
 
-# Iterations a parallel task plays on one private copy of the candidates' boards: the
-# copy (about 20 KiB a board) is paid once per chunk, and each playout puts its greedy
+# Iterations a parallel task plays on one private copy of the active candidates' boards:
+# the copy (about 20 KiB a board) is paid once per chunk, and each playout puts its greedy
 # placements on that copy and takes them off again (push and pop restore it bit for bit).
 CHUNK = 8
 # Greedy turns of a playout "to the end" (plies=None) stop here with the game not over
@@ -205,8 +205,13 @@ def simulate_round(
     viewer = meta[M_PLAYER]
     n_players = meta[M_PLAYERS]
     spread_now = spread(scores, viewer, n_players)
+    racing = np.flatnonzero(active)
+    n_active = racing.shape[0]
     for chunk in prange((n_iterations + CHUNK - 1) // CHUNK):
-        work = boards.copy()
+        # Only the boards of candidates still in the race: late in a race most are out.
+        work = np.empty((n_active, boards.shape[1]), np.int64)
+        for a in range(n_active):
+            work[a] = boards[racing[a]]
         pushes = MAX_PUSHES if greedy_turns < 0 else min(MAX_PUSHES, greedy_turns)
         undo = np.zeros(1 + LOG_PER_PUSH_WORDS * pushes, np.int64)
         scratch_log = np.zeros(1 + LOG_PER_PUSH_WORDS, np.int64)
@@ -235,9 +240,8 @@ def simulate_round(
             deal_sample(s_meta, s_hands, hand_sizes, s_bag, viewer, unseen, s_rng)
             for p in range(MAX_PLAYERS):
                 seed_state(s_bot_rngs[p], seeds_low[i], seeds_high[i], 1 + p)
-            for c in range(n_candidates):
-                if active[c] == 0:
-                    continue
+            for a in range(n_active):
+                c = racing[a]
                 p_meta[:] = s_meta
                 p_hands[:] = s_hands
                 p_sizes[:] = hand_sizes
@@ -246,7 +250,7 @@ def simulate_round(
                 p_rng[:] = s_rng
                 p_bot_rngs[:] = s_bot_rngs
                 runaway, out = play_candidate(
-                    work[c], p_meta, p_hands, p_sizes, p_bag, p_scores, p_rng, p_bot_rngs, candidates[c],
+                    work[a], p_meta, p_hands, p_sizes, p_bag, p_scores, p_rng, p_bot_rngs, candidates[c],
                     greedy_turns, undo, scratch_log, act, row, out,
                 )
                 runaways[chunk] += runaway
