@@ -152,6 +152,12 @@ def test_twin_other_positions(seed: int) -> None:
     check_against_twin(greedy_game(seed + 1, until_tiles=75), 4, N_TWIN, seed=seed, top=4)
 
 
+def test_twin_opening() -> None:
+    game = Game(players=3, seed=7)
+    assert game.opening_size
+    check_against_twin(game, 3, N_TWIN, seed=1, top=4)
+
+
 def test_twin_empty_bag_and_to_the_end() -> None:
     game = greedy_game(2, until_tiles=60, bag_empty=True)
     assert game.bag_size == 0
@@ -195,11 +201,22 @@ def test_no_hidden_information(mid_game: Game) -> None:
         assert g.hand(viewer) == mid_game.hand(viewer) and g.board == mid_game.board
         assert g.scores == mid_game.scores and g.unseen_tiles(viewer) == mid_game.unseen_tiles(viewer)
         assert (g.hand(other), g.bag) != (mid_game.hand(other), mid_game.bag)  # not vacuous
-    runs = [simulate(g, iterations=200, seed=4, top=8) for g in (mid_game, redealt, laid_out)]
-    assert runs[0] == runs[1] == runs[2]
+    # The bag's order alone differs: the same hands, the bag reversed.
+    reordered = Game.from_position(
+        mid_game.board, mid_game.hands, mid_game.bag[::-1], mid_game.scores, to_move=viewer
+    )
+    assert reordered.bag != mid_game.bag and reordered.hands == mid_game.hands
+    runs = [simulate(g, iterations=200, seed=4, top=8) for g in (mid_game, redealt, laid_out, reordered)]
+    assert runs[0] == runs[1] == runs[2] == runs[3]
     # Also to the end, where the hidden tiles matter most.
     ends = [simulate(g, iterations=16, seed=4, top=3, plies=None) for g in (mid_game, redealt)]
     assert ends[0] == ends[1]
+    # Three players: a third hand redealt too.
+    three = greedy_game(4, players=3, until_tiles=30)
+    seat = three.to_move
+    again = three.determinize(seat, seed=5)
+    assert [again.hand(p) for p in range(3) if p != seat] != [three.hand(p) for p in range(3) if p != seat]
+    assert simulate(three, iterations=100, seed=6, top=5) == simulate(again, iterations=100, seed=6, top=5)
 
 
 @pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="needs two numba threads")
