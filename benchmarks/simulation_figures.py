@@ -3,6 +3,7 @@ printed, never asserted.
 
     .venv/bin/python benchmarks/simulation_figures.py speed   # iterations per second
     .venv/bin/python benchmarks/simulation_figures.py fit     # the win model's constants
+    .venv/bin/python benchmarks/simulation_figures.py strength  # best_action against greedy
 
 ``speed``: playouts per second at plies=2 (a playout: one candidate on one sample,
 then one greedy turn), on one thread and on two, over early, mid and late positions
@@ -196,9 +197,38 @@ def print_speed() -> None:
             print(f"{phase:6} {i:5} {n:5} {one:17,.0f} {one / n:13,.0f} {two:17,.0f} {two / one:8.2f}")
 
 
+# ------------------------------------------------------------------ the strength
+def print_strength(games: int = 100, iterations: int = 300) -> None:
+    """best_action (plies=2, ``iterations``) against the greedy bot, 2 players, seats
+    alternating, seeded games: wins, ties, losses and the mean final spread."""
+    wins = ties = 0
+    spreads = []
+    began = time.perf_counter()
+    for seed in range(games):
+        seat = seed % 2
+        game = Game(players=2, seed=seed)
+        greedy = make_bot("greedy", seed=seed, seat=1 - seat)
+        move = 0
+        while not game.is_over:
+            if game.to_move == seat:
+                game.push(simulation.best_action(game, iterations=iterations, seed=seed * 1000 + move))
+                move += 1
+            else:
+                game.push(greedy.choose(game))
+        spread = game.scores[seat] - game.scores[1 - seat]
+        spreads.append(spread)
+        wins += spread > 0
+        ties += spread == 0
+    print(f"best_action ({iterations} iterations, plies=2) vs greedy, {games} games: {wins} won, {ties} tied, "
+          f"{games - wins - ties} lost; mean spread {np.mean(spreads):+.1f} points "
+          f"(stderr {np.std(spreads, ddof=1) / math.sqrt(games):.1f}); {time.perf_counter() - began:.0f} s")
+
+
 if __name__ == "__main__":
     what = sys.argv[1:] or ["speed"]
     if "fit" in what:
         print_fit()
     if "speed" in what:
         print_speed()
+    if "strength" in what:
+        print_strength()
