@@ -80,8 +80,8 @@ def test_the_seeds_wrap_at_2_64() -> None:
 
 
 def test_threads_do_not_change_the_games() -> None:
-    one = pair_scores(["greedy", "heuristic"], 40, 5, processes=1)
-    two = pair_scores(["greedy", "heuristic"], 40, 5, processes=2)
+    one = pair_scores(["greedy", "heuristic"], 24, 5, processes=1)
+    two = pair_scores(["greedy", "heuristic"], 24, 5, processes=2)
     assert np.array_equal(one, two)
 
 
@@ -114,10 +114,10 @@ def test_processes_given_several_deals_a_task_play_the_same_games() -> None:
 
 
 def test_counts_add_up() -> None:
-    result = match(["greedy", "heuristic"], 60, seed=3)
-    assert result.games == 120 == 2 * result.pairs
+    result = match(["greedy", "heuristic"], 30, seed=3)
+    assert result.games == 60 == 2 * result.pairs
     assert result.wins[0] + result.wins[1] + result.draws == result.games
-    assert result.scores.shape == (60, 2, 2)
+    assert result.scores.shape == (30, 2, 2)
     assert math.isclose(result.win_rate[0] + result.win_rate[1], 1.0)
     assert math.isclose(result.mean_spread[0], -result.mean_spread[1])
     for b in (0, 1):
@@ -197,8 +197,9 @@ def test_random_against_greedy_is_lopsided() -> None:
     result = match(["random", "greedy"], 50, seed=0)
     assert result.win_rate[1] > 0.8 and result.ci95[1][0] > 0.8
     assert result.wins[1] > 80 and result.mean_spread[1] > 100
-    flipped = match(["greedy", "random"], 50, seed=0)
-    assert flipped.win_rate[0] > 0.8 and flipped.wins[0] == result.wins[1]
+    # The bots named the other way round: the same games, each bot's scores its own.
+    flipped = pair_scores(["greedy", "random"], 10, seed=0)
+    assert np.array_equal(flipped, result.scores[:10, ::-1, ::-1])
 
 
 # ------------------------------------------------------------------ JSON
