@@ -17,7 +17,9 @@ other bot that :func:`qwirkle_core.bots.make_bot` knows is played in Python
 (:func:`qwirkle_core.bots.play` on ``Game(2, seed + i)``), its deals spread over
 processes.  Both ways give the same games for the same bots (the built-in bots decide
 with the same kernels either way), and neither depends on the number of threads or
-processes.
+processes.  That holds for bots whose moves do not depend on the clock: a bot given a
+``movetime`` stops its search where the clock says, so its games may differ from one
+run to the next (a busy machine searches less in the same time).
 """
 
 from __future__ import annotations
@@ -353,7 +355,7 @@ def match(
     i is the game of seed ``seed + i``, played with A in seat 0 and again with A in
     seat 1.  Kernel bots play inside numba, any other bot of make_bot in Python on
     ``processes`` processes (default one per core); the result does not depend on
-    ``processes``.  ``movetime`` (seconds a move) is passed to make_bot only when
+    ``processes`` (for bots that do not search against the clock).  ``movetime`` (seconds a move) is passed to make_bot only when
     given.  ``progress(done, total)`` hears of the games as they finish.  See
     :class:`MatchResult` for what is measured, the interval included."""
     scores = pair_scores(bots, pairs, seed, movetime=movetime, processes=processes, progress=progress)
