@@ -1,0 +1,494 @@
+"""The endgame solver's kernels: alpha-beta (negamax on the spread) over one board
+state, for two players once the bag is empty (perfect information).
+
+A position of the search is the board state ``st`` (pushed with ``_state.push_legal``,
+taken back with ``_state.pop``), both hands as counts per kind (``counts[side, kind]``,
+a hand may hold two copies of a kind) with their kind masks (``masks[side]``, what
+``_movegen.generate`` takes) and sizes, and the side to move.  Side 0 is the player to
+move at the solver's root; a search started elsewhere (the principal variation's walk)
+says which side moves at its own root.
+
+A node's value is the points the side to move will score from here on minus the other
+side's, under best play by both (the going-out bonus included); the caller adds the
+scores so far.  The rules with the bag empty (``_turn.settle_turn``, ``close_turn``,
+``ending``): a placement scores its points; one that empties the hand ends the game and
+scores GOING_OUT_BONUS more; a side that cannot place passes; when neither side can
+place the game ends at once, with no bonus.
+
+The search is iterative (numba compiles a loop over an explicit stack of frames more
+readily than recursion, and the frames are preallocated): per ply a move table
+(``tables[ply]``, written by ``generate``) and an order (``order[ply]``, the table's rows
+picked best first by selection, so a cut-off early in the list sorts nothing more).
+The transposition table is keyed by a Zobrist-style hash kept incrementally: each
+feature (a tile of a kind on a window cell; the c-th copy of a kind in a side's hand;
+the side to move) has a fixed pseudo-random word (``feature_word``: a mixing function
+instead of a table of random numbers, so nothing is allocated per window), and a
+position's key is the XOR of the words of the features it differs from the root by,
+XOR a per-solve salt.  So an entry of an earlier solve is, but for a 2**-62 chance,
+never found again, and the table needs no clearing between solves.
+
+The window never grows during a search: the Python layer gives the kernels a state
+whose margin is MARGIN plus every tile left in both hands (``padded_state``), and no
+sequence of placements can reach farther out than the tiles placed, so ``push_legal``
+never answers NEED_REGROW (should it, the search stops with S_BROKEN rather than
+carry on a wrong board).
+
+Depth-limited searches (iterative deepening under a time limit) count the leaves cut
+at the horizon; a value whose subtree met no horizon is exact and is stored as
+RESOLVED, usable at any depth.  numba's nopython mode has no clock, so the clock and
+the deepening loop are the Python layer's: each search gets a node budget (from the
+time left and the rate measured so far) and stops with S_ABORTED when it runs out,
+having taken back every move it pushed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._constants import GOING_OUT_BONUS, N_KINDS
+from .._jit import helper, kernel
+from .._layout import (
+    A_TYPE,
+    COL_COLS,
+    COL_KINDS,
+    COL_N,
+    COL_ROWS,
+    COL_SCORE,
+    OUT_COLS,
+    PASS,
+    PLACE,
+    KArray,
+    KInt,
+)
+from .._movegen import MODE_ALL, MODE_ANY, generate
+from .._state import NEED_REGROW, S_LEFT, S_TOP, S_WIDTH, pop, push_legal
+
+# Plies a search can go: every turn but a pass places a tile, at most 12 tiles are left
+# in two hands, and a pass is followed by a placement (or the game is over).
+MAX_PLY = 32
+INFINITY = 1 << 30  # beyond any spread
+
+# The transposition table: int64[size, TT_COLS], size a power of two.
+T_KEY = 0  # the position's key (0: empty slot)
+T_MOVE = 1  # the best move's key (move_key), 0 for a pass
+T_DATA = 2  # (value + VALUE_OFFSET) << 10 | depth << 2 | flag
+TT_COLS = 3
+VALUE_OFFSET = 1 << 30
+FLAG_EXACT = 1
+FLAG_LOWER = 2  # the value is at least this
+FLAG_UPPER = 3  # the value is at most this
+RESOLVED = 255  # the depth of a value whose subtree met no horizon: exact at any depth
+
+# stats: int64[N_STATS], what a search reports (and the node budget it is given).
+S_NODES = 0  # positions searched (cumulative over calls)
+S_HORIZON = 1  # leaves cut at the depth limit, or inexact entries used (cumulative)
+S_STATUS = 2  # how the last search ended, OK or ...
+S_NEED = 3  # with S_NEED_CAPACITY: the rows of move table a position needs
+S_LIMIT = 4  # the node count at which a search stops (S_ABORTED)
+N_STATS = 5
+OK = 0
+S_ABORTED = 1  # the node budget ran out: nothing pushed is left on the board
+S_NEED_CAPACITY = 2  # a move table is too small: grow ``tables`` to S_NEED rows, search again
+S_BROKEN = 3  # the board needed a larger window, or generate refused the hand (a bug)
+
+# A search frame: int64[MAX_PLY + 1, N_FRAME], one row per ply.
+F_ALPHA = 0
+F_BETA = 1
+F_ALPHA0 = 2  # alpha when the node was entered (for the table's flag)
+F_BEST = 3  # best value so far
+F_BEST_ROW = 4  # its row of the ply's table, -1 for a pass
+F_N = 5  # moves (rows of the table); 0 for a pass node
+F_NEXT = 6  # next position in order[ply] to pick
+F_ROW = 7  # the row being searched, -1 for a pass
+F_HASH = 8  # the position's key
+F_HORIZON0 = 9  # stats[S_HORIZON] when the node was entered
+F_TT_MOVE = 10  # the table's move for this position (0: none)
+F_DEPTH = 11  # plies left to the horizon
+N_FRAME = 12
+
+MASK_62 = (1 << 62) - 1  # hash words keep 62 bits: the same in compiled code and plain Python
+MIX_1 = 0x3F58476D1CE4E5B9 & MASK_62
+MIX_2 = 0x14D049BB133111EB
+TAG_CELL = 1
+TAG_HAND = 2
+SIDE_WORD_SEED = 3
+
+
+@helper
+def mix(x: KInt) -> KInt:
+    """A 62-bit mixing function (splitmix64's finaliser, on 62 bits).  Every product is
+    taken modulo 2**62 by the mask, which compiled code (wrapping int64) and plain
+    Python (exact ints) agree on."""
+    x &= MASK_62
+    x = ((x ^ (x >> 31)) * MIX_1) & MASK_62
+    x = ((x ^ (x >> 29)) * MIX_2) & MASK_62
+    return x ^ (x >> 32)
+
+
+@helper
+def feature_word(tag: KInt, a: KInt, b: KInt) -> KInt:
+    """The Zobrist word of a feature: TAG_CELL (a = window cell, b = kind), TAG_HAND
+    (a = side * N_KINDS + kind, b = which copy), or the side word."""
+    return mix(((a * 64 + b) << 2) | tag)
+
+
+@helper
+def side_word() -> KInt:
+    return mix(SIDE_WORD_SEED)
+
+
+@helper
+def move_key(st: KArray, table: KArray, r: KInt) -> KInt:
+    """The key of row ``r`` of a move table: the XOR of its tiles' cell words (never 0
+    but by chance)."""
+    width = st[S_WIDTH]
+    top = st[S_TOP]
+    left = st[S_LEFT]
+    key = 0
+    for s in range(table[r, COL_N]):
+        cell = (table[r, COL_ROWS + s] - top) * width + (table[r, COL_COLS + s] - left)
+        key ^= feature_word(TAG_CELL, cell, table[r, COL_KINDS + s])
+    return key
+
+
+@helper
+def apply_row(
+    st: KArray, counts: KArray, masks: KArray, sizes: KArray, log: KArray, table: KArray, r: KInt, side: KInt, key: KInt,
+) -> KInt:
+    """Push row ``r`` of ``table`` for ``side`` and take its tiles from the hand; the
+    child's key, or -1 (nothing changed) when the board would need a larger window."""
+    if push_legal(st, log, table[r], table[r, COL_SCORE]) == NEED_REGROW:
+        return -1
+    key ^= move_key(st, table, r) ^ side_word()
+    for s in range(table[r, COL_N]):
+        kind = table[r, COL_KINDS + s]
+        c = counts[side, kind] - 1
+        counts[side, kind] = c
+        key ^= feature_word(TAG_HAND, side * N_KINDS + kind, c)
+        if c == 0:
+            masks[side] &= ~(np.int64(1) << kind)
+    sizes[side] -= table[r, COL_N]
+    return key
+
+
+@helper
+def undo_row(st: KArray, counts: KArray, masks: KArray, sizes: KArray, log: KArray, table: KArray, r: KInt, side: KInt) -> None:
+    """Take back :func:`apply_row` (the caller restores the key it kept)."""
+    pop(st, log)
+    for s in range(table[r, COL_N]):
+        kind = table[r, COL_KINDS + s]
+        counts[side, kind] += 1
+        masks[side] |= np.int64(1) << kind
+    sizes[side] += table[r, COL_N]
+
+
+@helper
+def pick(table: KArray, order: KArray, at: KInt, n: KInt, hand_size: KInt) -> KInt:
+    """Selection step: bring the best remaining row (by score, a move that goes out
+    counting its bonus) to ``order[at]``; returns that row."""
+    best_at = at
+    best_key = -1
+    for i in range(at, n):
+        r = order[i]
+        k = table[r, COL_SCORE] + (GOING_OUT_BONUS if table[r, COL_N] == hand_size else 0)
+        if k > best_key:
+            best_key = k
+            best_at = i
+    r = order[best_at]
+    order[best_at] = order[at]
+    order[at] = r
+    return r
+
+
+@helper
+def unwind(
+    st: KArray, counts: KArray, masks: KArray, sizes: KArray, log: KArray, tables: KArray, frames: KArray, ply: KInt, root_side: KInt,
+) -> None:
+    """Take back every move pushed on the way to ``ply`` (an aborted search)."""
+    for p in range(ply - 1, -1, -1):
+        r = frames[p, F_ROW]
+        if r >= 0:
+            undo_row(st, counts, masks, sizes, log, tables[p], r, (root_side + p) & 1)
+
+
+@helper
+def tt_store(tt: KArray, key: KInt, move: KInt, value: KInt, depth: KInt, flag: KInt) -> None:
+    slot = key & (tt.shape[0] - 1)
+    tt[slot, T_KEY] = key
+    tt[slot, T_MOVE] = move
+    tt[slot, T_DATA] = ((value + VALUE_OFFSET) << 10) | (depth << 2) | flag
+
+
+@kernel
+def search(
+    st: KArray, counts: KArray, masks: KArray, sizes: KArray, tables: KArray, order: KArray, log: KArray,
+    tt: KArray, use_tt: KInt, stats: KArray, depth: KInt, alpha: KInt, beta: KInt, root_side: KInt, root_key: KInt,
+    best_row: KArray,
+) -> KInt:
+    """The value of the position for ``root_side`` to move (its future points minus
+    the other's), searched ``depth`` plies deep within the window (alpha, beta)
+    (fail-soft: a value at or below alpha is an upper bound, at or above beta a lower
+    one).  ``best_row`` gets the root's best move as a move row (COL_N = 0 for a
+    pass).  stats[S_STATUS] says whether the search completed (see S_*); every move
+    pushed is taken back, whatever the outcome.  ``use_tt`` off: no table at all (the
+    tests' check that the table changes no answer).
+
+    ``tables`` (int32[MAX_PLY + 1, capacity, OUT_COLS]), ``order`` (int32[MAX_PLY + 1,
+    capacity]) and ``log`` (room for 2 * MAX_PLY pushes) are the caller's scratch."""
+    frames = np.zeros((MAX_PLY + 1, N_FRAME), np.int64)
+    stats[S_STATUS] = OK
+    capacity = tables.shape[1]
+    ply = 0
+    value = 0
+    entering = True
+    frames[0, F_ALPHA] = alpha
+    frames[0, F_BETA] = beta
+    frames[0, F_HASH] = root_key
+    frames[0, F_DEPTH] = depth
+    for c in range(OUT_COLS):
+        best_row[c] = 0
+    while True:
+        if entering:
+            # ---------------------------------------------------- enter a node
+            entering = False
+            side = (root_side + ply) & 1
+            key = frames[ply, F_HASH]
+            left = frames[ply, F_DEPTH]
+            a = frames[ply, F_ALPHA]
+            b = frames[ply, F_BETA]
+            stats[S_NODES] += 1
+            if stats[S_NODES] > stats[S_LIMIT]:
+                unwind(st, counts, masks, sizes, log, tables, frames, ply, root_side)
+                stats[S_STATUS] = S_ABORTED
+                return 0
+            tt_move = 0
+            answered = False
+            if use_tt:
+                slot = key & (tt.shape[0] - 1)
+                if tt[slot, T_KEY] == key:
+                    data = tt[slot, T_DATA]
+                    flag = data & 3
+                    stored_depth = (data >> 2) & 255
+                    stored = (data >> 10) - VALUE_OFFSET
+                    tt_move = tt[slot, T_MOVE]
+                    # The root always searches its moves, so that it has a best one.
+                    if ply > 0 and stored_depth >= left:
+                        if flag == FLAG_EXACT:
+                            answered = True
+                        elif flag == FLAG_LOWER and stored > a:
+                            a = stored
+                        elif flag == FLAG_UPPER and stored < b:
+                            b = stored
+                        if answered or a >= b:
+                            answered = True
+                            value = stored
+                            if stored_depth != RESOLVED:
+                                stats[S_HORIZON] += 1
+            if not answered and left <= 0:
+                stats[S_HORIZON] += 1
+                value = 0
+                answered = True
+            if not answered:
+                table = tables[ply]
+                n = generate(st, table, masks[side], MODE_ALL)
+                if n < 0:
+                    unwind(st, counts, masks, sizes, log, tables, frames, ply, root_side)
+                    stats[S_STATUS] = S_BROKEN
+                    return 0
+                if n > capacity:
+                    unwind(st, counts, masks, sizes, log, tables, frames, ply, root_side)
+                    stats[S_STATUS] = S_NEED_CAPACITY
+                    stats[S_NEED] = n
+                    return 0
+                if n == 0 and generate(st, table, masks[1 - side], MODE_ANY) == 0:
+                    value = 0  # neither side can place: the game is over, no bonus
+                    answered = True
+                    if ply == 0:
+                        best_row[COL_N] = 0
+            if answered:
+                if ply == 0:
+                    return value
+                ply -= 1
+            else:
+                frames[ply, F_ALPHA] = a
+                frames[ply, F_BETA] = b
+                frames[ply, F_ALPHA0] = a
+                frames[ply, F_BEST] = -INFINITY
+                frames[ply, F_BEST_ROW] = -1
+                frames[ply, F_N] = n
+                frames[ply, F_NEXT] = 0
+                frames[ply, F_ROW] = -1
+                frames[ply, F_HORIZON0] = stats[S_HORIZON]
+                frames[ply, F_TT_MOVE] = tt_move
+                rows = order[ply]
+                for i in range(n):
+                    rows[i] = i
+                if tt_move != 0:
+                    for i in range(n):
+                        if move_key(st, table, i) == tt_move:
+                            rows[0] = i
+                            rows[i] = 0
+                            break
+                if n == 0:
+                    # A pass: the child is the same board with the other side to move.
+                    frames[ply, F_NEXT] = 1
+                    frames[ply + 1, F_HASH] = key ^ side_word()
+                    frames[ply + 1, F_ALPHA] = -b
+                    frames[ply + 1, F_BETA] = -a
+                    frames[ply + 1, F_DEPTH] = left - 1
+                    ply += 1
+                    entering = True
+                    continue
+                value = INFINITY  # no child returned yet: go pick the first move
+        # ------------------------------------------ a child returned, or pick a move
+        side = (root_side + ply) & 1
+        table = tables[ply]
+        r = frames[ply, F_ROW]
+        n = frames[ply, F_N]
+        if value != INFINITY:
+            # The child's value (from its side) is in ``value``: score it from ours.
+            if n == 0:
+                got = -value
+            else:
+                undo_row(st, counts, masks, sizes, log, table, r, side)
+                got = table[r, COL_SCORE] - value
+            frames[ply, F_ROW] = -1
+            if got > frames[ply, F_BEST]:
+                frames[ply, F_BEST] = got
+                frames[ply, F_BEST_ROW] = r
+                frames[ply, F_ALPHA] = max(frames[ply, F_ALPHA], got)
+        # Going-out moves end the game: scored here, no child.
+        while frames[ply, F_ALPHA] < frames[ply, F_BETA] and frames[ply, F_NEXT] < n:
+            at = frames[ply, F_NEXT]
+            frames[ply, F_NEXT] = at + 1
+            if at == 0 and frames[ply, F_TT_MOVE] != 0:
+                r = order[ply, 0]  # the table's move first, as placed on entry
+            else:
+                r = pick(table, order[ply], at, n, sizes[side])
+            if table[r, COL_N] == sizes[side]:
+                got = table[r, COL_SCORE] + GOING_OUT_BONUS
+                if got > frames[ply, F_BEST]:
+                    frames[ply, F_BEST] = got
+                    frames[ply, F_BEST_ROW] = r
+                    frames[ply, F_ALPHA] = max(frames[ply, F_ALPHA], got)
+                continue
+            child = apply_row(st, counts, masks, sizes, log, table, r, side, frames[ply, F_HASH])
+            if child < 0:
+                unwind(st, counts, masks, sizes, log, tables, frames, ply, root_side)
+                stats[S_STATUS] = S_BROKEN
+                return 0
+            frames[ply, F_ROW] = r
+            frames[ply + 1, F_HASH] = child
+            # The child's value v gives us score - v: the window moves by the score.
+            frames[ply + 1, F_ALPHA] = table[r, COL_SCORE] - frames[ply, F_BETA]
+            frames[ply + 1, F_BETA] = table[r, COL_SCORE] - frames[ply, F_ALPHA]
+            frames[ply + 1, F_DEPTH] = frames[ply, F_DEPTH] - 1
+            entering = True
+            break
+        if entering:
+            ply += 1
+            continue
+        # ----------------------------------------------------- the node is done
+        best = frames[ply, F_BEST]
+        if n == 0:
+            best = -value  # the pass's child
+        best_r = frames[ply, F_BEST_ROW]
+        if use_tt:
+            flag = FLAG_EXACT
+            if best <= frames[ply, F_ALPHA0]:
+                flag = FLAG_UPPER
+            elif best >= frames[ply, F_BETA]:
+                flag = FLAG_LOWER
+            exact_below = stats[S_HORIZON] == frames[ply, F_HORIZON0]
+            stored_depth = RESOLVED if exact_below else frames[ply, F_DEPTH]
+            best_key = move_key(st, table, best_r) if best_r >= 0 and n > 0 else 0
+            tt_store(tt, frames[ply, F_HASH], best_key, best, stored_depth, flag)
+        value = best
+        if ply == 0:
+            if n > 0 and best_r >= 0:
+                for c in range(OUT_COLS):
+                    best_row[c] = table[best_r, c]
+            else:
+                best_row[COL_N] = 0
+            return value
+        ply -= 1
+
+
+@kernel
+def principal_variation(
+    st: KArray, counts: KArray, masks: KArray, sizes: KArray, tables: KArray, order: KArray, log: KArray,
+    tt: KArray, use_tt: KInt, stats: KArray, root_key: KInt, value: KInt, walk: KArray, pv: KArray,
+) -> KInt:
+    """The principal variation of an exactly solved position of value ``value``: at
+    each turn the first move (best score first) whose exact value matches, proved by a
+    search of the child with a window of width 2 around what it must be.  Writes the
+    turns into ``pv`` (action rows) and returns how many, ending with the game's end
+    (the last place empties a hand, or leaves neither side a placement; a pass at the
+    root when neither side can place there).  Negative: stats[S_STATUS]'s problem.
+    Leaves the moves pushed (the caller's state is a scratch copy).  ``walk`` is a move
+    table of the same capacity as ``tables``'."""
+    side = 0
+    key = root_key
+    turns = 0
+    best = np.zeros(OUT_COLS, np.int32)
+    capacity = walk.shape[0]
+    while True:
+        n = generate(st, walk, masks[side], MODE_ALL)
+        if n < 0 or n > capacity:
+            stats[S_STATUS] = S_BROKEN if n < 0 else S_NEED_CAPACITY
+            stats[S_NEED] = n
+            return -1
+        if n == 0:
+            if generate(st, walk, masks[1 - side], MODE_ANY) == 0:
+                if turns == 0:
+                    pv[0, A_TYPE] = PASS
+                    turns = 1
+                return turns
+            pv[turns, A_TYPE] = PASS
+            pv[turns, COL_N] = 0
+            turns += 1
+            value = -value
+            side = 1 - side
+            key ^= side_word()
+            continue
+        rows = order[MAX_PLY]
+        for i in range(n):
+            rows[i] = i
+        chosen = -1
+        went_out = False
+        for at in range(n):
+            r = pick(walk, rows, at, n, sizes[side])
+            score = walk[r, COL_SCORE]
+            if walk[r, COL_N] == sizes[side]:
+                if score + GOING_OUT_BONUS == value:
+                    chosen = r
+                    went_out = True
+                    break
+                continue
+            child = apply_row(st, counts, masks, sizes, log, walk, r, side, key)
+            if child < 0:
+                stats[S_STATUS] = S_BROKEN
+                return -1
+            target = score - value
+            got = search(
+                st, counts, masks, sizes, tables, order, log, tt, use_tt, stats, MAX_PLY,
+                target - 1, target + 1, 1 - side, child, best,
+            )
+            if stats[S_STATUS] != OK:
+                return -1
+            if got == target:
+                chosen = r
+                key = child
+                break
+            undo_row(st, counts, masks, sizes, log, walk, r, side)
+        if chosen < 0:
+            stats[S_STATUS] = S_BROKEN  # no move has the value: the search was wrong
+            return -1
+        pv[turns, A_TYPE] = PLACE
+        for c in range(OUT_COLS):
+            pv[turns, c] = walk[chosen, c]
+        turns += 1
+        if went_out:
+            return turns  # the game is over (its tiles were not pushed)
+        value = walk[chosen, COL_SCORE] - value
+        side = 1 - side

@@ -1,0 +1,270 @@
+"""The exact endgame solver: two players, the bag empty.
+
+With the bag empty a player can deduce the other's hand (every tile not on the board
+nor in their own hand), so the game is one of perfect information, and alpha-beta
+solves it: the best action for the player to move, the final spread under best play
+by both, and the line of play that gets it.
+
+The rules are the game's (``qwirkle_core._turn``): a placement scores its points; the
+player who empties their hand ends the game and scores the going-out bonus; a player
+who cannot place passes; when neither can place the game ends at once with no bonus.
+The solver agrees with :meth:`Game.push` (the tests play every principal variation
+through it).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import threading
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from .. import _layout, _state
+from .._constants import N_KINDS
+from .._layout import ACTION_COLS, OUT_COLS
+from ..bots import action_from_row
+from ..errors import QwirkleError, show
+from ..game import Action, Game
+from . import _endgame_kernels as K
+
+__all__ = ["EndgameResult", "solve_endgame"]
+
+# A transposition table of 2**TT_BITS entries (three int64 words each: 6 MiB), kept per
+# thread between solves: keys carry a per-solve salt, so it needs no clearing.
+TT_BITS = 18
+FIRST_CAPACITY = 256  # move-table rows per ply; grown when a position has more moves
+UNLIMITED = 1 << 62
+
+
+class _Scratch(threading.local):
+    """One thread's buffers for the kernels (allocated once, grown when needed)."""
+
+    def __init__(self) -> None:
+        self.tt = np.zeros((1 << TT_BITS, K.TT_COLS), np.int64)
+        self.capacity = 0
+        self.grow(FIRST_CAPACITY)
+        self.log = _state.new_log(2 * K.MAX_PLY + 2)
+
+    def grow(self, capacity: int) -> None:
+        self.capacity = capacity
+        self.tables = np.zeros((K.MAX_PLY + 1, capacity, OUT_COLS), np.int32)
+        self.order = np.zeros((K.MAX_PLY + 1, capacity), np.int32)
+        self.walk = np.zeros((capacity, OUT_COLS), np.int32)
+
+
+_scratch = _Scratch()
+_salts = itertools.count(1)
+_salt_lock = threading.Lock()
+
+
+def _next_salt() -> int:
+    with _salt_lock:
+        n = next(_salts)
+    # A distinct odd 62-bit word per solve (a multiplicative hash of the count: the
+    # kernels' ``mix`` is a helper, callable from kernels only).
+    return ((n * 0x9E3779B97F4A7C15) & K.MASK_62) | 1  # never 0 (an empty slot's key)
+
+
+@dataclass(frozen=True)
+class EndgameResult:
+    """What :func:`solve_endgame` found.
+
+    ``action``: the best action for the player to move (a place, or a pass when they
+    cannot place).  ``spread``: the player to move's final score minus the other's,
+    scores so far and the going-out bonus included, under best play by both.  ``pv``:
+    the principal variation, from now to the end of the game (each action legal in
+    turn; the game is over after the last).  ``nodes``: positions searched.
+    ``exact``: False only when ``time_limit`` cut the search short: ``action`` is then
+    the best of the deepest search completed, and ``pv`` that action followed by the
+    highest-scoring placement for both players to the end, ``spread`` its outcome."""
+
+    action: Action
+    spread: int
+    pv: list[Action]
+    nodes: int
+    exact: bool
+
+
+def _check(game: object, time_limit: object) -> float | None:
+    if not isinstance(game, Game):
+        raise QwirkleError(f"solve_endgame takes a Game, got {show(game)}")
+    if game.players != 2:
+        raise QwirkleError(f"the endgame solver is for two players (perfect information), the game has {game.players}")
+    if game.is_over:
+        raise QwirkleError("the game is over: there is nothing to solve")
+    if game.bag_size:
+        raise QwirkleError(f"the bag holds {game.bag_size} tiles: the endgame starts when it is empty")
+    if game.opening_size or game.board.is_empty():
+        raise QwirkleError("the game has not opened yet: the solver starts from a board in play")
+    if time_limit is None:
+        return None
+    if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)):
+        raise QwirkleError(f"time_limit is a number of seconds or None, got {show(time_limit)}")
+    if not math.isfinite(time_limit) or time_limit <= 0:
+        raise QwirkleError(f"time_limit is a positive finite number of seconds, got {show(time_limit)}")
+    return float(time_limit)
+
+
+def padded_state(st: npt.NDArray[np.int64], tiles_left: int) -> npt.NDArray[np.int64]:
+    """A copy of the board state ``st`` whose window keeps ``MARGIN + tiles_left`` empty
+    cells around the tiles on every side.  A placement of n tiles reaches at most n
+    cells beyond the tiles' box, so no sequence of the ``tiles_left`` tiles still in
+    the hands brings a tile within MARGIN of this window's edge: the search never needs
+    a larger window (``push_legal``'s NEED_REGROW)."""
+    need = _state.MARGIN + tiles_left
+    r0, r1, c0, c1 = (int(st[s]) for s in (_state.S_R0, _state.S_R1, _state.S_C0, _state.S_C1))
+    height, width = int(st[_state.S_HEIGHT]), int(st[_state.S_WIDTH])
+    if min(r0, c0, height - r1, width - c1) >= need:
+        return st.copy()
+    # regrown keeps GROW_MARGIN cells around the tiles and the cells of a move: a
+    # move row of two cells beyond the box's corners (its kinds are not read) widens it.
+    pad = max(0, need - _state.GROW_MARGIN)
+    top, left = int(st[_state.S_TOP]), int(st[_state.S_LEFT])
+    corners = np.zeros(ACTION_COLS, np.int64)
+    corners[_layout.COL_N] = 2
+    corners[_layout.COL_ROWS] = top + r0 - pad
+    corners[_layout.COL_COLS] = left + c0 - pad
+    corners[_layout.COL_ROWS + 1] = top + r1 - 1 + pad
+    corners[_layout.COL_COLS + 1] = left + c1 - 1 + pad
+    grown: npt.NDArray[np.int64] = _state.regrown(st, corners)
+    return grown
+
+
+class _Position:
+    """The kernels' arrays for one solve."""
+
+    def __init__(self, game: Game) -> None:
+        mover = game.to_move
+        hands = [game.hand(mover), game.hand(1 - mover)]
+        self.counts = np.zeros((2, N_KINDS), np.int64)
+        for side, hand in enumerate(hands):
+            for tile in hand:
+                self.counts[side, tile.kind] += 1
+        self.masks = np.array([int(sum(1 << k for k in {t.kind for t in h})) for h in hands], np.int64)
+        self.sizes = np.array([len(h) for h in hands], np.int64)
+        st = game.board.state_arrays()[0]
+        self.st = padded_state(st, int(self.sizes.sum()))
+        self.base = game.scores[mover] - game.scores[1 - mover]
+
+
+def _run_search(
+    pos: _Position, scratch: _Scratch, stats: npt.NDArray[np.int64], use_tt: bool, depth: int, salt: int,
+    best_row: npt.NDArray[np.int32],
+) -> int:
+    """One search from the root (growing the move tables when a position needs it);
+    stats[S_STATUS] says whether it completed or ran out of nodes."""
+    while True:
+        scratch.log[0] = 0  # an empty undo log (the PV's walk leaves its pushes in it)
+        value = int(K.search(
+            pos.st, pos.counts, pos.masks, pos.sizes, scratch.tables, scratch.order, scratch.log,
+            scratch.tt, use_tt, stats, depth, -K.INFINITY, K.INFINITY, 0, salt, best_row,
+        ))
+        status = int(stats[K.S_STATUS])
+        if status == K.S_NEED_CAPACITY:
+            scratch.grow(max(int(stats[K.S_NEED]), 2 * scratch.capacity))
+            continue
+        if status == K.S_BROKEN:
+            raise AssertionError("the endgame search needed a larger window: padded_state is wrong")
+        return value
+
+
+def _place_or_pass(row: npt.NDArray[np.int32]) -> Action:
+    if row[_layout.COL_N] == 0:
+        return Action.pass_turn()
+    action = np.zeros(ACTION_COLS, np.int64)
+    action[:OUT_COLS] = row
+    action[_layout.A_TYPE] = _layout.PLACE
+    return action_from_row(action)
+
+
+def _greedy_line(game: Game, first: Action) -> tuple[list[Action], int]:
+    """``first``, then the highest-scoring placement (or a pass) for both players to the
+    end; the line and the final spread for the player to move now."""
+    mover = game.to_move
+    play = game.copy()
+    line = [play.push(first)]
+    while not play.is_over:
+        best = play.legal_moves().best()
+        line.append(play.push(Action.pass_turn() if best is None else Action.place(best)))
+    return line, play.scores[mover] - play.scores[1 - mover]
+
+
+def solve_endgame(game: Game, *, time_limit: float | None = None) -> EndgameResult:
+    """Solve a two-player game whose bag is empty: the best action for the player to
+    move and the final spread under best play (see :class:`EndgameResult`).
+
+    ``time_limit`` (seconds, or None for an exact solve however long it takes) stops
+    the search, deepening one ply at a time, when it runs out; the result is then
+    ``exact`` only if the last completed depth reached every end of the game.  Raises
+    QwirkleError for a game that is not a two-player endgame in play (tiles in the
+    bag, more players, over, not opened) or a bad ``time_limit``."""
+    return _solve(game, time_limit, use_tt=True)
+
+
+def _solve(game: Game, time_limit: object, use_tt: bool) -> EndgameResult:
+    limit = _check(game, time_limit)
+    started = time.perf_counter()
+    scratch = _scratch
+    pos = _Position(game)
+    salt = _next_salt()
+    stats = np.zeros(K.N_STATS, np.int64)
+    best_row = np.zeros(OUT_COLS, np.int32)
+    if limit is None:
+        stats[K.S_LIMIT] = UNLIMITED
+        value = _run_search(pos, scratch, stats, use_tt, K.MAX_PLY, salt, best_row)
+        exact = stats[K.S_HORIZON] == 0
+        assert exact, "a search of MAX_PLY plies reaches every end of the game"
+    else:
+        # The clock is here (numba has none): each depth gets the nodes that the rate
+        # measured so far fits into the time left, and stops when they run out.
+        deadline = started + limit
+        value, exact = 0, False
+        best_row_done = np.zeros(OUT_COLS, np.int32)
+        rate = 0.0
+        for depth in range(1, K.MAX_PLY + 1):
+            now = time.perf_counter()
+            if depth > 1 and now >= deadline:
+                break
+            before_nodes = int(stats[K.S_NODES])
+            before_horizon = int(stats[K.S_HORIZON])
+            # Depth 1 always completes (a legal action at least); later depths run on
+            # the budget.
+            budget = UNLIMITED if depth == 1 or rate == 0.0 else max(1, int(rate * (deadline - now)))
+            stats[K.S_LIMIT] = min(UNLIMITED, before_nodes + budget)
+            got = _run_search(pos, scratch, stats, use_tt, depth, salt, best_row)
+            elapsed = time.perf_counter() - now
+            if stats[K.S_STATUS] == K.S_ABORTED:
+                break
+            rate = (int(stats[K.S_NODES]) - before_nodes) / max(elapsed, 1e-6)
+            value = got
+            best_row_done[:] = best_row
+            if stats[K.S_HORIZON] == before_horizon:
+                exact = True
+                break
+        best_row = best_row_done
+        stats[K.S_LIMIT] = UNLIMITED
+    if not exact:
+        first = _place_or_pass(best_row)
+        line, spread = _greedy_line(game, first)
+        return EndgameResult(first, spread, line, int(stats[K.S_NODES]), False)
+    pv_rows = np.zeros((K.MAX_PLY, ACTION_COLS), np.int64)
+    while True:
+        walk_pos = _Position(game)
+        scratch.log[0] = 0
+        turns = int(K.principal_variation(
+            walk_pos.st, walk_pos.counts, walk_pos.masks, walk_pos.sizes, scratch.tables, scratch.order,
+            scratch.log, scratch.tt, use_tt, stats, salt, value, scratch.walk, pv_rows,
+        ))
+        if turns < 0 and stats[K.S_STATUS] == K.S_NEED_CAPACITY:
+            scratch.grow(max(int(stats[K.S_NEED]), 2 * scratch.capacity))
+            continue
+        if turns < 0:
+            raise AssertionError("the endgame solver found no line of its own value")
+        break
+    pv = [action_from_row(pv_rows[i]) for i in range(turns)]
+    return EndgameResult(pv[0], pos.base + value, pv, int(stats[K.S_NODES]), True)
+

@@ -1,0 +1,353 @@
+"""The endgame solver (qwirkle_core.analysis.endgame) against its naive twin
+(tests/naive_endgame.py: plain minimax over tests/naive.py), and through Game.push.
+
+Positions are real games: seeded self-play (greedy until the bag is empty, then the
+seeded random bot) played on until the hands hold few enough tiles for the naive
+minimax, so every position is one a game reaches."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from qwirkle_core import _state
+from qwirkle_core.analysis import _endgame_kernels as K
+from qwirkle_core.analysis import endgame as E
+from qwirkle_core.analysis.endgame import EndgameResult, solve_endgame
+from qwirkle_core.board import Board
+from qwirkle_core.bots import make_bot
+from qwirkle_core.errors import QwirkleError
+from qwirkle_core.game import Action, Game
+from tests.games import as_naive, hand_as_naive
+from tests.naive_endgame import naive_endgame_values
+
+
+def bag_empty(seed: int, players: int = 2) -> Game:
+    """Greedy self-play of ``seed`` until the bag is first empty (or the game ends)."""
+    game = Game(players=players, seed=seed)
+    bots = [make_bot("greedy", seed=seed, seat=s) for s in range(players)]
+    while not game.is_over and game.bag_size > 0:
+        game.push(bots[game.to_move].choose(game))
+    return game
+
+
+def small_endgame(seed: int, tiles: int) -> Game | None:
+    """The game of ``seed`` played on from its empty bag by the random bot until both
+    hands hold ``tiles`` tiles or fewer; None when it ends first."""
+    game = bag_empty(seed)
+    bots = [make_bot("random", seed=seed, seat=s) for s in range(2)]
+    while not game.is_over and sum(len(h) for h in game.hands) > tiles:
+        game.push(bots[game.to_move].choose(game))
+    return None if game.is_over else game
+
+
+def spread_of(game: Game, player: int) -> int:
+    return game.scores[player] - game.scores[1 - player]
+
+
+def replay(game: Game, pv: list[Action]) -> Game:
+    """The principal variation pushed through Game.push on a copy (each must be legal)."""
+    play = game.copy()
+    for i, action in enumerate(pv):
+        assert not play.is_over, f"the game ended before action {i} of the PV"
+        play.push(action)
+    assert play.is_over, "the PV does not end the game"
+    return play
+
+
+def naive_values(game: Game) -> dict[frozenset[tuple[int, int, int, int]], int]:
+    mover = game.to_move
+    hands = (hand_as_naive(game.hand(mover)), hand_as_naive(game.hand(1 - mover)))
+    return naive_endgame_values(as_naive(game.board), hands, 0)
+
+
+def as_naive_move(action: Action) -> frozenset[tuple[int, int, int, int]]:
+    assert action.move is not None
+    return frozenset((r, c, t.color, t.shape) for r, c, t in action.move.placements)
+
+
+# Seeds 0..239, the hands cut to 2, 3 or 4 tiles in all (by play): 240 small endgames,
+# of which the ones whose game ended first are skipped (counted below).
+SEEDS = range(240)
+CHUNKS = [list(SEEDS[i : i + 40]) for i in range(0, len(SEEDS), 40)]
+_seen: Counter[str] = Counter()
+
+
+@pytest.mark.parametrize("seeds", CHUNKS, ids=[f"seeds{c[0]}-{c[-1]}" for c in CHUNKS])
+def test_spread_and_action_agree_with_naive_minimax(seeds: list[int]) -> None:
+    solved = 0
+    for seed in seeds:
+        game = small_endgame(seed, 2 + seed % 3)
+        if game is None:
+            continue
+        mover = game.to_move
+        result = solve_endgame(game)
+        values = naive_values(game)
+        if values:
+            best = max(values.values())
+            assert result.spread == spread_of(game, mover) + best, (seed, game.to_string())
+            assert result.action.kind == Action.PLACE
+            assert values[as_naive_move(result.action)] == best, (seed, game.to_string())
+        else:
+            # No placement: a pass; the value is then the other's, negated, which the
+            # replay below checks through Game.
+            assert result.action == Action.pass_turn()
+            _seen["pass at the root"] += 1
+        assert result.exact
+        assert result.nodes >= 1
+        assert result.action == result.pv[0]
+        end = replay(game, result.pv)
+        assert spread_of(end, mover) == result.spread, (seed, game.to_string())
+        _seen["went out" if end.went_out is not None else "blocked"] += 1
+        if any(a.kind == Action.PASS for a in result.pv):
+            _seen["pass in the PV"] += 1
+        if any(max(Counter(t.kind for t in h).values()) > 1 for h in game.hands):
+            _seen["a hand with two copies"] += 1
+        solved += 1
+    assert solved >= len(seeds) // 2  # not vacuous: most seeds give a position
+
+
+def test_the_sample_covers_the_cases() -> None:
+    """The positions above include games that end by going out, and hands with two
+    copies of a kind (run after them; alone it plays its own)."""
+    if not _seen:
+        for seed in SEEDS[:80]:
+            game = small_endgame(seed, 2 + seed % 3)
+            if game is None:
+                continue
+            end = replay(game, solve_endgame(game).pv)
+            _seen["went out" if end.went_out is not None else "blocked"] += 1
+            if any(max(Counter(t.kind for t in h).values()) > 1 for h in game.hands):
+                _seen["a hand with two copies"] += 1
+    # (Blocked ends are rare this late: test_blocked_at_the_root_... builds one.)
+    assert _seen["went out"] > 0 and _seen["a hand with two copies"] > 0, _seen
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_full_hands_replay_and_table_changes_nothing(seed: int) -> None:
+    """The position where the bag first empties (hands up to 6 and 6): the PV replays
+    to the spread, and a search without the transposition table finds the same spread
+    (its own PV replays too).  Too large for the naive twin."""
+    game = bag_empty(seed)
+    if game.is_over:
+        pytest.skip("this game ended before its bag emptied")
+    with_table = E._solve(game, None, use_tt=True)
+    small = small_endgame(seed, 4)
+    assert spread_of(replay(game, with_table.pv), game.to_move) == with_table.spread
+    if small is not None:
+        without = E._solve(small, None, use_tt=False)
+        assert without.spread == solve_endgame(small).spread
+        assert spread_of(replay(small, without.pv), small.to_move) == without.spread
+
+
+@pytest.mark.parametrize("seed", range(40, 60))
+def test_table_off_agrees_on_mid_sized_endgames(seed: int) -> None:
+    game = small_endgame(seed, 7)
+    if game is None:
+        pytest.skip("the game ended first")
+    with_table = E._solve(game, None, use_tt=True)
+    without = E._solve(game, None, use_tt=False)
+    assert with_table.spread == without.spread
+    assert with_table.exact and without.exact
+
+
+def blocked_position() -> Game:
+    """A game that ended blocked, set up again with the same board, hands and scores:
+    not over as a Game, but neither player can place."""
+    for seed in range(400):
+        game = small_endgame(seed, 12)
+        if game is None:
+            continue
+        bots = [make_bot("greedy", seed=seed, seat=s) for s in range(2)]
+        while not game.is_over:
+            game.push(bots[game.to_move].choose(game))
+        if game.end == "blocked":
+            return Game.from_position(game.board, game.hands, [], game.scores, game.to_move)
+    raise AssertionError("no blocked game in 400 seeds")
+
+
+def test_blocked_at_the_root_is_a_pass_that_ends_the_game() -> None:
+    game = blocked_position()
+    assert not game.is_over and not game.legal_moves()
+    result = solve_endgame(game)
+    assert result.action == Action.pass_turn() and result.pv == [Action.pass_turn()]
+    assert result.spread == spread_of(game, game.to_move)
+    end = replay(game, result.pv)
+    assert end.end == "blocked"
+
+
+def test_a_pass_at_the_root_when_the_other_can_place() -> None:
+    """Positions where the player to move cannot place but the other can: the solver
+    passes, and its value is the other's position's, negated."""
+    found = 0
+    for seed in range(300):
+        game = bag_empty(seed)
+        bots = [make_bot("random", seed=seed, seat=s) for s in range(2)]
+        while not game.is_over and game.legal_moves():
+            game.push(bots[game.to_move].choose(game))
+        if game.is_over:
+            continue
+        result = solve_endgame(game)
+        assert result.action == Action.pass_turn()
+        after = game.copy()
+        after.push(Action.pass_turn())
+        assert not after.is_over
+        assert -solve_endgame(after).spread == result.spread
+        assert spread_of(replay(game, result.pv), game.to_move) == result.spread
+        found += 1
+        if found == 3:
+            break
+    assert found > 0, "no position without a placement in 300 seeds"
+
+
+# ------------------------------------------------------------------ refusals
+def test_refuses_what_is_not_a_two_player_endgame() -> None:
+    with pytest.raises(QwirkleError, match="takes a Game"):
+        solve_endgame("not a game")  # type: ignore[arg-type]
+    with pytest.raises(QwirkleError, match="two players"):
+        solve_endgame(bag_empty(1, players=3))
+    with pytest.raises(QwirkleError, match="bag holds"):
+        game = Game(players=2, seed=1)
+        game.push(game.legal_actions()[0])
+        solve_endgame(game)
+    with pytest.raises(QwirkleError, match="over"):
+        game = bag_empty(2)
+        bots = [make_bot("greedy", seed=2, seat=s) for s in range(2)]
+        while not game.is_over:
+            game.push(bots[game.to_move].choose(game))
+        solve_endgame(game)
+
+
+def test_refuses_the_empty_board_even_with_an_empty_bag() -> None:
+    """A game before its opening always has tiles in the bag; the guard holds anyway
+    (a Game with an empty board and an empty bag cannot be built, so the check is
+    called directly on the parts it reads)."""
+    game = Game(players=2, seed=3)
+    with pytest.raises(QwirkleError, match="bag holds|not opened"):
+        solve_endgame(game)
+
+    class Opening(Game):
+        @property
+        def bag_size(self) -> int:
+            return 0
+
+    fake = Opening.__new__(Opening)
+    fake.__dict__.update(game.__dict__)
+    with pytest.raises(QwirkleError, match="not opened"):
+        solve_endgame(fake)
+
+
+@pytest.mark.parametrize("bad", [0, -1, 0.0, -0.5, math.nan, math.inf, -math.inf, "1", True, [1.0]])
+def test_refuses_a_bad_time_limit(bad: object) -> None:
+    game = small_endgame(0, 4)
+    assert game is not None
+    with pytest.raises(QwirkleError, match="time_limit"):
+        solve_endgame(game, time_limit=bad)  # type: ignore[arg-type]
+
+
+# ------------------------------------------------------------- the time limit
+def test_a_tiny_time_limit_gives_a_legal_inexact_answer() -> None:
+    cut = 0
+    for seed in range(6):
+        game = bag_empty(seed)
+        if game.is_over:
+            continue
+        result = solve_endgame(game, time_limit=1e-6)
+        assert isinstance(result, EndgameResult)
+        assert result.action in game.legal_actions()
+        assert result.action == result.pv[0]
+        assert spread_of(replay(game, result.pv), game.to_move) == result.spread
+        if not result.exact:
+            cut += 1
+    assert cut > 0, "every full-hand endgame solved within a microsecond"
+
+
+def test_a_generous_time_limit_is_exact_and_agrees() -> None:
+    for seed in (0, 1, 2):
+        game = small_endgame(seed, 5)
+        assert game is not None
+        timed = solve_endgame(game, time_limit=600.0)
+        assert timed.exact
+        assert timed.spread == solve_endgame(game).spread
+        assert spread_of(replay(game, timed.pv), game.to_move) == timed.spread
+
+
+def test_a_time_limit_in_between_deepens_and_stays_legal() -> None:
+    game = bag_empty(3)
+    result = solve_endgame(game, time_limit=0.05)
+    assert result.action in game.legal_actions()
+    assert spread_of(replay(game, result.pv), game.to_move) == result.spread
+
+
+# --------------------------------------------------------- the board's window
+def margins(st: np.ndarray) -> int:
+    r0, r1, c0, c1 = (int(st[s]) for s in (_state.S_R0, _state.S_R1, _state.S_C0, _state.S_C1))
+    return min(r0, c0, int(st[_state.S_HEIGHT]) - r1, int(st[_state.S_WIDTH]) - c1)
+
+
+def test_padded_state_leaves_room_for_every_tile_left() -> None:
+    """The search never regrows the window: it starts from a state with MARGIN cells
+    plus one per tile left in the hands.  Most real endgames need the padding (the
+    game's own window keeps only MARGIN), and the padded board is the same board."""
+    padded = 0
+    for seed in range(30):
+        game = bag_empty(seed)
+        if game.is_over:
+            continue
+        st = game.board.state_arrays()[0]
+        tiles = sum(len(h) for h in game.hands)
+        grown = E.padded_state(st, tiles)
+        assert margins(grown) >= _state.MARGIN + tiles
+        assert sorted(map(tuple, _state.tiles_of(grown).tolist())) == sorted(map(tuple, _state.tiles_of(st).tolist()))
+        padded += margins(st) < _state.MARGIN + tiles
+    assert padded > 0
+
+
+def test_without_the_padding_the_kernel_stops_instead_of_regrowing() -> None:
+    """On a board whose window is tight, the search on the game's own state reaches a
+    placement that needs a larger window and says so (S_BROKEN), leaving the board as
+    it was; the solver's padded state answers, and agrees with the naive twin."""
+    for seed in range(60):
+        game = small_endgame(seed, 4)
+        if game is None:
+            continue
+        st = game.board.state_arrays()[0].copy()
+        pos = E._Position(game)
+        scratch = E._Scratch()
+        stats = np.zeros(K.N_STATS, np.int64)
+        stats[K.S_LIMIT] = E.UNLIMITED
+        before = st.copy()
+        K.search(
+            st, pos.counts, pos.masks, pos.sizes, scratch.tables, scratch.order, scratch.log, scratch.tt, True,
+            stats, K.MAX_PLY, -K.INFINITY, K.INFINITY, 0, 7, np.zeros(20, np.int32),
+        )
+        if stats[K.S_STATUS] != K.S_BROKEN:
+            continue
+        assert np.array_equal(st, before)
+        values = naive_values(game)
+        assert solve_endgame(game).spread == spread_of(game, game.to_move) + max(values.values())
+        return
+    raise AssertionError("no tight window in 60 endgames: the test shows nothing")
+
+
+def test_a_position_near_any_offset_solves_the_same() -> None:
+    """The same endgame translated far away (Game.from_position) has the same spread."""
+    game = small_endgame(5, 4)
+    assert game is not None
+    far = Board.from_placements([(r + 1_000_000, c - 2_000_000, t) for r, c, t in game.board.placements()])
+    moved = Game.from_position(far, game.hands, [], game.scores, game.to_move)
+    assert solve_endgame(moved).spread == solve_endgame(game).spread
+
+
+def test_many_solves_in_a_row_reuse_the_scratch() -> None:
+    """The per-thread buffers (undo log, tables, transposition table) serve solve after
+    solve: the same position gives the same answer every time."""
+    game = small_endgame(8, 6)
+    assert game is not None
+    first = solve_endgame(game)
+    for _ in range(200):
+        again = solve_endgame(game)
+        assert (again.spread, again.pv) == (first.spread, first.pv)
