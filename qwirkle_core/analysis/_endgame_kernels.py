@@ -104,7 +104,8 @@ F_HASH = 8  # the position's key
 F_HORIZON0 = 9  # stats[S_HORIZON] when the node was entered
 F_TT_MOVE = 10  # the table's move for this position (0: none)
 F_DEPTH = 11  # plies left to the horizon
-N_FRAME = 12
+F_PROBE = 12  # 1 while the row being searched has a null window (principal variation search)
+N_FRAME = 13
 
 MASK_62 = (1 << 62) - 1  # hash words keep 62 bits: the same in compiled code and plain Python
 MIX_1 = 0x3F58476D1CE4E5B9 & MASK_62
@@ -317,6 +318,7 @@ def search(
                 frames[ply, F_BEST_ROW] = -1
                 frames[ply, F_N] = n
                 frames[ply, F_NEXT] = 0
+                frames[ply, F_PROBE] = 0
                 frames[ply, F_ROW] = -1
                 frames[ply, F_HORIZON0] = stats[S_HORIZON]
                 frames[ply, F_TT_MOVE] = tt_move
@@ -350,8 +352,17 @@ def search(
             if n == 0:
                 got = -value
             else:
-                undo_row(st, counts, masks, sizes, log, table, r, side)
                 got = table[r, COL_SCORE] - value
+                if frames[ply, F_PROBE] and frames[ply, F_ALPHA] < got < frames[ply, F_BETA]:
+                    # The null window failed high: search this move again (still pushed)
+                    # with the whole window.
+                    frames[ply, F_PROBE] = 0
+                    frames[ply + 1, F_ALPHA] = table[r, COL_SCORE] - frames[ply, F_BETA]
+                    frames[ply + 1, F_BETA] = table[r, COL_SCORE] - frames[ply, F_ALPHA]
+                    ply += 1
+                    entering = True
+                    continue
+                undo_row(st, counts, masks, sizes, log, table, r, side)
             frames[ply, F_ROW] = -1
             if got > frames[ply, F_BEST]:
                 frames[ply, F_BEST] = got
@@ -380,8 +391,14 @@ def search(
             frames[ply, F_ROW] = r
             frames[ply + 1, F_HASH] = child
             # The child's value v gives us score - v: the window moves by the score.
-            frames[ply + 1, F_ALPHA] = table[r, COL_SCORE] - frames[ply, F_BETA]
-            frames[ply + 1, F_BETA] = table[r, COL_SCORE] - frames[ply, F_ALPHA]
+            # Principal variation search: the first move searched gets the window, the
+            # others a null window at alpha first (most of them fail low there, which
+            # costs far less), searched again only when they beat it.
+            score = table[r, COL_SCORE]
+            probe = frames[ply, F_BEST] > -INFINITY and frames[ply, F_BETA] - frames[ply, F_ALPHA] > 1
+            frames[ply, F_PROBE] = probe
+            frames[ply + 1, F_ALPHA] = score - frames[ply, F_BETA] if not probe else score - frames[ply, F_ALPHA] - 1
+            frames[ply + 1, F_BETA] = score - frames[ply, F_ALPHA]
             frames[ply + 1, F_DEPTH] = frames[ply, F_DEPTH] - 1
             entering = True
             break
