@@ -71,7 +71,7 @@ INFINITY = 1 << 30  # beyond any spread
 # The transposition table: int64[size, TT_COLS], size a power of two.
 T_KEY = 0  # the position's key (0: empty slot)
 T_MOVE = 1  # the best move's key (move_key), 0 for a pass
-T_DATA = 2  # (value + VALUE_OFFSET) << 10 | depth << 2 | flag
+T_DATA = 2  # (value + VALUE_OFFSET) << 16 | ply << 10 | depth << 2 | flag
 TT_COLS = 3
 VALUE_OFFSET = 1 << 30
 FLAG_EXACT = 1
@@ -213,11 +213,28 @@ def unwind(
 
 
 @helper
-def tt_store(tt: KArray, key: KInt, move: KInt, value: KInt, depth: KInt, flag: KInt) -> None:
-    slot = key & (tt.shape[0] - 1)
+def tt_slot(tt: KArray, key: KInt) -> KInt:
+    """The slot holding ``key``, or -1.  Slots go in pairs (a bucket): see tt_store."""
+    slot = key & (tt.shape[0] - 2)
+    if tt[slot, T_KEY] == key:
+        return slot
+    if tt[slot + 1, T_KEY] == key:
+        return slot + 1
+    return -1
+
+
+@helper
+def tt_store(tt: KArray, key: KInt, move: KInt, value: KInt, depth: KInt, flag: KInt, ply: KInt) -> None:
+    """Two slots a bucket: the first keeps the entry nearest the root (the largest
+    subtree, the costliest to search again), the second takes whatever else comes.  An
+    exact solve stores millions of positions in a table of a million entries, and a
+    table that always replaced its one slot lost the entries that save the most."""
+    slot = key & (tt.shape[0] - 2)
+    if tt[slot, T_KEY] != key and tt[slot, T_KEY] != 0 and ((tt[slot, T_DATA] >> 10) & 63) < ply:
+        slot += 1
     tt[slot, T_KEY] = key
     tt[slot, T_MOVE] = move
-    tt[slot, T_DATA] = ((value + VALUE_OFFSET) << 10) | (depth << 2) | flag
+    tt[slot, T_DATA] = ((value + VALUE_OFFSET) << 16) | (ply << 10) | (depth << 2) | flag
 
 
 @kernel
@@ -265,12 +282,12 @@ def search(
             tt_move = 0
             answered = False
             if use_tt:
-                slot = key & (tt.shape[0] - 1)
-                if tt[slot, T_KEY] == key:
+                slot = tt_slot(tt, key)
+                if slot >= 0:
                     data = tt[slot, T_DATA]
                     flag = data & 3
                     stored_depth = (data >> 2) & 255
-                    stored = (data >> 10) - VALUE_OFFSET
+                    stored = (data >> 16) - VALUE_OFFSET
                     tt_move = tt[slot, T_MOVE]
                     # The root always searches its moves, so that it has a best one.
                     if ply > 0 and stored_depth >= left:
@@ -419,7 +436,7 @@ def search(
             exact_below = stats[S_HORIZON] == frames[ply, F_HORIZON0]
             stored_depth = RESOLVED if exact_below else frames[ply, F_DEPTH]
             best_key = move_key(st, table, best_r) if best_r >= 0 and n > 0 else 0
-            tt_store(tt, frames[ply, F_HASH], best_key, best, stored_depth, flag)
+            tt_store(tt, frames[ply, F_HASH], best_key, best, stored_depth, flag, ply)
         value = best
         if ply == 0:
             if n > 0 and best_r >= 0:
