@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 
+import numba
 import numpy as np
 import pytest
 
@@ -23,6 +24,12 @@ from qwirkle_core.errors import QwirkleError
 from qwirkle_core.game import Action, Game
 from tests.games import as_naive, hand_as_naive
 from tests.naive_endgame import naive_endgame_values
+
+# With the JIT off (the coverage run) the kernels run as plain Python, thousands of
+# times slower: the naive comparison takes fewer seeds and the full-hand solves
+# (millions of positions) are left to the compiled runs.
+JIT_OFF = bool(numba.config.DISABLE_JIT)
+compiled_only = pytest.mark.skipif(JIT_OFF, reason="millions of positions: compiled runs only")
 
 
 def bag_empty(seed: int, players: int = 2) -> Game:
@@ -71,8 +78,8 @@ def as_naive_move(action: Action) -> frozenset[tuple[int, int, int, int]]:
 
 # Seeds 0..239, the hands cut to 2, 3 or 4 tiles in all (by play): 240 small endgames,
 # of which the ones whose game ended first are skipped (counted below).
-SEEDS = range(240)
-CHUNKS = [list(SEEDS[i : i + 40]) for i in range(0, len(SEEDS), 40)]
+SEEDS = range(12) if JIT_OFF else range(240)
+CHUNKS = [list(SEEDS[i : i + 40]) for i in range(0, len(SEEDS), 40)]  # one chunk with the JIT off
 _seen: Counter[str] = Counter()
 
 
@@ -126,6 +133,7 @@ def test_the_sample_covers_the_cases() -> None:
     assert _seen["went out"] > 0 and _seen["a hand with two copies"] > 0, _seen
 
 
+@compiled_only
 @pytest.mark.parametrize("seed", range(12))
 def test_full_hands_replay_and_table_changes_nothing(seed: int) -> None:
     """The position where the bag first empties (hands up to 6 and 6): the PV replays
@@ -143,6 +151,7 @@ def test_full_hands_replay_and_table_changes_nothing(seed: int) -> None:
         assert spread_of(replay(small, without.pv), small.to_move) == without.spread
 
 
+@compiled_only
 @pytest.mark.parametrize("seed", range(40, 60))
 def test_table_off_agrees_on_mid_sized_endgames(seed: int) -> None:
     game = small_endgame(seed, 7)
@@ -179,6 +188,7 @@ def test_blocked_at_the_root_is_a_pass_that_ends_the_game() -> None:
     assert end.end == "blocked"
 
 
+@compiled_only
 def test_a_pass_at_the_root_when_the_other_can_place() -> None:
     """Positions where the player to move cannot place but the other can: the solver
     passes, and its value is the other's position's, negated."""
@@ -348,6 +358,6 @@ def test_many_solves_in_a_row_reuse_the_scratch() -> None:
     game = small_endgame(8, 6)
     assert game is not None
     first = solve_endgame(game)
-    for _ in range(200):
+    for _ in range(3 if JIT_OFF else 200):
         again = solve_endgame(game)
         assert (again.spread, again.pv) == (first.spread, first.pv)
