@@ -5,6 +5,18 @@ nor in their own hand), so the game is one of perfect information, and alpha-bet
 solves it: the best action for the player to move, the final spread under best play
 by both, and the line of play that gets it.
 
+Use::
+
+    from qwirkle_core.analysis.endgame import solve_endgame
+
+    result = solve_endgame(game)  # a two-player Game whose bag is empty
+    game.push(result.action)      # result.spread: final score difference under best play
+    result = solve_endgame(game, time_limit=0.1)  # result.exact False if cut short
+
+Exact solves of the position where the bag first empties (hands of up to 6 and 6)
+take a median of about half a second on one core, up to several seconds (see
+benchmarks/endgame_figures.py); smaller endgames take milliseconds.
+
 The rules are the game's (``qwirkle_core._turn``): a placement scores its points; the
 player who empties their hand ends the game and scores the going-out bonus; a player
 who cannot place passes; when neither can place the game ends at once with no bonus.
