@@ -36,8 +36,10 @@ def test_pettingzoo_seed_test() -> None:
 
 def test_pettingzoo_plays_game_s_game_and_renders() -> None:
     aec = make_env(players=2, render_mode="ansi")
-    aec.reset(seed=11)
+    aec.reset(options={"game_seed": 11})
+    assert all(aec.infos[a]["seed"] == 11 for a in aec.agents)
     game = Game(2, seed=11)
+    points = {a: 0.0 for a in aec.agents}
     turn: list[int] = []
     rng = np.random.default_rng(0)
     for _ in range(40 if NO_JIT else 400):
@@ -47,6 +49,7 @@ def test_pettingzoo_plays_game_s_game_and_renders() -> None:
             assert aec.infos[agent]["final_scores"] == game.scores
             break
         assert agent == f"player_{game.to_move}"
+        points[agent] += aec._cumulative_rewards[agent]  # what the agent earned since it last moved
         obs = aec.observe(agent)
         action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
         other = aec.observe(f"player_{1 - game.to_move}")
@@ -56,7 +59,9 @@ def test_pettingzoo_plays_game_s_game_and_renders() -> None:
         if action in (enc.end_id(), enc.pass_id()):
             game.push(enc.action_from_substeps(game, turn))
             turn = []
-            assert [aec._cumulative_rewards[a] for a in aec.agents] != None
+            for seat, score in enumerate(game.scores):  # each turn's points, to its author
+                seat_agent = f"player_{seat}"
+                assert points[seat_agent] + aec._cumulative_rewards[seat_agent] == score
     text = aec.render()
     assert isinstance(text, str) and "scores" in text
     picture = make_env(players=2, render_mode="rgb_array")
@@ -66,10 +71,21 @@ def test_pettingzoo_plays_game_s_game_and_renders() -> None:
 
 
 @pytest.mark.skipif(NO_JIT, reason="check_env steps the env many times: too slow with the JIT off")
-def test_gymnasium_check_env() -> None:
+@pytest.mark.parametrize("kwargs", [{}, {"players": 3, "opponents": "random", "learner": 1, "reward": "win"}])
+def test_gymnasium_check_env_without_warnings(kwargs: dict[str, object]) -> None:
+    """Made by gymnasium.make (a spec, so check_env also tries every render mode), and
+    checked unwrapped, as check_env asks: not one warning."""
+    import warnings
+
+    import gymnasium as gym
     from gymnasium.utils.env_checker import check_env
 
-    check_env(QwirkleVsBot(players=2, opponents="greedy"), skip_render_check=True)
+    import qwirkle_core.envs  # noqa: F401  (registers Qwirkle-v0)
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check_env(gym.make("Qwirkle-v0", **kwargs).unwrapped)
+    assert [str(w.message) for w in caught] == []
 
 
 @pytest.mark.skipif(NO_JIT, reason="PPO steps the env hundreds of times: too slow with the JIT off")
@@ -96,9 +112,11 @@ def test_gymnasium_masked_play_and_illegal_actions() -> None:
     obs, info = env.reset(seed=5)
     assert obs.dtype == np.int16 and env.observation_space.contains(obs)
     mask = env.action_masks()
+    assert (info["action_mask"] == mask).all()
     illegal = int(np.flatnonzero(~mask)[0])
     obs2, reward, terminated, truncated, info = env.step(illegal)
-    assert info == {"illegal": True} and reward == -1.0 and (obs2 == obs).all()
+    assert info["illegal"] is True and reward == -1.0 and (obs2 == obs).all()
+    assert (info["action_mask"] == mask).all()
     rng = np.random.default_rng(1)
     for _ in range(30 if NO_JIT else 3000):
         obs, reward, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
@@ -109,4 +127,4 @@ def test_gymnasium_masked_play_and_illegal_actions() -> None:
             break
     assert env.render().shape == (256, 256, 3)  # type: ignore[union-attr]
     with pytest.raises(ValueError):
-        QwirkleVsBot(render_mode="human")
+        QwirkleVsBot(render_mode="video")

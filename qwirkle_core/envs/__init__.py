@@ -6,6 +6,11 @@
 - ``qwirkle_core.envs.pettingzoo``, ``qwirkle_core.envs.gymnasium`` and
   ``qwirkle_core.envs.openspiel``: the frameworks' interfaces (the ``rl`` extra:
   ``pip install '.[rl]'``); importing this package needs only numpy and numba.
+
+Where gymnasium is installed, importing this package registers ``Qwirkle-v0``
+(``QwirkleVsBot``: 2 players against the greedy bot; ``gymnasium.make("Qwirkle-v0",
+players=4, opponents="random")`` changes them), so ``gymnasium.make`` finds it, as it
+does ``gymnasium.make("qwirkle_core.envs:Qwirkle-v0")`` without the import.
 """
 
 from __future__ import annotations
@@ -13,4 +18,25 @@ from __future__ import annotations
 from .encoding import DEFAULT_WINDOW, action_count, legal_substeps
 from .vector import VectorQwirkle
 
-__all__ = ["DEFAULT_WINDOW", "VectorQwirkle", "action_count", "legal_substeps"]
+__all__ = ["DEFAULT_WINDOW", "GYMNASIUM_ID", "VectorQwirkle", "action_count", "legal_substeps"]
+
+GYMNASIUM_ID = "Qwirkle-v0"
+
+
+def _register_gymnasium() -> None:
+    """Register GYMNASIUM_ID with gymnasium, where it is installed (once: a second
+    registration of an id only warns, but an importer may reload this package)."""
+    try:
+        from gymnasium.envs.registration import register, registry
+    except ImportError:  # no rl extra: the package works without gymnasium
+        return
+    if GYMNASIUM_ID not in registry:
+        # No max_episode_steps: the env truncates a game itself (MAX_TURNS turns).
+        register(
+            id=GYMNASIUM_ID,
+            entry_point="qwirkle_core.envs.gymnasium:QwirkleVsBot",
+            kwargs={"players": 2, "opponents": "greedy"},
+        )
+
+
+_register_gymnasium()

@@ -19,6 +19,10 @@ from .vector import VectorQwirkle
 SEED_END = 2**63 - 2
 
 
+# What a "human" render prints, and how often a viewer should refresh (turns are slow).
+RENDER_FPS = 4
+
+
 def check_render_mode(render_mode: Any, modes: list[str]) -> str | None:
     """``render_mode``: None or one of ``modes`` (a QwirkleError, which is a ValueError
     as the frameworks expect, names the modes)."""
@@ -28,7 +32,8 @@ def check_render_mode(render_mode: Any, modes: list[str]) -> str | None:
 
 
 def check_seed(seed: Any) -> int | None:
-    """A reset's seed: None, or an integer 0 .. SEED_END - 1 (what the env's game takes)."""
+    """A reset's seed: None, or an integer 0 .. SEED_END - 1 (the seed of the env's
+    random stream, from which each episode's game seed is drawn)."""
     if seed is None:
         return None
     number = int_value(seed)
@@ -37,15 +42,65 @@ def check_seed(seed: Any) -> int | None:
     return number
 
 
-def next_seed(seed: int) -> int:
-    """The seed a reset without one takes after ``seed`` (wrapping before the limit)."""
-    return (seed + 1) % SEED_END
+def draw_game_seed(rng: np.random.Generator) -> int:
+    """The next episode's game seed, drawn from the env's stream.
+
+    A stream is numpy's PCG64 on ``SeedSequence(seed)``, so the streams of seeds s and
+    s + 1 (a vector env's sub-envs) share no run of game seeds, where the seeds s, s + 1,
+    ... of a counter would (two seeds of 0 .. 2**63 - 3 drawn alike: about 1 in 9·10**18
+    per pair of episodes).  An env reset without a seed draws its stream from the
+    operating system's entropy."""
+    return int(rng.integers(0, SEED_END))
 
 
-def check_options(options: Any) -> None:
-    """A reset's options: None or a dict (none is read)."""
-    if options is not None and not isinstance(options, dict):
+def read_options(options: Any) -> int | None:
+    """A reset's options: None, or a dict whose key ``"game_seed"``, if there, is the
+    game to deal, as ``Game(players, game_seed)`` deals it (an episode's ``info["seed"]``
+    replays it).  Other keys are left alone: frameworks and their checkers pass their own
+    (PettingZoo's ``api_test`` passes ``{"options": 1}``).  Returns that seed or None."""
+    if options is None:
+        return None
+    if not isinstance(options, dict):
         raise QwirkleError(f"options is None or a dict, got {show(options)}")
+    if "game_seed" not in options:
+        return None
+    seed = int_value(options["game_seed"])
+    if seed is None or not 0 <= seed < SEED_END:
+        raise QwirkleError(f"game_seed is an integer 0..2**63 - 3, got {show(options['game_seed'])}")
+    return seed
+
+
+# The reward conventions: what an episode's rewards sum to (see docs/envs.md).
+REWARDS = ("points", "margin", "win")
+
+
+def check_reward(reward: Any) -> str:
+    """``reward``: one of REWARDS."""
+    if not isinstance(reward, str) or reward not in REWARDS:
+        raise QwirkleError(f"reward is one of {list(REWARDS)}, got {show(reward)}")
+    return reward
+
+
+def seat_values(scores: npt.NDArray[np.int64], reward: str, over: bool) -> npt.NDArray[np.float64]:
+    """Each seat's value of a position under a reward convention: a step's reward is
+    the change of the value, so an episode's rewards sum to the value at its end (every
+    seat starts a game at 0 in each convention).
+
+    - ``points``: the seat's score;
+    - ``margin``: the seat's score less the mean of the other seats' scores (zero-sum);
+    - ``win``: 0 until the game is over (ended or truncated), then +1 to each seat with
+      the top score, ties included, and -1 to the others (OpenSpiel's returns)."""
+    values = scores.astype(np.float64)
+    players = values.shape[0]
+    if reward == "margin":
+        margins: npt.NDArray[np.float64] = values - (values.sum() - values) / (players - 1)
+        return margins
+    if reward == "win":
+        if not over:
+            return np.zeros(players)
+        outcome: npt.NDArray[np.float64] = np.where(values == values.max(), 1.0, -1.0)
+        return outcome
+    return values
 
 
 def read_action(action: Any) -> int:

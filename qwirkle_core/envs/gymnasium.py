@@ -1,20 +1,34 @@
 """One agent against built-in bots, as a Gymnasium environment (the ``rl`` extra).
 
->>> from qwirkle_core.envs.gymnasium import QwirkleVsBot
->>> env = QwirkleVsBot(players=2, opponents="greedy")
+>>> import gymnasium as gym
+>>> import qwirkle_core.envs  # registers Qwirkle-v0 (where gymnasium is installed)
+>>> env = gym.make("Qwirkle-v0", players=2, opponents="greedy")
 >>> obs, info = env.reset(seed=1)
->>> env.action_masks().shape
-(36902,)
+>>> info["action_mask"].shape, info["action_mask"].any()
+((36902,), np.True_)
 
 The agent plays seat ``learner`` with the sub-steps of
 :mod:`qwirkle_core.envs.encoding`; the bots' turns are played inside the step that ends
-the agent's turn.  The observation is the flat int16 vector of
-``_common.flat_observation``; ``action_masks()`` is the bool mask of legal sub-steps, as
-sb3-contrib's ``MaskablePPO`` expects.  The reward is the agent's points less the mean of
-the bots' points over the step.  An illegal action (a random agent that ignores the
-mask) changes nothing and is rewarded ``illegal_reward`` with ``info["illegal"] = True``.
-The game is a :class:`VectorQwirkle` of one env: ``Game(players, seed)``'s game for the
-seed of ``reset(seed=...)``; resets without a seed take the next seeds.
+the agent's turn (and inside ``reset()`` when a bot opens the game).  The observation is
+the flat int16 vector of ``_common.flat_observation``; the bool mask of legal sub-steps
+is ``info["action_mask"]`` after ``reset`` and every ``step``, and ``action_masks()``
+(what sb3-contrib's ``MaskablePPO`` asks for).
+
+Rewards (``reward=``, see ``_common.seat_values``): ``"margin"`` (the default) is the
+agent's points less the mean of the bots' points, so an episode's return is the final
+margin; ``"points"`` the agent's points (the return is its final score); ``"win"`` +1 or
+-1 at the end (OpenSpiel's returns).  Points the bots score inside ``reset()`` count in
+the first step's reward, so the return is that quantity in every episode.  An illegal
+action (a random agent that ignores the mask) changes nothing and is rewarded
+``illegal_reward`` with ``info["illegal"] = True``: it adds ``illegal_reward`` to the
+return.
+
+Seeds: ``reset(seed=s)`` seeds the env's random stream (numpy's ``SeedSequence(s)``) and
+each episode's game seed is drawn from it, so envs seeded s and s + 1 (a vector env's
+sub-envs) play different deals; a reset without a seed continues the stream, and an env
+never seeded draws it from the operating system's entropy.  ``info["seed"]`` is the game
+seed: ``Game(players, seed)`` deals the same game, and ``reset(options={"game_seed":
+seed})`` plays it again.
 """
 
 from __future__ import annotations
@@ -38,7 +52,10 @@ __all__ = ["QwirkleVsBot"]
 
 
 class QwirkleVsBot(gym.Env):  # type: ignore[misc, unused-ignore]
-    metadata: dict[str, Any] = {"render_modes": ["ansi", "rgb_array"]}  # noqa: RUF012  (gym.Env declares it so)
+    metadata: dict[str, Any] = {  # noqa: RUF012  (gym.Env declares it so)
+        "render_modes": ["human", "ansi", "rgb_array"],
+        "render_fps": _common.RENDER_FPS,
+    }
 
     def __init__(
         self,
@@ -48,15 +65,17 @@ class QwirkleVsBot(gym.Env):  # type: ignore[misc, unused-ignore]
         window: int = DEFAULT_WINDOW,
         illegal_reward: float = -1.0,
         render_mode: str | None = None,
+        reward: str = "margin",
     ) -> None:
         render_mode = _common.check_render_mode(render_mode, self.metadata["render_modes"])
-        reward: Any = illegal_reward  # any value: checked here
+        self.reward = _common.check_reward(reward)
+        given: Any = illegal_reward  # any value: checked here
         try:
-            value = float(reward) if isinstance(reward, numbers.Real) and not isinstance(reward, bool) else math.nan
+            value = float(given) if isinstance(given, numbers.Real) and not isinstance(given, bool) else math.nan
         except OverflowError:  # an int past the floats
             value = math.nan
         if not math.isfinite(value):
-            raise QwirkleError(f"illegal_reward is a finite number, got {show(reward)}")
+            raise QwirkleError(f"illegal_reward is a finite number, got {show(given)}")
         self._vec = VectorQwirkle(
             1, players=players, seed=0, opponents=opponents, learner=learner, window=window, autoreset=False
         )
@@ -66,29 +85,47 @@ class QwirkleVsBot(gym.Env):  # type: ignore[misc, unused-ignore]
         size = _common.observation_size(window)
         self.observation_space = spaces.Box(low=-1, high=np.iinfo(np.int16).max, shape=(size,), dtype=np.int16)
         self.action_space = spaces.Discrete(action_count(window))
-        self._next_seed: int | None = None
+        self._value = 0.0  # the learner's value (seat_values) after the last step
         self._over = True
 
     def _obs(self) -> npt.NDArray[np.int16]:
         return _common.flat_observation(self._vec, 0, self.learner)
 
+    def _learner_value(self) -> float:
+        scores = self._vec._scores[0, : self._vec.players]
+        return float(_common.seat_values(scores, self.reward, self._over)[self.learner])
+
+    def _info(self) -> dict[str, Any]:
+        return {
+            "action_mask": self.action_masks(),
+            "seed": self._vec.game_seed(0),
+            "moves_outside_window": int(self._vec.info()["moves_outside_window"][0]),
+        }
+
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[npt.NDArray[np.int16], dict[str, Any]]:
-        number = _common.check_seed(seed)  # checked before anything changes
-        _common.check_options(options)
-        super().reset(seed=number)
-        if number is not None:
-            self._next_seed = number
-        elif self._next_seed is None:
-            self._next_seed = int(self.np_random.integers(0, 2**62))
-        self._vec.reset(self._next_seed)
-        self._next_seed = _common.next_seed(self._next_seed)
+        number = _common.check_seed(seed)  # both checked before anything changes
+        game_seed = _common.read_options(options)
+        super().reset(seed=number)  # seeds self.np_random (from entropy when never seeded)
+        if game_seed is None:
+            game_seed = _common.draw_game_seed(self.np_random)
+        self._vec.reset(game_seed)
         self._over = False
-        return self._obs(), {"seed": self._vec.game_seed(0)}
+        # Every seat starts at 0: points the bots scored inside reset (a bot that opens)
+        # are left to the first step's reward, so the return is the documented quantity.
+        self._value = 0.0
+        if self.render_mode == "human":
+            self.render()
+        return self._obs(), self._info()
 
     def action_masks(self) -> npt.NDArray[np.bool_]:
-        """bool[36·W² + 38]: the legal sub-steps now (what MaskablePPO asks for)."""
+        """bool[36·W² + 38]: the legal sub-steps now (what MaskablePPO asks for).  Once the
+        episode is over, all True: no sub-step is legal in a finished game, but a vector
+        env's next-step autoreset expects one more action (and ignores it), and an all-False
+        mask breaks a sampler (an empty choice, NaN logits)."""
+        if self._over:
+            return np.ones(self._vec.action_count, np.bool_)
         mask: npt.NDArray[np.bool_] = self._vec.masks[0].copy()
         return mask
 
@@ -97,18 +134,27 @@ class QwirkleVsBot(gym.Env):  # type: ignore[misc, unused-ignore]
             raise RuntimeError("the episode is over: call reset()")
         number = _common.read_action(action)
         try:
-            _, _, rewards, terminated, truncated, info = self._vec.step(np.array([number], np.int64))
+            _, _, _, terminated, truncated, info = self._vec.step(np.array([number], np.int64))
         except IllegalMoveError:
-            return self._obs(), self.illegal_reward, False, False, {"illegal": True}
-        done_info: dict[str, Any] = {"moves_outside_window": int(info["moves_outside_window"][0])}
+            illegal = self._info()
+            illegal["illegal"] = True
+            return self._obs(), self.illegal_reward, False, False, illegal
         self._over = bool(terminated[0] or truncated[0])
+        before, self._value = self._value, self._learner_value()
+        step_info = self._info()
         if self._over:
-            done_info["final_scores"] = [int(s) for s in info["final_scores"][0, : self._vec.players]]
-        return self._obs(), float(rewards[0]), bool(terminated[0]), bool(truncated[0]), done_info
+            step_info["final_scores"] = [int(s) for s in info["final_scores"][0, : self._vec.players]]
+        if self.render_mode == "human":
+            self.render()
+        return self._obs(), self._value - before, bool(terminated[0]), bool(truncated[0]), step_info
 
     def render(self) -> str | npt.NDArray[np.uint8] | None:
-        if self.render_mode == "ansi":
-            return f"{self._vec.board(0)}\nscores: {self._vec.scores(0)}\n"
+        if self.render_mode in ("ansi", "human"):
+            text = f"{self._vec.board(0)}\nscores: {self._vec.scores(0)}\n"
+            if self.render_mode == "ansi":
+                return text
+            print(text)
+            return None
         if self.render_mode == "rgb_array":
             return _common.rgb_array(self._vec.obs["board"][0])
         return None

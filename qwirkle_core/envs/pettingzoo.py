@@ -10,11 +10,28 @@ Agents ``player_0`` .. ``player_{n-1}`` (the seats).  Actions are the sub-steps 
 :mod:`qwirkle_core.envs.encoding` (``Discrete(36·W² + 38)``); the agent to move keeps
 the turn through its placements or marks until END or PASS.  Observations are
 ``{"observation": int16[2·W² + 90], "action_mask": int8[36·W² + 38]}`` (numpy; see
-``_common.flat_observation``).  Rewards: the points each turn scores (going-out bonus
-included), to the seat that played it.  The game is a :class:`VectorQwirkle` of one
-env, so it is ``Game(players, seed)``'s game for the seed of ``reset(seed=...)``, and
-later resets without a seed take the next seeds.  Render modes: ``"ansi"`` (the board
-and scores as text) and ``"rgb_array"`` (the window as a picture).
+``_common.flat_observation``); the mask is all 0 for an agent not to move.
+
+:func:`env` is wrapped as PettingZoo's classic envs are: an illegal action ends the game
+with ``illegal_reward`` (-1) for the offender and 0 for the others
+(``TerminateIllegalWrapper``), an action outside the space fails an assertion
+(``AssertOutOfBoundsWrapper``), and ``step`` or ``observe`` before ``reset`` raises a
+clear error (``OrderEnforcingWrapper``).  :func:`raw_env` is the env alone (an illegal
+action raises IllegalMoveError there).
+
+Rewards (``reward=``, see ``_common.seat_values``): ``"points"`` (the default) gives each
+turn's points (going-out bonus included) to the seat that scored them, so an agent's
+return is its final score; ``"margin"`` each seat's points less the mean of the others'
+(zero-sum; the return is the final margin); ``"win"`` +1 or -1 at the end (OpenSpiel's
+returns).
+
+Seeds: ``reset(seed=s)`` seeds the env's random stream (numpy's ``SeedSequence(s)``) and
+each game's seed is drawn from it, so envs seeded s and s + 1 play different deals; a
+reset without a seed continues the stream, and an env never seeded draws it from the
+operating system's entropy.  Every agent's ``infos[agent]["seed"]`` after a reset is the
+game seed: ``Game(players, seed)`` deals the same game, and ``reset(options={"game_seed":
+seed})`` plays it again.  Render modes: ``"human"`` (the board and scores printed after
+each step), ``"ansi"`` (that text returned) and ``"rgb_array"`` (the window as a picture).
 """
 
 from __future__ import annotations
@@ -24,7 +41,9 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
+from gymnasium.utils import seeding
 from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
 
 from .. import _layout
 from ..errors import QwirkleError, show
@@ -32,17 +51,25 @@ from . import _common
 from .encoding import DEFAULT_WINDOW, action_count
 from .vector import VectorQwirkle
 
-__all__ = ["QwirkleAEC", "env", "raw_env"]
+__all__ = ["ILLEGAL_REWARD", "QwirkleAEC", "env", "raw_env"]
 
 
 class QwirkleAEC(AECEnv):  # type: ignore[misc, unused-ignore]
     """The AEC environment (see the module docstring)."""
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "rgb_array"], "name": "qwirkle_v0", "is_parallelizable": False}
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["human", "ansi", "rgb_array"],
+        "render_fps": _common.RENDER_FPS,
+        "name": "qwirkle_v0",
+        "is_parallelizable": False,
+    }
 
-    def __init__(self, players: int = 2, window: int = DEFAULT_WINDOW, render_mode: str | None = None) -> None:
+    def __init__(
+        self, players: int = 2, window: int = DEFAULT_WINDOW, render_mode: str | None = None, reward: str = "points"
+    ) -> None:
         super().__init__()
         render_mode = _common.check_render_mode(render_mode, self.metadata["render_modes"])
+        self.reward = _common.check_reward(reward)
         self._vec = VectorQwirkle(1, players=players, seed=0, window=window, autoreset=False)
         self.render_mode = render_mode
         self.players = self._vec.players
@@ -57,7 +84,8 @@ class QwirkleAEC(AECEnv):  # type: ignore[misc, unused-ignore]
             }
         )
         self._action_space = spaces.Discrete(action_count(window))
-        self._next_seed = 0
+        self._rng: np.random.Generator | None = None  # the stream of game seeds (seeded by reset)
+        self._values = np.zeros(players)  # each seat's value (seat_values) after the last step
 
     def _seat(self, agent: Any) -> int:
         """The seat of ``agent`` (one of possible_agents), else QwirkleError."""
@@ -85,18 +113,21 @@ class QwirkleAEC(AECEnv):  # type: ignore[misc, unused-ignore]
         return {"observation": _common.flat_observation(self._vec, 0, seat), "action_mask": mask}
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        number = _common.check_seed(seed)  # checked before anything changes
-        _common.check_options(options)
-        if number is not None:
-            self._next_seed = number
-        self._vec.reset(self._next_seed)
-        self._next_seed = _common.next_seed(self._next_seed)
+        number = _common.check_seed(seed)  # both checked before anything changes
+        game_seed = _common.read_options(options)
+        if number is not None or self._rng is None:
+            self._rng, _ = seeding.np_random(number)  # None: the operating system's entropy
+        if game_seed is None:
+            game_seed = _common.draw_game_seed(self._rng)
+        self._vec.reset(game_seed)
+        self._values = np.zeros(self.players)
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        dealt = self._vec.game_seed(0)
+        self.infos: dict[str, dict[str, Any]] = {a: {"seed": dealt} for a in self.agents}
         self.agent_selection = self.possible_agents[self._to_move()]
 
     def step(self, action: int) -> None:
@@ -107,12 +138,14 @@ class QwirkleAEC(AECEnv):  # type: ignore[misc, unused-ignore]
             self._was_dead_step(action)
             return
         number = _common.read_action(action)
-        _, _, rewards, terminated, truncated, info = self._vec.step(np.array([number], np.int64))
+        _, _, _, terminated, truncated, info = self._vec.step(np.array([number], np.int64))
+        over = bool(terminated[0] or truncated[0])
+        before = self._values
+        self._values = _common.seat_values(self._vec._scores[0, : self.players], self.reward, over)
         self._cumulative_rewards[agent] = 0.0
-        self.rewards = {a: 0.0 for a in self.agents}
-        self.rewards[agent] = float(rewards[0])
+        self.rewards = {a: float(self._values[p] - before[p]) for p, a in enumerate(self.agents)}
         outside = int(info["moves_outside_window"][0])
-        if terminated[0] or truncated[0]:
+        if over:
             scores = [int(s) for s in info["final_scores"][0, : self.players]]
             for a in self.agents:
                 self.terminations[a] = bool(terminated[0])
@@ -122,11 +155,17 @@ class QwirkleAEC(AECEnv):  # type: ignore[misc, unused-ignore]
             self.agent_selection = self.possible_agents[self._to_move()]
             self.infos[self.agent_selection] = {"moves_outside_window": outside}
         self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
 
     def render(self) -> str | npt.NDArray[np.uint8] | None:
-        if self.render_mode == "ansi":
+        if self.render_mode in ("ansi", "human"):
             scores = " ".join(f"{a}={s}" for a, s in zip(self.possible_agents, self._vec.scores(0)))
-            return f"{self._vec.board(0)}\nscores: {scores}; to move: {self.agent_selection}\n"
+            text = f"{self._vec.board(0)}\nscores: {scores}; to move: {self.agent_selection}\n"
+            if self.render_mode == "ansi":
+                return text
+            print(text)
+            return None
         if self.render_mode == "rgb_array":
             return _common.rgb_array(self._vec.obs["board"][0])
         return None
@@ -135,12 +174,24 @@ class QwirkleAEC(AECEnv):  # type: ignore[misc, unused-ignore]
         pass
 
 
-def raw_env(players: int = 2, window: int = DEFAULT_WINDOW, render_mode: str | None = None) -> QwirkleAEC:
-    """The AEC env itself (the same as :func:`env`)."""
-    return QwirkleAEC(players=players, window=window, render_mode=render_mode)
+# What an illegal action costs its author in env() (the classic envs' and pgx's -1).
+ILLEGAL_REWARD = -1.0
 
 
-def env(players: int = 2, window: int = DEFAULT_WINDOW, render_mode: str | None = None) -> QwirkleAEC:
-    """The AEC env (PettingZoo's own wrappers would reject its fixed-space masked
-    actions no better than its mask does, so it is returned unwrapped)."""
-    return raw_env(players=players, window=window, render_mode=render_mode)
+def raw_env(
+    players: int = 2, window: int = DEFAULT_WINDOW, render_mode: str | None = None, reward: str = "points"
+) -> QwirkleAEC:
+    """The AEC env alone: an illegal action raises IllegalMoveError, changing nothing."""
+    return QwirkleAEC(players=players, window=window, render_mode=render_mode, reward=reward)
+
+
+def env(
+    players: int = 2, window: int = DEFAULT_WINDOW, render_mode: str | None = None, reward: str = "points"
+) -> AECEnv:
+    """The AEC env wrapped as PettingZoo's classic envs are: an illegal action ends the
+    game with ILLEGAL_REWARD for its author (0 for the others), an action outside the
+    space fails an assertion, and step, observe or render before reset raises."""
+    wrapped: AECEnv = raw_env(players=players, window=window, render_mode=render_mode, reward=reward)
+    wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=ILLEGAL_REWARD)
+    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+    return wrappers.OrderEnforcingWrapper(wrapped)
