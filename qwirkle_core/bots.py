@@ -15,6 +15,7 @@ generator of that seed and stream ``1 + p``.
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 
@@ -102,16 +103,91 @@ class HeuristicBot(_EngineBot):
     engine_id = _bot_kernels.BOT_HEURISTIC
 
 
-BOTS: dict[str, type[_EngineBot]] = {b.name: b for b in (RandomBot, GreedyBot, HeuristicBot)}
-BOT_IDS: dict[str, int] = {b.name: b.engine_id for b in (RandomBot, GreedyBot, HeuristicBot)}
+class _SearchBot(Bot):
+    """A bot that searches (``qwirkle_core.analysis``): with ``movetime`` it thinks for
+    at most that many seconds a move; without, it does a fixed amount of work a move, so
+    that its games are the same for the same seed on any machine."""
+
+    def __init__(self, seed: int = 0, seat: int = 0, movetime: float | None = None) -> None:
+        self._seed = _check_seed(seed)
+        self._seat = seat
+        self._movetime = movetime
+        self._greedy = GreedyBot(seed, seat)  # validates the seat
+
+    def _solve(self, game: Game) -> Action | None:
+        """The solver's action where it applies (two players, the bag empty: a player
+        can then work out the other's hand), else None."""
+        if not isinstance(game, Game):
+            raise QwirkleError(f"a bot chooses for a Game, got {show(game)}")
+        if game.players != 2 or game.bag_size or game.is_over or game.board.is_empty():
+            return None
+        from .analysis.endgame import solve_endgame
+
+        return solve_endgame(game, time_limit=self._movetime).action
+
+    def _move_seed(self, game: Game) -> int:
+        """A seed of its own for each move of a game, from the bot's seed."""
+        return (self._seed * 1_000_003 + game.turn_count * 7 + self._seat) % _prng.SEED_LIMIT
 
 
-def make_bot(name: str, seed: int = 0, seat: int = 0) -> Bot:
-    """A built-in bot by name, seeded as the self-play engine seeds the bot of ``seat``
-    in the game of ``seed``."""
+class EndgameBot(_SearchBot):
+    """Greedy while the bag holds tiles; once it is empty in a two-player game, the
+    exact endgame solver (:func:`qwirkle_core.analysis.endgame.solve_endgame`), cut at
+    ``movetime`` seconds if given (then the best it found by iterative deepening)."""
+
+    name = "endgame"
+
+    def choose(self, game: Game) -> Action:
+        solved = self._solve(game)
+        return solved if solved is not None else self._greedy.choose(game)
+
+
+class SimBot(_SearchBot):
+    """Monte Carlo simulation (:func:`qwirkle_core.analysis.simulation.best_action`):
+    its candidates played on samples of the tiles it cannot see, then greedy replies,
+    ranked by win probability; for ``movetime`` seconds a move if given, else the
+    simulator's default iterations.  With the bag empty in a two-player game it plays
+    the exact endgame solver instead (nothing is hidden any more)."""
+
+    name = "sim"
+
+    def choose(self, game: Game) -> Action:
+        solved = self._solve(game)
+        if solved is not None:
+            return solved
+        from .analysis.simulation import best_action
+
+        return best_action(game, time_limit=self._movetime, seed=self._move_seed(game))
+
+
+_KERNEL_BOTS: dict[str, type[_EngineBot]] = {b.name: b for b in (RandomBot, GreedyBot, HeuristicBot)}
+_SEARCH_BOTS: dict[str, type[_SearchBot]] = {b.name: b for b in (EndgameBot, SimBot)}
+BOTS: dict[str, type[Bot]] = {**_KERNEL_BOTS, **_SEARCH_BOTS}
+BOT_IDS: dict[str, int] = {name: b.engine_id for name, b in _KERNEL_BOTS.items()}
+"""The bots that play inside numba (self-play, rollouts, the environments' opponents)."""
+
+
+def _check_movetime(movetime: object) -> float | None:
+    if movetime is None:
+        return None
+    if isinstance(movetime, bool) or not isinstance(movetime, (int, float)) or not (
+        math.isfinite(movetime) and movetime > 0
+    ):
+        raise QwirkleError(f"movetime is a positive number of seconds, got {show(movetime)}")
+    return float(movetime)
+
+
+def make_bot(name: str, seed: int = 0, seat: int = 0, movetime: float | None = None) -> Bot:
+    """A bot by name (``random``, ``greedy``, ``heuristic``, ``endgame``, ``sim``),
+    seeded as the self-play engine seeds the bot of ``seat`` in the game of ``seed``.
+    ``movetime`` is a budget of seconds a move for the bots that search (``endgame``,
+    ``sim``); the kernel bots answer in microseconds and need none."""
     if not isinstance(name, str) or name not in BOTS:
         raise QwirkleError(f"unknown bot {show(name)} (choose from {', '.join(BOTS)})")
-    return BOTS[name](seed, seat)
+    budget = _check_movetime(movetime)
+    if name in _KERNEL_BOTS:
+        return _KERNEL_BOTS[name](seed, seat)
+    return _SEARCH_BOTS[name](seed, seat, budget)
 
 
 def action_from_row(action: np.ndarray) -> Action:

@@ -24,7 +24,6 @@ run to the next (a busy machine searches less in the same time).
 
 from __future__ import annotations
 
-import inspect
 import math
 import multiprocessing
 import os
@@ -107,6 +106,7 @@ class MatchResult:
         ):
             raise MatchArgumentError(f"scores is an int64 array of shape (pairs >= 1, 2, 2), got {show(scores)}")
         names = _check_bots(bots)
+        seed = _check_seed(seed)
         pairs = scores.shape[0]
         a, b = scores[:, :, 0], scores[:, :, 1]
         # Bot A's points in each game (1, 1/2, 0), averaged over the pair's two games.
@@ -157,6 +157,12 @@ def _check_bots(bots: Any) -> tuple[str, str]:
     return (bots[0], bots[1])
 
 
+def _check_seed(seed: Any) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < SEED_LIMIT:
+        raise MatchArgumentError(f"a seed is an integer in [0, 2**64), got {show(seed)}")
+    return int(seed)
+
+
 def _check_int(value: Any, what: str, low: int, high: int) -> int:
     if type(value) is not int or not low <= value <= high:
         raise MatchArgumentError(f"{what} is an integer {low:,}..{high:,}, got {show(value)}")
@@ -183,20 +189,22 @@ def default_processes() -> int:
 
 
 def in_numba(bots: Sequence[str]) -> bool:
-    """Whether a match of ``bots`` is played inside numba: both are built-in kernel bots."""
-    return all(name in _bots.BOT_IDS for name in bots)
+    """Whether a match of ``bots`` (two names) is played inside numba: both are
+    built-in kernel bots."""
+    return all(name in _bots.BOT_IDS for name in _check_bots(bots))
 
 
 def _bot_options(movetime: float | None) -> dict[str, float]:
-    """The keywords for make_bot: movetime only when the caller gave one, so that a
-    make_bot without the keyword still serves every match without a budget."""
-    if movetime is None:
+    """The keywords for make_bot: movetime only when the caller gave one."""
+    return {} if movetime is None else {"movetime": movetime}
+
+
+def _check_options(options: Any) -> dict[str, float]:
+    if options is None:
         return {}
-    parameters = inspect.signature(_bots.make_bot).parameters
-    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
-    if "movetime" not in parameters and not takes_any:
-        raise MatchArgumentError("a movetime needs bots that take one, and make_bot takes no movetime here")
-    return {"movetime": movetime}
+    if not isinstance(options, dict) or set(options) - {"movetime"}:
+        raise MatchArgumentError(f"options is None or {{'movetime': seconds}}, got {show(options)}")
+    return _bot_options(check_movetime(options.get("movetime")))
 
 
 def pair_scores(
@@ -223,8 +231,7 @@ def pair_scores(
     """
     names = _check_bots(bots)
     pairs = _check_int(pairs, "pairs", 1, MAX_PAIRS)
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < SEED_LIMIT:
-        raise MatchArgumentError(f"a seed is an integer in [0, 2**64), got {show(seed)}")
+    seed = _check_seed(seed)
     movetime = check_movetime(movetime)
     workers = default_processes() if processes is None else _check_int(processes, "processes", 1, 1024)
     if numba_path is None:
@@ -266,7 +273,11 @@ def play_deal(names: Sequence[str], seed: int, options: dict[str, float] | None 
     """Deal ``seed`` played twice in Python (``bots.play`` on ``Game(2, seed)``, each
     bot made by ``make_bot(name, seed=seed, seat=its seat, **options)``), seats swapped
     the second time: int64[2, 2], ``[g, b]`` bot b's final score in game g."""
-    options = options or {}
+    names = _check_bots(names)
+    seed = _check_seed(seed)
+    options = _check_options(options)
+    for name in dict.fromkeys(names):
+        _bots.make_bot(name, seed=seed, seat=0)  # an unknown name fails here, before any game
     out = np.zeros((2, 2), np.int64)
     for game in (A_FIRST, A_SECOND):
         seated = [names[0], names[1]] if game == A_FIRST else [names[1], names[0]]

@@ -33,6 +33,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from qwirkle_core import ALL_TILES, Board, Move, QwirkleError, Tile
+from qwirkle_core.bots import make_bot
 from qwirkle_core.game import Action, Game
 
 from .test_docs import public_modules
@@ -56,6 +57,7 @@ EXCLUDED_MODULES = {
     "qwirkle_core.cli": "argparse entry points: they read stdin and exit with a status",
     "qwirkle_core.cli.check": "a command's run(args); spawns workers",
     "qwirkle_core.cli.engine": "a command's run(args): serves stdin",
+    "qwirkle_core.cli.match": "a command's run(args): plays games in processes",
     "qwirkle_core.cli.moves": "a command's run(args): reads stdin",
     "qwirkle_core.cli.render": "a command's run(args): reads stdin, writes the paths it is given",
     "qwirkle_core.cli.selfplay": "a command's run(args): plays games, writes the paths it is given",
@@ -85,6 +87,7 @@ KNOWN: dict[str, str] = {}
 NO_FACTORY = {
     "qwirkle_core.datasets.DatasetSummary",
     "qwirkle_core.datasets.CheckReport",
+    "qwirkle_core.match.MatchResult",
     "qwirkle_core.selfplay.SelfPlayResult",
     "qwirkle_core.warmup.WarmupReport",
 }
@@ -231,6 +234,8 @@ def _instances() -> dict[str, Callable[[], Any]]:
         "qwirkle_core.datasets.DatasetSpec": lambda: DatasetSpec(10, 2, ("greedy", "greedy"), 1, 5),
         "qwirkle_core.engine.EngineSession": lambda: _new_session(EngineSession(Limits(max_games=2, max_moves=2000))),
         "qwirkle_core.engine.Limits": Limits,
+        "qwirkle_core.bots.EndgameBot": lambda: make_bot("endgame", 1, 0, movetime=0.05),
+        "qwirkle_core.bots.SimBot": lambda: make_bot("sim", 1, 0, movetime=0.05),
     }
     try:
         from qwirkle_core.envs.gymnasium import QwirkleVsBot

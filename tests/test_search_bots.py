@@ -1,0 +1,89 @@
+"""The searching bots by name: ``sim`` and ``endgame`` (qwirkle_core.analysis) wherever
+make_bot is used, with a per-move budget."""
+
+from __future__ import annotations
+
+import pytest
+
+from qwirkle_core import Game
+from qwirkle_core.bots import BOT_IDS, BOTS, make_bot, play
+from qwirkle_core.errors import QwirkleError
+
+
+def _to_empty_bag(seed: int) -> Game:
+    """A greedy two-player game played until the bag is empty and it is not over."""
+    game = Game(2, seed)
+    greedy = [make_bot("greedy", seed, 0), make_bot("greedy", seed, 1)]
+    while game.bag_size and not game.is_over:
+        game.push(greedy[game.to_move].choose(game))
+    return game
+
+
+def test_every_bot_is_named_and_the_search_bots_are_not_kernel_bots() -> None:
+    assert set(BOTS) == {"random", "greedy", "heuristic", "endgame", "sim"}
+    assert set(BOT_IDS) == {"random", "greedy", "heuristic"}
+    with pytest.raises(QwirkleError, match="unknown bot 'deep'.*sim"):
+        make_bot("deep")
+
+
+@pytest.mark.parametrize("movetime", [0, -1.0, float("nan"), float("inf"), "1", True])
+def test_a_movetime_is_a_positive_number_of_seconds(movetime: object) -> None:
+    with pytest.raises(QwirkleError, match="movetime"):
+        make_bot("sim", movetime=movetime)  # type: ignore[arg-type]
+
+
+def test_the_kernel_bots_take_a_movetime_and_play_as_without() -> None:
+    game = Game(2, 5)
+    assert make_bot("greedy", 5, 0, movetime=0.5).choose(game) == make_bot("greedy", 5, 0).choose(game)
+
+
+def test_the_endgame_bot_is_greedy_while_the_bag_holds_tiles() -> None:
+    game = Game(2, 11)
+    endgame, greedy = make_bot("endgame", 11, 0), make_bot("greedy", 11, 0)
+    for _ in range(6):
+        assert game.bag_size
+        seat = game.to_move
+        chosen = make_bot("endgame", 11, seat).choose(game)
+        assert chosen == make_bot("greedy", 11, seat).choose(game)
+        game.push(chosen)
+    assert endgame.name == "endgame" and greedy.name == "greedy"
+
+
+def test_with_the_bag_empty_both_search_bots_play_the_solvers_move() -> None:
+    from qwirkle_core.analysis.endgame import solve_endgame
+
+    checked = 0
+    for seed in range(4):
+        game = _to_empty_bag(seed)
+        if game.is_over:
+            continue
+        best = solve_endgame(game)
+        for name in ("endgame", "sim"):
+            action = make_bot(name, seed, game.to_move).choose(game)
+            after = game.copy()
+            after.push(action)
+            # The bot's move keeps the solved spread (it may be another move of equal value).
+            mover = game.to_move
+            if after.is_over:
+                assert after.scores[mover] - after.scores[1 - mover] == best.spread
+            else:
+                assert -solve_endgame(after).spread == best.spread
+        checked += 1
+    assert checked >= 2
+
+
+def test_a_sim_game_against_greedy_ends_and_repeats_for_its_seed() -> None:
+    def one() -> list[str]:
+        game = Game(2, 3)
+        play(game, [make_bot("sim", 3, 0), make_bot("greedy", 3, 1)])
+        assert game.is_over
+        return [turn.action.text() for turn in game.history]
+
+    assert one() == one()
+
+
+def test_a_sim_move_with_a_movetime_is_legal() -> None:
+    game = Game(2, 8)
+    game.push(make_bot("greedy", 8, game.to_move).choose(game))
+    action = make_bot("sim", 8, game.to_move, movetime=0.05).choose(game)
+    assert action in game.legal_actions()
