@@ -152,3 +152,28 @@ def greedy_game(players: int, seed: int, turns: int) -> Any:
         game.push(bots[game.to_move].choose(game))
     return game
 
+
+
+def greedy_until_bag_empty(seed: int, players: int = 2) -> Any:
+    """Greedy self-play of ``Game(players, seed)`` until the bag is first empty (or the
+    game ends)."""
+    from qwirkle_core.bots import make_bot
+    from qwirkle_core.game import Game
+
+    game = Game(players=players, seed=seed)
+    bots = [make_bot("greedy", seed=seed, seat=s) for s in range(players)]
+    while not game.is_over and game.bag_size > 0:
+        game.push(bots[game.to_move].choose(game))
+    return game
+
+
+def small_endgame(seed: int, tiles: int) -> Any:
+    """The game of ``seed`` played on from its empty bag (greedy_until_bag_empty) by the
+    random bot until both hands hold ``tiles`` tiles or fewer; None when it ends first."""
+    from qwirkle_core.bots import make_bot
+
+    game = greedy_until_bag_empty(seed)
+    bots = [make_bot("random", seed=seed, seat=s) for s in range(2)]
+    while not game.is_over and sum(len(h) for h in game.hands) > tiles:
+        game.push(bots[game.to_move].choose(game))
+    return None if game.is_over else game

@@ -3,20 +3,17 @@ make_bot is used, with a per-move budget."""
 
 from __future__ import annotations
 
+import numba
 import pytest
 
 from qwirkle_core import Game
 from qwirkle_core.bots import BOT_IDS, BOTS, make_bot, play
 from qwirkle_core.errors import QwirkleError
+from tests.games import greedy_until_bag_empty, small_endgame
 
-
-def _to_empty_bag(seed: int) -> Game:
-    """A greedy two-player game played until the bag is empty and it is not over."""
-    game = Game(2, seed)
-    greedy = [make_bot("greedy", seed, 0), make_bot("greedy", seed, 1)]
-    while game.bag_size and not game.is_over:
-        game.push(greedy[game.to_move].choose(game))
-    return game
+# With the JIT off (the coverage run) the solver visits its nodes in plain Python: the
+# endgames there are small ones (5 tiles in the two hands, not 12).
+JIT_OFF = bool(numba.config.DISABLE_JIT)
 
 
 def test_every_bot_is_named_and_the_search_bots_are_not_kernel_bots() -> None:
@@ -54,8 +51,8 @@ def test_with_the_bag_empty_both_search_bots_play_the_solvers_move() -> None:
 
     checked = 0
     for seed in range(4):
-        game = _to_empty_bag(seed)
-        if game.is_over:
+        game = small_endgame(seed, 5) if JIT_OFF else greedy_until_bag_empty(seed)
+        if game is None or game.is_over:
             continue
         best = solve_endgame(game)
         for name in ("endgame", "sim"):
@@ -72,6 +69,7 @@ def test_with_the_bag_empty_both_search_bots_play_the_solvers_move() -> None:
     assert checked >= 2
 
 
+@pytest.mark.skipif(JIT_OFF, reason="two whole games of 1,000-iteration simulations: compiled runs only")
 def test_a_sim_game_against_greedy_ends_and_repeats_for_its_seed() -> None:
     def one() -> list[str]:
         game = Game(2, 3)

@@ -206,33 +206,37 @@ def test_no_hidden_information(mid_game: Game) -> None:
         mid_game.board, mid_game.hands, mid_game.bag[::-1], mid_game.scores, to_move=viewer
     )
     assert reordered.bag != mid_game.bag and reordered.hands == mid_game.hands
-    runs = [simulate(g, iterations=200, seed=4, top=8) for g in (mid_game, redealt, laid_out, reordered)]
+    iterations = 40 if JIT_OFF else 200  # plain Python (the JIT-off run) plays ~1,000x slower
+    runs = [simulate(g, iterations=iterations, seed=4, top=8) for g in (mid_game, redealt, laid_out, reordered)]
     assert runs[0] == runs[1] == runs[2] == runs[3]
     # Also to the end, where the hidden tiles matter most.
-    ends = [simulate(g, iterations=16, seed=4, top=3, plies=None) for g in (mid_game, redealt)]
+    ends = [simulate(g, iterations=4 if JIT_OFF else 16, seed=4, top=3, plies=None) for g in (mid_game, redealt)]
     assert ends[0] == ends[1]
     # Three players: a third hand redealt too.
     three = greedy_game(4, players=3, until_tiles=30)
     seat = three.to_move
     again = three.determinize(seat, seed=5)
     assert [again.hand(p) for p in range(3) if p != seat] != [three.hand(p) for p in range(3) if p != seat]
-    assert simulate(three, iterations=100, seed=6, top=5) == simulate(again, iterations=100, seed=6, top=5)
+    iterations = 20 if JIT_OFF else 100
+    assert simulate(three, iterations=iterations, seed=6, top=5) == simulate(again, iterations=iterations, seed=6, top=5)
 
 
 @pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="needs two numba threads")
 def test_threads_do_not_change_results(mid_game: Game) -> None:
     before = numba.get_num_threads()
-    one = simulate(mid_game, iterations=300, seed=8, threads=1)
+    iterations = 60 if JIT_OFF else 300
+    one = simulate(mid_game, iterations=iterations, seed=8, threads=1)
     assert numba.get_num_threads() == before
-    two = simulate(mid_game, iterations=300, seed=8, threads=2)
+    two = simulate(mid_game, iterations=iterations, seed=8, threads=2)
     assert numba.get_num_threads() == before
     assert one == two
 
 
 def test_determinism_for_a_seed(mid_game: Game) -> None:
-    a = simulate(mid_game, iterations=150, seed=21)
-    b = simulate(mid_game, iterations=150, seed=21)
-    c = simulate(mid_game, iterations=150, seed=22)
+    iterations = 30 if JIT_OFF else 150
+    a = simulate(mid_game, iterations=iterations, seed=21)
+    b = simulate(mid_game, iterations=iterations, seed=21)
+    c = simulate(mid_game, iterations=iterations, seed=22)
     assert a == b
     assert a != c  # not vacuous: the seed matters
 
@@ -338,12 +342,15 @@ def test_default_candidates_opening_and_pass() -> None:
     # A pass: find a turn where greedy passed in seeded games, replay it in a Game.
     tie = np.arange(6, dtype=np.int64)
     bots = np.full(6, _bot_kernels.BOT_GREEDY, np.int64)
-    n = 400  # greedy passes are rare: seed 390 is the first 2-player game with one
+    # Greedy passes are rare: seed 390 is the first 2-player game with one (searched
+    # from 0); the search starts there, so that the JIT-off run plays 10 games, not 400.
+    first, n = 390, 10
     logs = _batch.empty_logs(n, 400)
-    _, turns, _ = _batch.play_games_serial(2, np.arange(n, dtype=np.int64), np.zeros(n, np.int64), tie, bots, logs)
+    seeds = np.arange(first, first + n, dtype=np.int64)
+    _, turns, _ = _batch.play_games_serial(2, seeds, np.zeros(n, np.int64), tie, bots, logs)
     found = [(g, t) for g in range(n) for t in range(int(turns[g])) if logs[g, t, _layout.L_TYPE] == _layout.PASS]
     assert found, "no greedy game passed"
-    seed, at = found[0]
+    seed, at = first + found[0][0], found[0][1]
     game = Game(players=2, seed=seed)
     players = [make_bot("greedy", seed=seed, seat=p) for p in range(2)]
     for _ in range(at):
