@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -279,6 +279,7 @@ def simulate(
     time_limit: float | None = None,
     seed: int = 0,
     threads: int | None = None,
+    should_stop: Callable[[], bool] | None = None,
 ) -> list[SimResult]:
     """Rank candidate actions for the player to move by Monte Carlo simulation; best
     first (by equity, then win probability, then the candidates' order).
@@ -315,7 +316,10 @@ def simulate(
     a sorted multiset.  Iteration i is seeded from (``seed``, i) only
     (:func:`iteration_seed`), and every iteration's result is reduced in a fixed order,
     so the ranking is the same for any ``threads`` (1..NUMBA_NUM_THREADS; None: numba's
-    current number; restored afterwards).  Raises QwirkleError for bad arguments or a
+    current number; restored afterwards).  ``should_stop``: a function of no arguments,
+    called between rounds as the clock is read; when it returns True the simulation
+    ends there and ranks what it has (for a caller that must be able to stop it: the
+    engine's ``stop``).  Raises QwirkleError for bad arguments or a
     game that is over, RunawayGameError if a sampled game runs past MAX_PLIES greedy
     turns."""
     _check_game(game)
@@ -326,6 +330,8 @@ def simulate(
     limit = _read_time_limit(time_limit)
     seed = _check_seed(seed) % SEED_LIMIT
     n_threads = _read_threads(threads)
+    if should_stop is not None and not callable(should_stop):
+        raise QwirkleError(f"should_stop is None or a function of no arguments, got {show(should_stop)}")
     if candidates is None:
         chosen: Sequence[Any] = default_candidates(game, top)
     else:
@@ -379,6 +385,8 @@ def simulate(
             if int(active.sum()) <= 1 or (cap is not None and done >= cap):
                 break
             if limit is not None and time.perf_counter() - began >= limit:
+                break
+            if should_stop is not None and should_stop():
                 break
     finally:
         if n_threads is not None:
