@@ -98,9 +98,11 @@ class EngineClient:
         """How many legal moves the player to move has."""
         return int(self.request("count")["count"])
 
-    def best(self) -> dict[str, Any]:
-        """The engine's choice: the highest-scoring move, else an exchange or a pass."""
-        return self.request("best")
+    def best(self, bot: str | None = None, seed: int | None = None, movetime: float | None = None) -> dict[str, Any]:
+        """The engine's choice: the highest-scoring move, else an exchange or a pass; or,
+        with ``bot``, that built-in bot's choice (``movetime``: seconds, for the bots
+        that search)."""
+        return self.request("best", bot=bot, seed=seed, movetime=movetime)
 
     def play(self, action: str | dict[str, Any]) -> dict[str, Any]:
         """Play an action (notation text or a JSON object) for the player to move."""
@@ -114,13 +116,44 @@ class EngineClient:
         """For every empty cell beside the board, the tiles that fit there alone."""
         return self.request("masks")
 
-    def analyse(self, top: int | None = None) -> dict[str, Any]:
-        """The best moves with their risk, and the open Qwirkle slots."""
-        return self.request("analyse", top=top)
+    def analyse(self, top: int | None = None, win: bool = False, **fields: Any) -> dict[str, Any]:
+        """The best moves with their risk, and the open Qwirkle slots; with ``win``, each
+        move's win probability by simulation (``fields``: ``iterations``,
+        ``time_limit``, ``seed``, ``plies``, ``threads``)."""
+        return self.request("analyse", top=top, win=win or None, **fields)
 
-    def selfplay(self, games: int, players: int = 2, bots: str = "greedy", seed: int = 0) -> dict[str, Any]:
-        """Play ``games`` games between built-in bots inside the engine; returns the summary."""
-        return self.request("selfplay", games=games, players=players, bots=bots, seed=seed)
+    def selfplay(
+        self, games: int, players: int = 2, bots: str = "greedy", seed: int = 0, movetime: float | None = None
+    ) -> dict[str, Any]:
+        """Play ``games`` games between built-in bots inside the engine; returns the summary.
+        ``movetime``: seconds a move for the bots that search (``sim``, ``endgame``)."""
+        return self.request("selfplay", games=games, players=players, bots=bots, seed=seed, movetime=movetime)
+
+    def sim(
+        self,
+        top: int | None = None,
+        plies: int | str | None = None,
+        iterations: int | None = None,
+        time_limit: float | None = None,
+        seed: int | None = None,
+        threads: int | None = None,
+        candidates: Sequence[str | dict[str, Any]] | None = None,
+        **fields: Any,
+    ) -> dict[str, Any]:
+        """Rank the player to move's actions by Monte Carlo simulation: ``ranked``, best
+        first, each with ``action``, ``score``, ``equity``, ``win``, ``stderr``,
+        ``iterations``; and ``stopped``.  ``plies``: None for the engine's default (2),
+        ``"end"`` to play each sampled game to its end.  ``fields``: more request
+        fields (``timeout``, ``reveal``)."""
+        return self.request(
+            "sim", top=top, plies=plies, iterations=iterations, time_limit=time_limit, seed=seed, threads=threads,
+            candidates=list(candidates) if candidates is not None else None, **fields,
+        )
+
+    def solve(self, time_limit: float | None = None, **fields: Any) -> dict[str, Any]:
+        """Solve the endgame (two players, the bag empty): ``action``, ``spread``, ``pv``,
+        ``nodes``, ``exact``, ``stopped``."""
+        return self.request("solve", time_limit=time_limit, **fields)
 
     def quit(self) -> None:
         """Ask the engine to stop and wait for it."""

@@ -10,6 +10,11 @@ engine keeps running with its state unchanged.  End of input ends it cleanly.
 Replies show what the player to move may know: their own hand, the scores, the board,
 the size of the bag and of every hand.  The bag's order, the other hands and the
 position string come only with ``"reveal": true`` in the request (a referee's view).
+The searches (``sim``, ``solve``, ``analyse`` with ``"win": true``) see only that too:
+the simulation deals what the player cannot see anew, and the solver runs only where
+the bag is empty and the other hand is every tile the player cannot see.  A ``stop``
+(or the request's timeout) ends a search with the best it has so far, in an ok reply
+marked ``"stopped": true``; other requests it ends with an error reply.
 docs/engine.md gives every request and reply.
 
 The engine's logic lives in :class:`EngineSession` (no I/O), so it can be driven and
@@ -168,6 +173,70 @@ def _moves_text(
     return RawJSON("[" + ",".join(out.tolist()) + "]")
 
 
+def _read_action(value: Any, what: str) -> Action:
+    """An action from notation text or a JSON object (``{"action": "place", ...}``)."""
+    if isinstance(value, str):
+        return Action.from_text(value)
+    if isinstance(value, dict):
+        kind = value.get("action", "place")
+        if kind == "place":
+            return Action.place(Move(read_placements(value.get("placements"), "placements")))
+        if kind == "exchange":
+            return Action.exchange(read_hand(value.get("tiles"), "tiles"))
+        if kind == "pass":
+            return Action.pass_turn()
+        raise BadInputError(f"unknown action {dumps(kind)[:40]}")
+    raise BadInputError(f"{what} must be notation text or an object")
+
+
+class _StopWatch:
+    """``should_stop`` for the searches (simulate, solve_endgame): True once a stop
+    request came after the running one or it is past its deadline; ``reason`` says
+    which ("stop" or "timeout"), None while it runs on."""
+
+    def __init__(self, session: EngineSession) -> None:
+        self.session = session
+        self.reason: str | None = None
+
+    def __call__(self) -> bool:
+        if self.reason is None:
+            self.reason = self.session._stop_reason()
+        return self.reason is not None
+
+    def fields(self) -> dict[str, Any]:
+        """The reply's ``stopped`` (and ``stopped_by`` when it stopped)."""
+        return {"stopped": True, "stopped_by": self.reason} if self.reason else {"stopped": False}
+
+
+def _opt_seconds(req: dict[str, Any], key: str) -> float | None:
+    value = req.get(key)
+    if value is None:
+        return None
+    if not _is_seconds(value):
+        raise BadInputError(f'"{key}" must be a number of seconds in (0, {MAX_TIMEOUT:g}], got {brief(value)}')
+    return float(value)
+
+
+def _opt_bool(req: dict[str, Any], key: str) -> bool:
+    value = req.get(key, False)
+    if type(value) is not bool:
+        raise BadInputError(f'"{key}" must be true or false')
+    return value
+
+
+def _sim_entry(result: Any) -> dict[str, Any]:
+    """One ranked action of a simulation (a SimResult) as a reply entry."""
+    action = result.action
+    return {
+        "action": action.text(),
+        "score": (action.move.score or 0) if action.move is not None else 0,
+        "equity": result.equity,
+        "win": result.win,
+        "stderr": result.stderr,
+        "iterations": result.iterations,
+    }
+
+
 def _plain(reply: dict[str, Any]) -> dict[str, Any]:
     """A reply with its pre-encoded parts parsed: what :meth:`EngineSession.handle` returns."""
     return {k: loads(v) if isinstance(v, RawJSON) else v for k, v in reply.items()}
@@ -208,6 +277,8 @@ class EngineSession:
             "undo": self._undo,
             "masks": self._masks,
             "analyse": self._analyse,
+            "sim": self._sim,
+            "solve": self._solve,
             "selfplay": self._selfplay,
             "stop": self._stop,
             "quit": self._quit,
@@ -291,11 +362,25 @@ class EngineSession:
     def check_time(self) -> None:
         """Raise RequestStopped when the running request is past its deadline or was
         asked to stop.  Long commands call it between steps."""
+        reason = self._stop_reason()
+        if reason == "stop":
+            raise RequestStopped("stopped by a stop request")
+        if reason == "timeout":
+            raise RequestStopped(f"timed out after {self._timeout:g} s")
+
+    def _stop_reason(self) -> str | None:
+        """"stop" when a stop request came after the running one, "timeout" when it is
+        past its deadline, else None."""
         if self.current < self.stop_before:
             self._stopped_some = True
-            raise RequestStopped("stopped by a stop request")
+            return "stop"
         if self._deadline is not None and time.monotonic() > self._deadline:
-            raise RequestStopped(f"timed out after {self._timeout:g} s")
+            return "timeout"
+        return None
+
+    def _time_left(self) -> float | None:
+        """Seconds to the running request's deadline (None: no deadline)."""
+        return None if self._deadline is None else max(1e-3, self._deadline - time.monotonic())
 
     def _need_game(self) -> Game:
         if self.game is None:
@@ -438,8 +523,7 @@ class EngineSession:
     def _count(self, req: dict[str, Any]) -> dict[str, Any]:
         return {"count": len(self._legal())}
 
-    def _best(self, req: dict[str, Any]) -> dict[str, Any]:
-        game = self._need_game()
+    def _best_by_score(self, game: Game) -> dict[str, Any]:
         moves = self._legal()
         best = moves.best()
         if best is not None:
@@ -453,23 +537,7 @@ class EngineSession:
 
     def _play(self, req: dict[str, Any]) -> dict[str, Any]:
         game = self._need_game()
-        value = req.get("action")
-        action: Action
-        if isinstance(value, str):
-            action = Action.from_text(value)
-        elif isinstance(value, dict):
-            kind = value.get("action", "place")
-            if kind == "place":
-                action = Action.place(Move(read_placements(value.get("placements"), "placements")))
-            elif kind == "exchange":
-                action = Action.exchange(read_hand(value.get("tiles"), "tiles"))
-            elif kind == "pass":
-                action = Action.pass_turn()
-            else:
-                raise BadInputError(f"unknown action {dumps(kind)[:40]}")
-        else:
-            raise BadInputError('"action" must be notation text or an object')
-        played = game.push(action)
+        played = game.push(_read_action(req.get("action"), '"action"'))
         turn = game.history[-1]
         return {
             "played": played.text(),
@@ -529,6 +597,9 @@ class EngineSession:
             ',"opens_slots":',
             np.array(list(map(str, opens.tolist())), dtype=object),
         )
+        won: dict[str, Any] = {}
+        if _opt_bool(req, "win"):
+            extra, won = self._analyse_win(req, ranked, extra)
         top_moves = _moves_text(ranked, extra, self.check_time)
         return {
             "count": len(moves),
@@ -536,32 +607,182 @@ class EngineSession:
             "moves": top_moves,
             "qwirkle_slots": slot_list,
             "unseen": len(unseen),
+            **won,
         }
 
+    def _analyse_win(
+        self, req: dict[str, Any], ranked: MoveList, extra: npt.NDArray[Any]
+    ) -> tuple[npt.NDArray[Any], dict[str, Any]]:
+        """``analyse`` with ``"win": true``: each listed move simulated (as ``sim`` with
+        these moves as the candidates), its ``win``, ``equity``, ``stderr`` and
+        ``iterations`` added to its entry."""
+        from .analysis.simulation import MAX_CANDIDATES, simulate
+
+        if len(ranked) > MAX_CANDIDATES:
+            raise BadInputError(f'"win" simulates at most {MAX_CANDIDATES} moves: ask for a smaller "top"')
+        options = self._sim_options(req)
+        watch = _StopWatch(self)
+        if not len(ranked):
+            return extra, {"stopped": False}
+        game = self._need_game()
+        results = simulate(game, candidates=[Action.place(ranked[i]) for i in range(len(ranked))], should_stop=watch, **options)
+        by_move = {frozenset(r.action.move.placements): r for r in results if r.action.move is not None}
+        texts = []
+        for i in range(len(ranked)):
+            r = by_move[frozenset(ranked[i].placements)]
+            texts.append(
+                f',"win":{dumps(r.win)},"equity":{dumps(r.equity)},"stderr":{dumps(r.stderr)},'
+                f'"iterations":{r.iterations}'
+            )
+        return _json_objects(extra, np.array(texts, dtype=object)), watch.fields()
+
+    def _sim_options(self, req: dict[str, Any]) -> dict[str, Any]:
+        """simulate's keywords from a request: ``plies`` (absent: 2; ``"end"`` or null:
+        to the end of each sampled game), ``iterations``, ``time_limit`` (seconds), ``seed``,
+        ``threads``."""
+        from .analysis.simulation import MAX_ITERATIONS, MAX_PLIES
+
+        plies: int | None = 2
+        if "plies" in req:
+            to_end = req["plies"] is None or req["plies"] == "end"
+            if not to_end and (type(req["plies"]) is not int or not 1 <= req["plies"] <= MAX_PLIES):
+                raise BadInputError(f'"plies" must be an integer in 1..{MAX_PLIES}, or "end", got {brief(req["plies"])}')
+            plies = None if to_end else req["plies"]
+        return {
+            "plies": plies,
+            "iterations": _opt_int(req, "iterations", None, 1, MAX_ITERATIONS),
+            "time_limit": _opt_seconds(req, "time_limit"),
+            "seed": _opt_int(req, "seed", 0, 0, 2**64 - 1),
+            "threads": _opt_int(req, "threads", None, 1, 1 << 16),
+        }
+
+    def _sim(self, req: dict[str, Any]) -> dict[str, Any]:
+        """Monte Carlo simulation of the player to move's candidates (see
+        ``qwirkle_core.analysis.simulation.simulate``): what they may know only."""
+        from .analysis.simulation import DEFAULT_TOP, MAX_CANDIDATES, simulate
+
+        game = self._need_game()
+        top = _opt_int(req, "top", DEFAULT_TOP, 1, MAX_CANDIDATES)
+        assert top is not None
+        candidates = None
+        if req.get("candidates") is not None:
+            value = req["candidates"]
+            if not isinstance(value, list) or not 1 <= len(value) <= MAX_CANDIDATES:
+                raise BadInputError(f'"candidates" must be a list of 1 to {MAX_CANDIDATES} actions')
+            candidates = [_read_action(v, f"candidates[{i}]") for i, v in enumerate(value)]
+        options = self._sim_options(req)
+        watch = _StopWatch(self)
+        results = simulate(game, candidates=candidates, top=top, should_stop=watch, **options)
+        return {
+            "ranked": [_sim_entry(r) for r in results],
+            **watch.fields(),
+        }
+
+    def _solve(self, req: dict[str, Any]) -> dict[str, Any]:
+        """The exact endgame solver (two players, the bag empty: the other hand is then
+        every tile the player to move cannot see, so the line may name its moves)."""
+        from .analysis.endgame import solve_endgame
+
+        game = self._need_game()
+        limit = _opt_seconds(req, "time_limit")
+        left = self._time_left()
+        # The request's timeout as a time limit, so that it ends in the best of the
+        # deepest search completed rather than of the first.
+        by_timeout = left is not None and (limit is None or left < limit)
+        watch = _StopWatch(self)
+        result = solve_endgame(game, time_limit=left if by_timeout else limit, should_stop=watch)
+        if by_timeout and not result.exact and watch.reason is None:
+            watch.reason = "timeout"
+        return {
+            "action": result.action.text(),
+            "spread": result.spread,
+            "pv": [a.text() for a in result.pv],
+            "nodes": result.nodes,
+            "exact": result.exact,
+            **watch.fields(),
+        }
+
+    def _best(self, req: dict[str, Any]) -> dict[str, Any]:
+        game = self._need_game()
+        if req.get("bot") is None:
+            return self._best_by_score(game)
+        from .bots import make_bot
+
+        name = req["bot"]
+        seed = _opt_int(req, "seed", 0, 0, 2**64 - 1)
+        movetime = _opt_seconds(req, "movetime")
+        assert seed is not None
+        if game.is_over:
+            return {"action": None}
+        bot = make_bot(name, seed=seed, seat=game.to_move, movetime=movetime)
+        action = bot.choose(game)
+        if action.move is not None:
+            return {"action": action.text(), "placements": action.move.to_json(), "score": action.move.score}
+        return {"action": action.text(), "score": 0}
+
     def _selfplay(self, req: dict[str, Any]) -> dict[str, Any]:
-        from .selfplay import parse_bots, selfplay
+        from .bots import BOT_IDS, BOTS
+        from .selfplay import selfplay
 
         games = _opt_int(req, "games", 10, 1, 2**63 - 1)
         players = _opt_int(req, "players", 2, 2, 6)
         seed = _opt_int(req, "seed", 0, 0, 2**64 - 1)
+        movetime = _opt_seconds(req, "movetime")
         assert games is not None and players is not None and seed is not None
         bots_value = req.get("bots", "greedy")
         if not isinstance(bots_value, str):
             raise BadInputError('"bots" must be text like "greedy" or "greedy,random"')
-        bots = parse_bots(bots_value, players)
-        assert games is not None
+        bots = [name.strip() for name in bots_value.split(",")]
+        for name in bots:
+            if name not in BOTS:
+                raise BadInputError(f"unknown bot {brief(name)} (choose from {', '.join(BOTS)})")
+        if len(bots) == 1:
+            bots *= players
+        if len(bots) != players:
+            raise BadInputError(f'"bots" names one bot, or one per seat ({players}), got {len(bots)}')
         if games > self.limits.max_games:
             raise BadInputError(f'"games" = {games} is more than this engine plays in one request ({self.limits.max_games}, --max-games)')
         self.check_time()
-        result = selfplay(games, players, bots, seed=seed, progress=lambda done: self.check_time())
-        wins, shared = result.wins()
+        if all(name in BOT_IDS for name in bots):
+            result = selfplay(games, players, bots, seed=seed, progress=lambda done: self.check_time())
+            scores, seconds = result.scores, result.seconds
+        else:
+            scores, seconds = self._selfplay_in_python(games, players, bots, seed, movetime)
+        top = scores.max(axis=1, keepdims=True)
+        at_top = scores == top
+        alone = at_top.sum(axis=1, keepdims=True) == 1
         return {
             "games": games,
-            "mean_scores": [round(float(x), 3) for x in result.scores.mean(axis=0)],
-            "wins": wins.tolist(),
-            "shared_wins": shared.tolist(),
-            "games_per_second": round(games / result.seconds, 1) if result.seconds > 0 else None,
+            "mean_scores": [round(float(x), 3) for x in scores.mean(axis=0)],
+            "wins": (at_top & alone).sum(axis=0).tolist(),
+            "shared_wins": (at_top & ~alone).sum(axis=0).tolist(),
+            "games_per_second": round(games / seconds, 1) if seconds > 0 else None,
         }
+
+    def _selfplay_in_python(
+        self, games: int, players: int, bots: list[str], seed: int, movetime: float | None
+    ) -> tuple[npt.NDArray[np.int64], float]:
+        """Games with a bot that searches (``sim``, ``endgame``): played turn by turn in
+        Python (game i from seed ``seed + i``, each bot seeded as ``make_bot`` seeds
+        seat p of that game, as the numba self-play does), the clock and stop read
+        between turns.  Final scores (games x players) and the seconds they took."""
+        from ._batch import MAX_TURNS
+        from .bots import make_bot
+        from .errors import RunawayGameError
+
+        scores = np.zeros((games, players), np.int64)
+        started = time.perf_counter()
+        for i in range(games):
+            game_seed = (seed + i) % 2**64
+            game = Game(players=players, seed=game_seed)
+            seats = [make_bot(name, seed=game_seed, seat=p, movetime=movetime) for p, name in enumerate(bots)]
+            while not game.is_over:
+                self.check_time()
+                if len(game.history) >= MAX_TURNS:
+                    raise RunawayGameError(f"game {i} (seed {game_seed}) ran past {MAX_TURNS} turns without ending")
+                game.push(seats[game.to_move].choose(game))
+            scores[i] = game.scores
+        return scores, time.perf_counter() - started
 
     def _stop(self, req: dict[str, Any]) -> dict[str, Any]:
         """Stop every request sent before this one.  The engine process reads requests
@@ -653,7 +874,10 @@ def _is_stop(line: bytes) -> bool:
 def serve(stdin: IO[bytes], stdout: IO[str], limits: Limits | None = None) -> int:
     """Answer request lines until ``quit`` or end of input; returns the exit status
     (0).  Requests are read on a second thread, so ``{"cmd": "stop"}`` stops the
-    request that is running (it gets an error reply, then the stop its own reply)."""
+    request that is running (a search replies with its best so far, marked
+    ``"stopped": true``, any other request with an error; then the stop gets its own
+    reply).  The kernels release the GIL, so the reader sees a stop at once; a search
+    asks between kernel calls."""
     session = EngineSession(limits)
     reader = _LineReader(stdin, session)
     reader.thread.start()
