@@ -1,4 +1,4 @@
-"""Self-play as a library: many games between built-in bots, played inside numba.
+"""Self-play as a library: many games between bots, played inside numba.
 
 >>> result = selfplay(4, 2, ["greedy", "greedy"], seed=7, parallel=False)
 >>> result.scores.shape, int(result.turns.min()) > 0
@@ -9,6 +9,17 @@ Game i is dealt from seed ``seed + i``; with ``record=True`` each game's record 
 :func:`qwirkle_core.records.game_from_record`.  :func:`play_batches` gives the games a
 batch at a time (with their records as JSON-lines text, written by a kernel), which is
 what the ``selfplay`` command streams to its record file.
+
+The built-in kernel bots (:data:`qwirkle_core.bots.BOT_IDS`) play inside numba.  When
+any seat is a search bot (``sim``, ``endgame``: the other names of
+:data:`qwirkle_core.bots.BOTS`), every game of the run is played in Python instead
+(:func:`qwirkle_core.bots.play` on ``Game(players, seed + i)``, seat p's bot
+``make_bot(name, seed=seed + i, seat=p, movetime=movetime)``), its games spread over
+processes as :mod:`qwirkle_core.match` spreads its deals; the results and the records
+are those of the same games (the kernel bots decide with the same kernels either way).
+``movetime`` (seconds a move) is for the search bots only.  Without it their games are
+the same for the same seed; with it a search stops where the clock says, so its games
+may differ from one run to the next.
 """
 
 from __future__ import annotations
@@ -27,9 +38,10 @@ import numpy.typing as npt
 from . import _batch, _bot_kernels, _constants, _layout, _recordtext
 from ._ints import int_value, read_int
 from ._prng import SEED_LIMIT, seed_words
-from .bots import BOT_IDS
+from .bots import BOT_IDS, BOTS, make_bot, play
 from .errors import QwirkleError, RunawayGameError, show
-from .records import _check_log, read_records
+from .game import END_NAMES, Game
+from .records import _check_log, read_records, record_from_game, record_line
 
 BATCH = 256  # games per kernel call: the progress bar moves once per batch
 LOG_CAPACITY = 256  # turns logged per game; a longer game is played again alone
@@ -74,14 +86,15 @@ class Batch:
 
 
 def parse_bots(text: str, players: int) -> list[str]:
-    """Bot names from ``"greedy"`` (every seat) or ``"greedy,random"`` (one per seat)."""
+    """Bot names from ``"greedy"`` (every seat) or ``"greedy,sim"`` (one per seat): any
+    name of :data:`qwirkle_core.bots.BOTS`."""
     if not isinstance(text, str):
         raise SelfPlayArgumentError(f"bots are named in a string like 'greedy,random', got {show(text)}")
     players = read_int(players, "players", 2, _constants.MAX_PLAYERS, SelfPlayArgumentError)
     names = [name.strip() for name in text.split(",")]
     for name in names:
-        if name not in BOT_IDS:
-            raise SelfPlayArgumentError(f"unknown bot {show(name)} (choose from {', '.join(BOT_IDS)})")
+        if name not in BOTS:
+            raise SelfPlayArgumentError(f"unknown bot {show(name)} (choose from {', '.join(BOTS)})")
     if len(names) == 1:
         names *= players
     if len(names) != players:
@@ -179,6 +192,36 @@ def default_threads() -> int:
 MAX_GAMES = 10**9  # per run, as the command line allows
 
 
+def searches(bots: Sequence[str]) -> bool:
+    """Whether any of ``bots`` (names of :data:`qwirkle_core.bots.BOTS`) is a search
+    bot, so that a run of them is played in Python rather than inside numba."""
+    if isinstance(bots, (str, bytes)) or not isinstance(bots, Sequence):
+        raise SelfPlayArgumentError(f"bots is a list of bot names, got {show(bots)}")
+    for name in bots:
+        if not isinstance(name, str) or name not in BOTS:
+            raise SelfPlayArgumentError(f"unknown bot {show(name)} (choose from {', '.join(BOTS)})")
+    return any(name not in BOT_IDS for name in bots)
+
+
+def check_movetime(movetime: Any, bots: Sequence[str]) -> float | None:
+    """``movetime`` for a run of ``bots``: None, or seconds a move (above 0, at most
+    :data:`qwirkle_core.match.MAX_MOVETIME`) when some seat is a search bot; a
+    SelfPlayArgumentError otherwise (the kernel bots take no budget)."""
+    from .match import MatchArgumentError
+    from .match import check_movetime as read_movetime  # here: match imports this module
+
+    search = searches(bots)
+    try:
+        seconds = read_movetime(movetime)
+    except MatchArgumentError as exc:
+        raise SelfPlayArgumentError(str(exc)) from None
+    if seconds is not None and not search:
+        raise SelfPlayArgumentError(
+            f"movetime is for the search bots ({', '.join(n for n in BOTS if n not in BOT_IDS)}): no seat plays one"
+        )
+    return seconds
+
+
 def _check_run(games: Any, players: Any, bots: Any, seed: Any, batch: Any = BATCH) -> None:
     """The arguments of a run, checked at the boundary (a SelfPlayArgumentError each)."""
     if type(games) is not int or not 0 <= games <= MAX_GAMES:
@@ -188,8 +231,8 @@ def _check_run(games: Any, players: Any, bots: Any, seed: Any, batch: Any = BATC
     if isinstance(bots, (str, bytes)) or not isinstance(bots, Sequence) or len(bots) not in (1, players):
         raise SelfPlayArgumentError(f"bots names one bot for every seat, or one per seat ({players}), got {show(bots)}")
     for name in bots:
-        if not isinstance(name, str) or name not in BOT_IDS:
-            raise SelfPlayArgumentError(f"unknown bot {show(name)} (choose from {', '.join(BOT_IDS)})")
+        if not isinstance(name, str) or name not in BOTS:
+            raise SelfPlayArgumentError(f"unknown bot {show(name)} (choose from {', '.join(BOTS)})")
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < SEED_LIMIT:
         raise SelfPlayArgumentError(f"a seed is an integer in [0, 2**64), got {show(seed)}")
     if type(batch) is not int or batch < 1:
@@ -205,6 +248,7 @@ def play_batches(
     parallel: bool = True,
     batch: int = BATCH,
     threads: int | None = None,
+    movetime: float | None = None,
 ) -> Iterator[Batch]:
     """Play ``games`` games (game i from seed ``seed + i`` mod 2**64) with the built-in
     ``bots`` (one name per seat) inside numba, at most ``batch`` games per kernel call,
@@ -217,8 +261,18 @@ def play_batches(
     time it added to the run, so their sum is the run's time from the first game on
     (compiling, and the time the caller spends between batches, left out).
 
+    With a search bot in some seat (see the module's docstring) the games are played in
+    Python on ``threads`` processes instead (default: one per core; one, in this
+    process, unless ``parallel``), a few games a batch, and ``movetime`` is each search
+    bot's budget of seconds a move (None: a fixed amount of work a move).
+
     Raises :class:`RunawayGameError` for a game that reaches the turn cap."""
     _check_run(games, players, bots, seed, batch)
+    movetime = check_movetime(movetime, bots)
+    if searches(bots):
+        names = list(bots) * players if len(bots) == 1 else list(bots)
+        yield from _python_batches(games, players, names, seed, record, parallel, batch, threads, movetime)
+        return
     bot_ids = np.zeros(_constants.MAX_PLAYERS, np.int64)
     bot_ids[:players] = [BOT_IDS[b] for b in bots]
     tie_rank = np.arange(_constants.MAX_PLAYERS, dtype=np.int64)
@@ -295,18 +349,22 @@ def selfplay(
     parallel: bool = True,
     progress: Callable[[int], None] | None = None,
     threads: int | None = None,
+    movetime: float | None = None,
 ) -> SelfPlayResult:
-    """Play ``games`` games (game i from seed ``seed + i`` mod 2**64) with the built-in
-    ``bots`` (one name per seat) inside numba, across all cores unless ``parallel`` is
-    False.  With ``record``, also return each game's record (kept in memory: to
-    stream many games to a file, use :func:`play_batches`)."""
+    """Play ``games`` games (game i from seed ``seed + i`` mod 2**64) with ``bots``
+    (one name per seat), the built-in kernel bots inside numba, across all cores unless
+    ``parallel`` is False; with a search bot in some seat, in Python on processes (see
+    :func:`play_batches`; ``movetime``: the search bots' seconds a move).  With
+    ``record``, also return each game's record (kept in memory: to stream many games
+    to a file, use :func:`play_batches`)."""
     _check_run(games, players, bots, seed)
+    movetime = check_movetime(movetime, bots)
     all_scores = np.zeros((games, players), np.int64)
     all_turns = np.zeros(games, np.int64)
     all_ends = np.zeros(games, np.int64)
     records: list[dict[str, Any]] = []
     seconds = 0.0
-    for part in play_batches(games, players, bots, seed, record, parallel, threads=threads):
+    for part in play_batches(games, players, bots, seed, record, parallel, threads=threads, movetime=movetime):
         done = part.start + len(part.seeds)
         all_scores[part.start : done] = part.scores
         all_turns[part.start : done] = part.turns
@@ -317,3 +375,112 @@ def selfplay(
         if progress is not None:
             progress(done)
     return SelfPlayResult(all_scores, all_turns, seconds, records, all_ends)
+
+
+_END_CODES = {name: code for code, name in END_NAMES.items()}
+PYTHON_BATCH = 16  # games a task at most when the bots play in Python (seconds a game)
+
+
+def _play_python_games(
+    players: int, bots: Sequence[str], seeds: Sequence[int], movetime: float | None = None, record: bool = False
+) -> Batch:
+    """Games of ``bots`` (one name per seat, any of :data:`qwirkle_core.bots.BOTS`)
+    played in Python, one for each of ``seeds``: ``Game(players, s)`` with seat p's bot
+    ``make_bot(bots[p], seed=s, seat=p, movetime=movetime)`` (a worker's task, and the
+    games self-play plays when a seat searches).  The Batch starts at 0; its records,
+    if asked for, are the lines :func:`play_batches` writes for the same games."""
+    if isinstance(seeds, (str, bytes)) or not isinstance(seeds, (Sequence, np.ndarray)):
+        raise SelfPlayArgumentError(f"seeds is a sequence of seeds, got {show(seeds)}")
+    _check_run(len(seeds), players, bots, 0)
+    if len(bots) != players:
+        raise SelfPlayArgumentError(f"bots names one bot per seat ({players}), got {show(bots)}")
+    movetime = check_movetime(movetime, bots)
+    options = {} if movetime is None else {"movetime": movetime}
+    count = len(seeds)
+    scores = np.zeros((count, players), np.int64)
+    turns = np.zeros(count, np.int64)
+    ends = np.zeros(count, np.int64)
+    lines: list[str] = []
+    began = time.perf_counter()
+    for i, game_seed in enumerate(seeds):
+        if isinstance(game_seed, bool) or not isinstance(game_seed, (int, np.integer)) or not 0 <= game_seed < SEED_LIMIT:
+            raise SelfPlayArgumentError(f"a seed is an integer in [0, 2**64), got {show(game_seed)}")
+        game_seed = int(game_seed)
+        seated = [make_bot(name, seed=game_seed, seat=p, **options) for p, name in enumerate(bots)]
+        try:
+            game = play(Game(players, game_seed), seated)
+        except RunawayGameError:
+            raise RunawayGameError(
+                f"the game of seed {game_seed} ran past {_batch.MAX_TURNS} turns without ending"
+            ) from None
+        scores[i] = game.scores
+        turns[i] = game.turn_count
+        ends[i] = _END_CODES[game.end] if game.end is not None else _layout.END_NONE
+        if record:
+            lines.append(record_line(record_from_game(game)) + "\n")
+    seconds = time.perf_counter() - began
+    return Batch(0, [int(s) for s in seeds], scores, turns, ends, seconds, "".join(lines).encode())
+
+
+def _python_batches(
+    games: int, players: int, bots: list[str], seed: int, record: bool, parallel: bool, batch: int,
+    processes: int | None, movetime: float | None,
+) -> Iterator[Batch]:
+    """play_batches for bots that play in Python: tasks of a few games on processes
+    (spawned, as qwirkle_core.match spawns its workers), yielded in order."""
+    import multiprocessing
+    from concurrent.futures import Future, ProcessPoolExecutor
+
+    from .match import _ignore_interrupts, default_processes
+
+    workers = (processes if processes is not None else default_processes()) if parallel else 1
+    workers = max(1, workers)
+    # Small tasks, as a match has them: every worker busy to the end, the progress
+    # moving often, an interrupted run waiting for little.
+    size = max(1, min(batch, PYTHON_BATCH, games // (64 * workers)))
+    starts = list(range(0, games, size))
+
+    def seeds_of(start: int) -> list[int]:
+        return [(seed + i) % SEED_LIMIT for i in range(start, min(games, start + size))]
+
+    last = time.perf_counter()
+    if workers == 1 or len(starts) <= 1:
+        for start in starts:
+            part = _play_python_games(players, bots, seeds_of(start), movetime, record)
+            part.start = start
+            now = time.perf_counter()
+            part.seconds = now - last
+            yield part
+            last = time.perf_counter()
+        return
+    # spawn, not fork: the caller may run threads (a progress bar, numba's), which a
+    # forked child would inherit in whatever state they were.
+    context = multiprocessing.get_context("spawn")
+    workers = min(workers, len(starts))
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=_ignore_interrupts) as pool:
+        window = 2 * workers  # tasks in flight: bounded memory, workers never idle
+        pending: deque[tuple[int, Future[Batch]]] = deque()
+        queued = 0
+
+        def submit_next() -> None:
+            nonlocal queued
+            if queued < len(starts):
+                start = starts[queued]
+                pending.append((start, pool.submit(_play_python_games, players, bots, seeds_of(start), movetime, record)))
+                queued += 1
+
+        for _ in range(window):
+            submit_next()
+        try:
+            while pending:
+                start, future = pending.popleft()
+                part = future.result()
+                submit_next()
+                now = time.perf_counter()
+                part.start = start
+                part.seconds = max(0.0, now - last)
+                last = now
+                yield part
+        finally:
+            for _, future in pending:
+                future.cancel()

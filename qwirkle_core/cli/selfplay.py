@@ -1,6 +1,11 @@
-"""The ``selfplay`` command: many games between built-in bots, played inside numba.
+"""The ``selfplay`` command: many games between bots, the built-in kernel bots inside numba.
 
     python -m qwirkle_core selfplay --games 1000 --players 2 --bots greedy,heuristic --seed 7
+    python -m qwirkle_core selfplay --games 20 --bots greedy,sim --movetime 0.05
+
+A search bot (``sim``, ``endgame``) in any seat makes every game of the run play in
+Python, on one process per core (``--threads``: how many), with ``--movetime`` seconds
+a move for the search bots if given.
 
 Game i is dealt from seed ``S + i``; its record (``--record FILE``, one JSON line per
 game, the qwirkle-record/1 format) replays with ``qwirkle_core.records.game_from_record``.
@@ -25,11 +30,20 @@ from .._constants import MAX_PLAYERS
 from .._prng import SEED_LIMIT
 from .._progress import Progress, pick_mode
 from .._record_writer import RecordWriter, RecordWriterError
-from ..bots import BOT_IDS
+from ..bots import BOT_IDS, BOTS
 from ..datasets import DEFAULT_CHUNK_SIZE
 from ..errors import QwirkleError
 from ..game import END_NAMES, MIN_PLAYERS
-from ..selfplay import BATCH, SelfPlayArgumentError, SelfPlayResult, parse_bots, play_batches
+from ..match import MAX_MOVETIME, default_processes
+from ..selfplay import (
+    BATCH,
+    SelfPlayArgumentError,
+    SelfPlayResult,
+    check_movetime,
+    parse_bots,
+    play_batches,
+    searches,
+)
 from . import NAME, fail
 from ._datasets import dataset_options, run_selfplay_dataset
 
@@ -116,6 +130,27 @@ def _int_option(text: Any, option: str, low: int, high: int) -> int:
     return value
 
 
+def _movetime_option(text: str | None, bots: list[str]) -> float | None:
+    """``--movetime``: seconds a move, only where a seat is a search bot."""
+    if text is None:
+        return None
+    if not searches(bots):
+        raise SelfPlayArgumentError(
+            f"--movetime is for the search bots ({', '.join(n for n in BOTS if n not in BOT_IDS)}): "
+            f"no seat plays one (--bots {','.join(bots)})"
+        )
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise SelfPlayArgumentError(f"--movetime takes seconds, got {text!r}") from None
+    try:
+        return check_movetime(seconds, bots)
+    except SelfPlayArgumentError:
+        raise SelfPlayArgumentError(
+            f"--movetime is seconds a move, above 0 and at most {MAX_MOVETIME:g}, got {text!r}"
+        ) from None
+
+
 def register(subparsers: Any) -> None:
     """Add the ``selfplay`` command to an argparse sub-parsers object."""
     parser = subparsers.add_parser(
@@ -131,7 +166,15 @@ def register(subparsers: Any) -> None:
         "--bots",
         default="greedy",
         metavar="B[,B...]",
-        help=f"one bot for every seat, or one per seat: {', '.join(BOT_IDS)} (default greedy)",
+        help=f"one bot for every seat, or one per seat: {', '.join(BOTS)} (default greedy); the kernel bots "
+        f"({', '.join(BOT_IDS)}) play inside numba on threads, a search bot in any seat makes every game "
+        "play in Python on processes (--threads of them)",
+    )
+    parser.add_argument(
+        "--movetime",
+        metavar="T",
+        help="seconds a move for the search bots (sim, endgame); refused when no seat is one "
+        "(default: a fixed amount of search a move, the same games for the same seed)",
     )
     parser.add_argument("--seed", default="0", metavar="S", help="game i is dealt from seed S+i (default 0)")
     parser.add_argument(
@@ -146,7 +189,9 @@ def register(subparsers: Any) -> None:
         help="add the records to the end of an existing FILE (a partial last line left by an "
         "interrupted run is cut off first)",
     )
-    parser.add_argument("--threads", metavar="T", help="cores to use (default: all)")
+    parser.add_argument(
+        "--threads", metavar="T", help="cores to use: threads, or processes when a seat searches (default: all)"
+    )
     parser.add_argument(
         "--progress",
         choices=("auto", "always", "never"),
@@ -158,7 +203,7 @@ def register(subparsers: Any) -> None:
         "datasets (the scale extra: pip install '.[scale]')",
         "Write the games as a Parquet dataset (docs/datasets.md), on all local cores, a local Dask "
         "cluster or an existing one; the same command always gives the same dataset, and run again "
-        "it writes only what is missing.",
+        "it writes only what is missing.  Kernel bots only: a search bot is refused here.",
     )
     scale.add_argument("--out", metavar="DIR", help="write a Parquet dataset into DIR")
     scale.add_argument("--workers", metavar="K", help="start a local Dask cluster of K worker processes")
@@ -177,9 +222,17 @@ def run(args: argparse.Namespace) -> int:
         threads = None
         if args.threads is not None:
             threads = _int_option(args.threads, "--threads", 1, MAX_THREADS)
+        movetime = _movetime_option(args.movetime, bots)
     except SelfPlayArgumentError as exc:
         return fail(str(exc), EXIT_BAD_ARGS)
+    search = searches(bots)
     if args.out is not None or args.workers is not None or args.scheduler is not None:
+        if search:
+            return fail(
+                "a Parquet dataset (--out, --workers, --scheduler) is written by the kernel bots only "
+                f"({', '.join(BOT_IDS)}): a search bot plays in Python; use --record instead",
+                EXIT_BAD_ARGS,
+            )
         # A Parquet dataset, with or without a Dask cluster: its own path (cli/_datasets.py).
         return _run_dataset(args, games, players, bots, seed, threads)
     out = None
@@ -193,8 +246,10 @@ def run(args: argparse.Namespace) -> int:
             return fail(str(exc.strerror), EXIT_BAD_ARGS)
     if threads is not None:
         numba.set_num_threads(threads)
-    # A bar on a terminal, a line every few seconds elsewhere; nothing for one batch.
-    mode = pick_mode(args.progress, sys.stderr) if args.progress == "always" or games > BATCH else "off"
+    # A bar on a terminal, a line every few seconds elsewhere; nothing for one batch of
+    # the kernel bots (a blink), always something for the search bots (seconds a game).
+    shown = args.progress == "always" or games > BATCH or (search and args.progress == "auto")
+    mode = pick_mode(args.progress, sys.stderr) if shown else "off"
     bar = Progress(f"{NAME}: selfplay", games, mode=mode) if mode != "off" else None
     scores = np.zeros((games, players), np.int64)
     turns = np.zeros(games, np.int64)
@@ -206,7 +261,9 @@ def run(args: argparse.Namespace) -> int:
             stack.callback(out.close)
         if bar is not None:
             stack.callback(bar.close)
-        for batch in play_batches(games, players, bots, seed, record=out is not None, threads=threads):
+        for batch in play_batches(
+            games, players, bots, seed, record=out is not None, threads=threads, movetime=movetime
+        ):
             done = batch.start + len(batch.seeds)
             scores[batch.start : done] = batch.scores
             turns[batch.start : done] = batch.turns
@@ -231,7 +288,10 @@ def run(args: argparse.Namespace) -> int:
     wins, ties = result.wins()
     means = result.scores.mean(axis=0)
     rate = games / max(result.seconds, 1e-9)
-    used = threads if threads is not None else numba.get_num_threads()
+    if search:  # processes, one per core unless --threads
+        used = min(threads if threads is not None else default_processes(), games)
+    else:
+        used = threads if threads is not None else numba.get_num_threads()
     if args.json:
         summary = {
             "games": games,
@@ -246,13 +306,17 @@ def run(args: argparse.Namespace) -> int:
             "threads": used,
             "ends": endings,
         }
+        if movetime is not None:
+            summary["movetime"] = movetime
         print(json.dumps(summary))
         return 0
     print(f"{games} games, {players} players, seeds {seed}..{seed + games - 1}")
     print(f"{'seat':>4}  {'bot':<10} {'mean score':>10} {'wins':>7} {'ties':>6}")
     for p in range(players):
         print(f"{p:>4}  {bots[p]:<10} {means[p]:>10.2f} {int(wins[p]):>7} {int(ties[p]):>6}")
-    print(f"{rate:,.0f} games per second ({used} threads), {result.turns.mean():.1f} turns per game")
+    workers = f"{used} processes" if search else f"{used} threads"
+    speed = f"{rate:,.2f}" if rate < 100 else f"{rate:,.0f}"
+    print(f"{speed} games per second ({workers}), {result.turns.mean():.1f} turns per game")
     print("ended: " + ", ".join(f"{n} {name}" for name, n in endings.items()))
     if args.record:
         print(f"records written to {args.record}")
