@@ -2,7 +2,9 @@
 
 - :mod:`qwirkle_core.envs.encoding`: the one action encoding (a turn as sub-steps in
   a fixed ``Discrete`` space) and the legal next sub-steps of a position.
-- :class:`VectorQwirkle`: N games stepped by one numba kernel call.
+- :class:`VectorQwirkle`: N games stepped by one numba kernel call; its opponents are
+  the built-in bots (inside the kernels) or the search bots ``"sim"`` and ``"endgame"``
+  (played in Python between the kernel calls, ``opponent_movetime`` seconds a move).
 - ``qwirkle_core.envs.pettingzoo``, ``qwirkle_core.envs.gymnasium`` and
   ``qwirkle_core.envs.openspiel``: the frameworks' interfaces (the ``rl`` extra:
   ``pip install '.[rl]'``); importing this package needs only numpy and numba.

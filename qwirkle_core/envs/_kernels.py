@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import _batch, _bot_kernels, _constants, _layout, _turn
 from .._constants import EMPTY, N_KINDS
-from .._jit import batch_kernel, kernel
+from .._jit import batch_kernel, inline_kernel, kernel
 from .._layout import COL_COLS, COL_KINDS, COL_N, COL_ROWS, COL_SCORE, OUT_COLS, KArray, KInt
 from .._movegen import MODE_ALL
 from .._prng import below, seed_state
@@ -221,6 +221,13 @@ E_GAMES = 13  # games finished
 E_SKIPPED = 14  # games truncated before the caller's first turn (never observed)
 N_ENV = 15
 
+# bots[seat] of a seat that Python plays between kernel calls (a search bot); -1 is the
+# caller's seat, 0.. a built-in bot's id.
+SEARCH_SEAT = -2
+# What a turn's end leads to (finish_turn): the caller's next turn begun, the game ended
+# by the rules, truncated, or a search seat to move (Python plays it, then finish_turn).
+BEGUN, ENDED, TRUNCATED, WAITING = 0, 1, 2, 3
+
 # Columns of the scalar observation ``info`` (seats rotated: 0 = the player to move).
 O_SCORES = 0  # 6 scores
 O_HAND_SIZES = 6  # 6 hand sizes
@@ -298,6 +305,21 @@ def play_bots(
             st = regrown(st, action)
             _turn.apply_action(st, meta, hands, hand_sizes, bag, scores, rng, action, row, scratch_log)
     return st
+
+
+@kernel
+def search_seat_waits(st: KArray, meta: KArray, hands: KArray, hand_sizes: KArray, bag: KArray, out: KArray) -> KInt:
+    """A search seat is to move: 1 if it has a turn to play, or 0 when it has no
+    placement and the game is blocked or dead (ended here, as begin_turn ends it)."""
+    player = meta[_layout.M_PLAYER]
+    table = _turn.legal_placements(st, meta, _turn.held_kinds(hands[player], hand_sizes[player]), MODE_ALL, out)
+    if table.shape[0] == 0:
+        end = _turn.ending(st, meta, hands, hand_sizes, bag)
+        if end != _layout.END_NONE:
+            meta[_layout.M_OVER] = 1
+            meta[_layout.M_END] = end
+            return 0
+    return 1
 
 
 @kernel
@@ -412,16 +434,87 @@ def start_game(
             sts[i], metas[i], hands[i], hand_sizes[i], bags[i], scores[i], rngs[i], bot_rngs[i], bots, action, row, out
         )
         if metas[i, _layout.M_OVER] == 0 and metas[i, _layout.M_TURNS] < _batch.MAX_TURNS:
-            status = begin_turn(
-                i, sts, metas, hands, hand_sizes, bags, scores, env, partial, cache_ids, cache_scores, ex,
-                masks, set_lists, ob_board, ob_hand, ob_scalars, out,
-            )
-            if status == 0:
-                return
+            if bots[metas[i, _layout.M_PLAYER]] == SEARCH_SEAT:
+                # Python plays the search seat's turn, then finish_turn goes on.
+                if search_seat_waits(sts[i], metas[i], hands[i], hand_sizes[i], bags[i], out):
+                    return
+            else:
+                status = begin_turn(
+                    i, sts, metas, hands, hand_sizes, bags, scores, env, partial, cache_ids, cache_scores, ex,
+                    masks, set_lists, ob_board, ob_hand, ob_scalars, out,
+                )
+                if status == 0:
+                    return
         # A game over or truncated before the caller's first turn (a first turn whose
         # every move leaves the window): counted, and the next one is dealt.
         env[i, E_GAMES] += 1
         env[i, E_SKIPPED] += 1
+
+
+@inline_kernel
+def finish_turn(
+    i: KInt, action: KArray, sts: Any, metas: KArray, hands: KArray, hand_sizes: KArray, bags: KArray,
+    scores: KArray, rngs: KArray, bot_rngs: KArray, bots: KArray, env: KArray, partial: KArray,
+    cache_ids: KArray, cache_scores: KArray, ex: KArray, masks: KArray, set_lists: KArray,
+    ob_board: KArray, ob_hand: KArray, ob_scalars: KArray, row: KArray, scratch_log: KArray, out: KArray,
+) -> KInt:
+    """Play ``action`` (a legal action row) for env i's player to move, then the
+    built-in bots' turns, then begin the caller's next turn.  Returns BEGUN, ENDED,
+    TRUNCATED, or WAITING: a search seat is to move (Python plays it with this too)."""
+    meta = metas[i]
+    st = sts[i]
+    played = _turn.apply_action(st, meta, hands[i], hand_sizes[i], bags[i], scores[i], rngs[i], action, row, scratch_log)
+    if played == NEED_REGROW:
+        st = regrown(st, action)
+        _turn.apply_action(st, meta, hands[i], hand_sizes[i], bags[i], scores[i], rngs[i], action, row, scratch_log)
+    # The blocked and dead ends are looked for, as play_out does, when the next
+    # player has no placement (play_bots, begin_turn): a blocked or dead game leaves
+    # none, so the game ends in this step, in the state Game ends it in.
+    sts[i] = play_bots(st, meta, hands[i], hand_sizes[i], bags[i], scores[i], rngs[i], bot_rngs[i], bots, action, row, out)
+    if meta[_layout.M_OVER] != 0:
+        return ENDED
+    if meta[_layout.M_TURNS] >= _batch.MAX_TURNS:
+        return TRUNCATED
+    if bots[meta[_layout.M_PLAYER]] == SEARCH_SEAT:
+        return WAITING if search_seat_waits(sts[i], meta, hands[i], hand_sizes[i], bags[i], out) else ENDED
+    return begin_turn(
+        i, sts, metas, hands, hand_sizes, bags, scores, env, partial, cache_ids, cache_scores, ex,
+        masks, set_lists, ob_board, ob_hand, ob_scalars, out,
+    )
+
+
+@inline_kernel
+def close_game(
+    i: KInt, status: KInt, sts: Any, metas: KArray, hands: KArray, hand_sizes: KArray, bags: KArray,
+    scores: KArray, rngs: KArray, bot_rngs: KArray, bots: KArray, env: KArray, partial: KArray,
+    cache_ids: KArray, cache_scores: KArray, ex: KArray, masks: KArray, set_lists: KArray,
+    ob_board: KArray, ob_hand: KArray, ob_scalars: KArray, terminated: KArray, truncated: KArray,
+    final_scores: KArray, players: KInt, autoreset: KInt, stride: KInt,
+) -> None:
+    """Env i's game ended (status ENDED) or was truncated (TRUNCATED): its flags and
+    final scores, then the next game (autoreset) or a finished env waiting for reset."""
+    e = env[i]
+    meta = metas[i]
+    width = ob_board.shape[2]
+    terminated[i] = status == ENDED
+    truncated[i] = status == TRUNCATED
+    final_scores[i] = scores[i]
+    e[E_GAMES] += 1
+    if autoreset:
+        start_game(
+            i, sts, metas, hands, hand_sizes, bags, scores, rngs, bot_rngs, bots, env, partial, cache_ids,
+            cache_scores, ex, masks, set_lists, ob_board, ob_hand, ob_scalars, players, stride,
+        )
+    else:
+        e[E_DONE] = 1
+        clear_mask(masks[i], set_lists[i], e[E_SET])
+        e[E_SET] = 0
+        e[E_PLACED] = 0
+        e[E_MARKED] = 0
+        top, left = window_of(sts[i], meta, width)
+        write_board(sts[i], meta, top, left, width, ob_board[i, 0])
+        ob_board[i, 1] = EMPTY
+        write_scalars(meta, hand_sizes[i], scores[i], e, ob_scalars[i])
 
 
 @batch_kernel
@@ -488,26 +581,13 @@ def step_envs(
                 action[_layout.A_COLS + s] = code % width + e[E_LEFT]
         else:
             _turn.set_exchange(action, partial[i, 6:], e[E_MARKED])
-        st = sts[i]
-        played = _turn.apply_action(st, meta, hands[i], hand_sizes[i], bags[i], scores[i], rngs[i], action, row, scratch_log)
-        if played == NEED_REGROW:
-            st = regrown(st, action)
-            _turn.apply_action(st, meta, hands[i], hand_sizes[i], bags[i], scores[i], rngs[i], action, row, scratch_log)
-        # The blocked and dead ends are looked for, as play_out does, when the next
-        # player has no placement (play_bots, begin_turn): a blocked or dead game leaves
-        # none, so the game ends in this step, in the state Game ends it in.
-        sts[i] = play_bots(st, meta, hands[i], hand_sizes[i], bags[i], scores[i], rngs[i], bot_rngs[i], bots, action, row, out)
-        status = 1
-        if meta[_layout.M_OVER] == 0:
-            if meta[_layout.M_TURNS] >= _batch.MAX_TURNS:
-                status = 2
-            else:
-                status = begin_turn(
-                    i, sts, metas, hands, hand_sizes, bags, scores, env, partial, cache_ids, cache_scores, ex,
-                    masks, set_lists, ob_board, ob_hand, ob_scalars, out,
-                )
+        status = finish_turn(
+            i, action, sts, metas, hands, hand_sizes, bags, scores, rngs, bot_rngs, bots, env, partial,
+            cache_ids, cache_scores, ex, masks, set_lists, ob_board, ob_hand, ob_scalars, row, scratch_log, out,
+        )
         # The reward: the acting seat's points; against bots, the learner's points less
-        # the mean of the bots' points over the step.
+        # the mean of the bots' points over the step (with search seats, VectorQwirkle
+        # writes it once Python has played their turns too).
         gain = scores[i, player] - before[player]
         if bots[player] < 0:
             others = 0
@@ -517,27 +597,13 @@ def step_envs(
                     others += scores[i, p] - before[p]
                     n_bots += 1
             rewards[i] = gain - (others / n_bots if n_bots else 0.0)
-        if status == 0:
+        if status == BEGUN or status == WAITING:
             continue
-        terminated[i] = status == 1
-        truncated[i] = status == 2
-        final_scores[i] = scores[i]
-        e[E_GAMES] += 1
-        if autoreset:
-            start_game(
-                i, sts, metas, hands, hand_sizes, bags, scores, rngs, bot_rngs, bots, env, partial, cache_ids,
-                cache_scores, ex, masks, set_lists, ob_board, ob_hand, ob_scalars, players, n_envs,
-            )
-        else:
-            e[E_DONE] = 1
-            clear_mask(masks[i], set_lists[i], e[E_SET])
-            e[E_SET] = 0
-            e[E_PLACED] = 0
-            e[E_MARKED] = 0
-            top, left = window_of(sts[i], meta, width)
-            write_board(sts[i], meta, top, left, width, ob_board[i, 0])
-            ob_board[i, 1] = EMPTY
-            write_scalars(meta, hand_sizes[i], scores[i], e, ob_scalars[i])
+        close_game(
+            i, status, sts, metas, hands, hand_sizes, bags, scores, rngs, bot_rngs, bots, env, partial, cache_ids,
+            cache_scores, ex, masks, set_lists, ob_board, ob_hand, ob_scalars, terminated, truncated, final_scores,
+            players, autoreset, n_envs,
+        )
     return -1
 
 

@@ -1,4 +1,4 @@
-"""One agent against built-in bots, as a Gymnasium environment (the ``rl`` extra).
+"""One agent against bots, as a Gymnasium environment (the ``rl`` extra).
 
 >>> import gymnasium as gym
 >>> import qwirkle_core.envs  # registers Qwirkle-v0 (where gymnasium is installed)
@@ -9,7 +9,11 @@
 
 The agent plays seat ``learner`` with the sub-steps of
 :mod:`qwirkle_core.envs.encoding`; the bots' turns are played inside the step that ends
-the agent's turn (and inside ``reset()`` when a bot opens the game).  The observation is
+the agent's turn (and inside ``reset()`` when a bot opens the game).  The built-in
+bots play inside the kernels; a search bot (``opponents="sim"`` or ``"endgame"``, with
+``opponent_movetime`` seconds a move if given) plays in Python within the same step,
+made by ``make_bot(name, seed=info["seed"], seat=seat)`` for each episode (see
+:class:`~qwirkle_core.envs.vector.VectorQwirkle`).  The observation is
 the flat int16 vector of ``_common.flat_observation``; the bool mask of legal sub-steps
 is ``info["action_mask"]`` after ``reset`` and every ``step``, and ``action_masks()``
 (what sb3-contrib's ``MaskablePPO`` asks for).
@@ -66,6 +70,7 @@ class QwirkleVsBot(gym.Env):  # type: ignore[misc, unused-ignore]
         illegal_reward: float = -1.0,
         render_mode: str | None = None,
         reward: str = "margin",
+        opponent_movetime: float | None = None,
     ) -> None:
         render_mode = _common.check_render_mode(render_mode, self.metadata["render_modes"])
         self.reward = _common.check_reward(reward)
@@ -77,7 +82,8 @@ class QwirkleVsBot(gym.Env):  # type: ignore[misc, unused-ignore]
         if not math.isfinite(value):
             raise QwirkleError(f"illegal_reward is a finite number, got {show(given)}")
         self._vec = VectorQwirkle(
-            1, players=players, seed=0, opponents=opponents, learner=learner, window=window, autoreset=False
+            1, players=players, seed=0, opponents=opponents, learner=learner, window=window, autoreset=False,
+            opponent_movetime=opponent_movetime,
         )
         self.render_mode = render_mode
         self.learner = self._vec.learner

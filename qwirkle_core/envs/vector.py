@@ -21,17 +21,22 @@ from .. import _bot_kernels, _constants, _layout
 from .._constants import EMPTY
 from .._ints import int_value, read_int
 from .._prng import new_state
-from .._state import empty_state, tiles_of
+from .._state import LOG_PER_PUSH, empty_state, tiles_of
+from .._turn import new_table
 from ..board import Board
+from ..bots import BOTS, Bot, make_bot
 from ..errors import IllegalMoveError, QwirkleError, show
-from ..game import Game
+from ..game import Action, Game
 from ..tiles import ALL_TILES
 from . import _kernels as k
 from .encoding import DEFAULT_WINDOW, action_count, describe
 
-__all__ = ["BOT_IDS", "VectorQwirkle"]
+__all__ = ["BOT_IDS", "SEARCH_BOTS", "VectorQwirkle"]
 
 BOT_IDS = {"random": _bot_kernels.BOT_RANDOM, "greedy": _bot_kernels.BOT_GREEDY, "heuristic": _bot_kernels.BOT_HEURISTIC}
+# The opponents played in Python between kernel calls (qwirkle_core.bots.make_bot's).
+SEARCH_BOTS = tuple(name for name in BOTS if name not in BOT_IDS)
+OPPONENTS = (*BOT_IDS, *SEARCH_BOTS)
 MOVE_CACHE = 1024  # encoded moves kept per env for a turn (more: re-encoded per sub-step)
 SET_LIST = 2048  # mask bits remembered per env, so a mask is cleared bit by bit
 MAX_ENVS = 1 << 16  # the most envs one VectorQwirkle steps (each takes ~100 KiB); more is refused at once
@@ -70,6 +75,13 @@ class VectorQwirkle:
     to move's); with a bot name (``"random"``, ``"greedy"``, ``"heuristic"``), or one
     name per seat, the caller plays seat ``learner`` and the bots play the other seats
     inside the kernel, with the built-in bots' seeds (stream 1 + seat of the game's seed).
+    A search bot (``"sim"``, ``"endgame"``: ``SEARCH_BOTS``) plays its seats in Python
+    between the kernel calls, within the same ``step`` (or ``reset``): seat p of the game
+    of seed S is ``make_bot(name, seed=S, seat=p, movetime=opponent_movetime)``, made
+    afresh for each game and asked to choose on ``to_game(i)`` (the position, without its
+    history); ``opponent_movetime`` (seconds a move, only with a search opponent) bounds
+    its search, else it does a fixed amount of work a move and the games are the same
+    for the same seeds.  Without a search opponent nothing of this runs.
 
     ``step(actions)`` returns ``(obs, masks, rewards, terminated, truncated, info)``.
     Every array is preallocated and the same object at every call (copy what you keep):
@@ -105,6 +117,7 @@ class VectorQwirkle:
         learner: int = 0,
         window: int = DEFAULT_WINDOW,
         autoreset: bool = True,
+        opponent_movetime: float | None = None,
     ) -> None:
         if type(n) is not int or not 1 <= n <= MAX_ENVS:
             raise QwirkleError(f"n is a number of games 1..{MAX_ENVS:,}, got {show(n)}")
@@ -119,6 +132,8 @@ class VectorQwirkle:
         self.autoreset = bool(autoreset)
         self.action_count = action_count(window)
         self.bots = np.full(_constants.MAX_PLAYERS, -1, np.int64)
+        # Seat -> the search bot's name, for the seats Python plays (k.SEARCH_SEAT in bots).
+        self._search_names: dict[int, str] = {}
         if opponents is not None:
             try:
                 # At most one name a seat (one more, to tell): never walked to its end.
@@ -132,9 +147,16 @@ class VectorQwirkle:
             for p, name in enumerate(names):
                 if p == learner:
                     continue
-                if not isinstance(name, str) or name not in BOT_IDS:
-                    raise QwirkleError(f"opponents are {sorted(BOT_IDS)}, got {show(name)}")
-                self.bots[p] = BOT_IDS[str(name)]
+                if not isinstance(name, str) or name not in OPPONENTS:
+                    raise QwirkleError(f"opponents are {sorted(OPPONENTS)}, got {show(name)}")
+                if name in BOT_IDS:
+                    self.bots[p] = BOT_IDS[str(name)]
+                else:
+                    self.bots[p] = k.SEARCH_SEAT
+                    self._search_names[p] = str(name)
+        self.opponent_movetime = self._check_movetime(opponent_movetime)
+        # Per env: (games played, game seed) of the game its search bots were made for.
+        self._search_bots: list[tuple[tuple[int, int], dict[int, Bot]] | None] = [None] * n
         self._seed = self._check_seed(seed, n)
         # One board state per env (layout in qwirkle_core._state): a typed list, since a
         # state is replaced by a larger array when its board grows.
@@ -165,6 +187,19 @@ class VectorQwirkle:
         self._final_scores = np.zeros((n, _constants.MAX_PLAYERS), np.int64)
         self._started = False
 
+    def _check_movetime(self, movetime: Any) -> float | None:
+        """``opponent_movetime``: None, or seconds a move for the search opponents."""
+        if movetime is None:
+            return None
+        from ..match import check_movetime  # here: qwirkle_core.match imports self-play
+
+        seconds = check_movetime(movetime)  # a QwirkleError unless 0 < seconds <= MAX_MOVETIME
+        if not self._search_names:
+            raise QwirkleError(
+                f"opponent_movetime is for the search opponents ({', '.join(SEARCH_BOTS)}): none plays here"
+            )
+        return seconds
+
     @staticmethod
     def _check_seed(seed: int, n: int) -> int:
         """The seed of env 0: an integer that leaves room for the seeds of all ``n``
@@ -188,17 +223,25 @@ class VectorQwirkle:
         self.masks[:] = False
         self._final_scores[:] = 0
         for i in range(self.n):
-            k.start_game(
-                i, self._sts, self._metas, self._hands, self._hand_sizes, self._bags, self._scores, self._rngs,
-                self._bot_rngs, self.bots, self._env, self._partial, self._cache_ids, self._cache_scores, self._ex,
-                self.masks, self._set_lists, self.obs["board"], self.obs["hand"], self.obs["scalars"],
-                self.players, self.n,
-            )
+            self._start_game(i)
         self._started = True
         self.rewards[:] = 0
         self.terminated[:] = False
         self.truncated[:] = False
+        if self._search_names:
+            self._search_bots = [None] * self.n
+            self._play_search_seats(np.ones(self.n, np.bool_))
         return self.obs, self.masks, self.info()
+
+    def _start_game(self, i: int) -> None:
+        """Deal env i's next game and let the kernel bots play to the caller's turn (or
+        a search seat's)."""
+        k.start_game(
+            i, self._sts, self._metas, self._hands, self._hand_sizes, self._bags, self._scores, self._rngs,
+            self._bot_rngs, self.bots, self._env, self._partial, self._cache_ids, self._cache_scores, self._ex,
+            self.masks, self._set_lists, self.obs["board"], self.obs["hand"], self.obs["scalars"],
+            self.players, self.n,
+        )
 
     def step(
         self, actions: npt.ArrayLike
@@ -219,6 +262,8 @@ class VectorQwirkle:
         if not self._started:  # after the checks: a refused call changes nothing
             self.reset()
         acts = acts.astype(np.int64, copy=False)
+        before = self._scores.copy() if self._search_names else self._scores
+        games_before = self._env[:, k.E_GAMES].copy() if self._search_names else self._env[:, k.E_GAMES]
         bad = k.step_envs(
             acts, self._sts, self._metas, self._hands, self._hand_sizes, self._bags, self._scores, self._rngs,
             self._bot_rngs, self.bots, self._env, self._partial, self._cache_ids, self._cache_scores, self._ex,
@@ -231,7 +276,107 @@ class VectorQwirkle:
             a = int(acts[bad])
             what = describe(a, self.window) if 0 <= a < self.action_count else a
             raise IllegalMoveError(f"env {bad}: action {a} {what} is not a legal sub-step")
+        if self._search_names:
+            self._after_search_step(acts, before, games_before)
         return self.obs, self.masks, self.rewards, self.terminated, self.truncated, self.info()
+
+    # -------------------------------------------------------------- search opponents
+    def _waiting(self) -> npt.NDArray[np.bool_]:
+        """Per env: a search seat is to move in a game in play (the kernels stopped)."""
+        to_move = self._metas[:, _layout.M_PLAYER]
+        waiting: npt.NDArray[np.bool_] = (
+            (self.bots[to_move] == k.SEARCH_SEAT) & (self._metas[:, _layout.M_OVER] == 0) & (self._env[:, k.E_DONE] == 0)
+        )
+        return waiting
+
+    def _search_bot(self, i: int, seat: int) -> Bot:
+        """The search bot of ``seat`` in env i's game: made for that game (its seed)."""
+        key = (int(self._env[i, k.E_GAMES]), int(self._env[i, k.E_SEED]))
+        held = self._search_bots[i]
+        if held is None or held[0] != key:
+            held = (key, {})
+            self._search_bots[i] = held
+        bots = held[1]
+        if seat not in bots:
+            options = {} if self.opponent_movetime is None else {"movetime": self.opponent_movetime}
+            seed = key[1] % (1 << 64)
+            bots[seat] = make_bot(self._search_names[seat], seed=seed, seat=seat, **options)
+        return bots[seat]
+
+    def _play_search_turn(self, i: int) -> int:
+        """Env i's search seat plays its turn (chosen in Python), then the kernels go
+        on as after the caller's turn: returns finish_turn's status."""
+        game = self.to_game(i)
+        seat = game.to_move
+        chosen = self._search_bot(i, seat).choose(game)
+        if not isinstance(chosen, Action):
+            raise QwirkleError(f"the {self._search_names[seat]} bot chose {show(chosen)}, not an Action")
+        played = game.push(chosen)  # legal (IllegalMoveError otherwise), with its score
+        action = np.zeros(_layout.ACTION_COLS, np.int64)
+        if played.kind == Action.PLACE:
+            assert played.move is not None
+            action[_layout.A_TYPE] = _layout.PLACE
+            action[_layout.A_SCORE] = played.move.score or 0
+            for s, (r, c, t) in enumerate(played.move.placements):
+                action[_layout.A_ROWS + s] = r
+                action[_layout.A_COLS + s] = c
+                action[_layout.A_KINDS + s] = t.kind
+            action[_layout.A_N] = len(played.move)
+        elif played.kind == Action.EXCHANGE:
+            action[_layout.A_TYPE] = _layout.EXCHANGE
+            action[_layout.A_N] = len(played.tiles)
+            action[_layout.A_KINDS : _layout.A_KINDS + len(played.tiles)] = [t.kind for t in played.tiles]
+        else:
+            action[_layout.A_TYPE] = _layout.PASS
+        row = np.zeros(_layout.LOG_COLS, np.int32)
+        scratch_log = np.zeros(1 + 2 * LOG_PER_PUSH, np.int64)
+        status: int = k.finish_turn(
+            i, action, self._sts, self._metas, self._hands, self._hand_sizes, self._bags, self._scores, self._rngs,
+            self._bot_rngs, self.bots, self._env, self._partial, self._cache_ids, self._cache_scores, self._ex,
+            self.masks, self._set_lists, self.obs["board"], self.obs["hand"], self.obs["scalars"], row, scratch_log,
+            new_table(),
+        )
+        return int(status)
+
+    def _play_search_seats(self, fresh: npt.NDArray[np.bool_]) -> None:
+        """Play the search seats' turns of every env where one is to move, until the
+        caller's turn (or the game's end).  ``fresh[i]``: env i's game was dealt in
+        this call, so a game that ends before the caller's first turn is skipped, as
+        the kernels skip it (counted in ``games_skipped``, the next seed dealt)."""
+        for i in np.flatnonzero(self._waiting()).tolist():
+            while self._waiting()[i]:
+                status = self._play_search_turn(i)
+                if status in (k.BEGUN, k.WAITING):
+                    continue
+                if fresh[i]:
+                    self._env[i, k.E_GAMES] += 1
+                    self._env[i, k.E_SKIPPED] += 1
+                    self._start_game(i)
+                    continue
+                k.close_game(
+                    i, status, self._sts, self._metas, self._hands, self._hand_sizes, self._bags, self._scores,
+                    self._rngs, self._bot_rngs, self.bots, self._env, self._partial, self._cache_ids,
+                    self._cache_scores, self._ex, self.masks, self._set_lists, self.obs["board"], self.obs["hand"],
+                    self.obs["scalars"], self.terminated, self.truncated, self._final_scores, self.players,
+                    int(self.autoreset), self.n,
+                )
+                fresh[i] = True  # the next game (autoreset) is this step's too
+
+    def _after_search_step(
+        self, acts: npt.NDArray[np.int64], before: npt.NDArray[np.int64], games_before: npt.NDArray[np.int64]
+    ) -> None:
+        """After the kernel's step: the search seats' turns, then the rewards of the
+        envs whose caller ended a turn, over all the bots' turns of the step."""
+        # A game the kernel ended in this step and dealt again (autoreset) is fresh.
+        fresh = self._env[:, k.E_GAMES] != games_before
+        self._play_search_seats(fresh.copy())
+        ended = self.terminated | self.truncated
+        after = np.where(ended[:, None], self._final_scores, self._scores)
+        gains = (after - before)[:, : self.players].astype(np.float64)
+        mine = gains[:, self.learner]
+        others = (gains.sum(axis=1) - mine) / (self.players - 1)
+        turn_ended = acts >= 36 * self.window * self.window + 36  # END or PASS
+        self.rewards[turn_ended] = (mine - others)[turn_ended]
 
     def info(self) -> dict[str, Any]:
         """Per env (numpy arrays): the seat to move, the game's seed, the games played and
