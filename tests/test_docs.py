@@ -128,6 +128,27 @@ def code_blocks(page: Path) -> list[tuple[str, str, int]]:
     return [(m["lang"], m["body"], text.count("\n", 0, m.start()) + 1) for m in FENCE.finditer(text)]
 
 
+def prose_sentences(text: str) -> list[str]:
+    """The sentences of a page's prose (code blocks, tables and headings left out), of
+    eight words or more, whitespace collapsed."""
+    text = re.sub(r"```.*?```", " ", text, flags=re.DOTALL)
+    text = re.sub(r"^(\||#).*$", " ", text, flags=re.MULTILINE)
+    text = re.sub(r"\s+", " ", text)
+    return [s.strip() for s in re.split(r"(?<=[.!?;:])\s+", text) if len(s.split()) >= 8]
+
+
+def test_the_readme_repeats_no_sentence_of_the_docs() -> None:
+    """The README says each thing once and links to docs/ for the rest: a sentence of it
+    found word for word in a page of docs/ is one that will drift."""
+    readme = prose_sentences((ROOT / "README.md").read_text(encoding="utf-8"))
+    assert len(readme) > 20  # the check reads the README's prose at all
+    repeated = []
+    for page in sorted((ROOT / "docs").glob("*.md")):
+        doc = " ".join(prose_sentences(page.read_text(encoding="utf-8")))
+        repeated += [f"{page.name}: {s}" for s in readme if s in doc]
+    assert not repeated, "\n".join(repeated)
+
+
 def test_every_code_block_is_run_or_marked_as_text() -> None:
     unmarked = [
         f"{page.relative_to(ROOT)}:{line}: ```{lang}"
