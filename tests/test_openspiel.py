@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hst
 
 pyspiel = pytest.importorskip("pyspiel", reason="the rl extra (pip install '.[rl]') is not installed")
 
@@ -16,6 +18,8 @@ from open_spiel.python.algorithms import ismcts, mcts
 from qwirkle_core import _layout
 from qwirkle_core._state import tiles_of
 from qwirkle_core.envs import openspiel as qos
+from qwirkle_core.envs.encoding import mark_id, place_id
+from qwirkle_core.errors import IllegalMoveError
 
 NO_JIT = os.environ.get("NUMBA_DISABLE_JIT") == "1"
 SLOW = pytest.mark.skipif(NO_JIT, reason="whole OpenSpiel games: minutes with every kernel in plain Python")
@@ -228,3 +232,120 @@ def test_turn_cap() -> None:
     assert state.truncated and state.meta[_layout.M_TURNS] == qos.MAX_TURNS
     table = np.array(state.information_state_tensor(0))[-qos.MAX_TURNS * qos.TURN_COLS :].reshape(qos.MAX_TURNS, -1)
     assert table[:, qos.T_DONE].all()
+
+
+# ------------------------------------------------------- illegal actions refused
+def snapshot(state: Any) -> tuple[Any, ...]:
+    players = state.num_players()
+    return (
+        state.history(), str(state), state.current_player(), state.legal_actions(),
+        tuple(state.information_state_string(p) for p in range(players)),
+    )
+
+
+def refused(state: Any, action: int) -> None:
+    """``action`` is refused (OpenSpiel's SpielError, the library's IllegalMoveError) and
+    the state is as before, then plays on."""
+    before = snapshot(state)
+    with pytest.raises(qos.IllegalActionError) as caught:
+        state.apply_action(action)
+    assert isinstance(caught.value, pyspiel.SpielError) and isinstance(caught.value, IllegalMoveError)
+    assert snapshot(state) == before
+
+
+def test_apply_action_refuses_what_is_not_legal() -> None:
+    game = pyspiel.load_game("python_qwirkle", {"players": 2})
+    state = game.new_initial_state()
+    for bad in (36, 40, 255, qos.END, qos.N_ACTIONS, 10**12, -2):
+        refused(state, bad)
+    for _ in range(3):  # every copy of kind 0 dealt: 0 is no longer an outcome
+        state.apply_action(0)
+    assert 0 not in dict(state.chance_outcomes())
+    refused(state, 0)
+    rng = np.random.default_rng(7)
+    to_decision(state, rng)
+    seat = state.current_player()
+    assert state.meta[_layout.M_BAG] == 96
+    hand = {int(k) for k in state.hands[seat, : state.hand_sizes[seat]]}
+    legal = set(state.legal_actions())
+    wrong = [qos.PASS, qos.END, qos.N_ACTIONS, qos.N_ACTIONS + 5, 2**40]
+    wrong += [mark_id(kind) for kind in range(36) if kind not in hand]  # marks of kinds not in the hand
+    wrong += [mark_id(kind) for kind in hand]  # no exchange at the opening
+    wrong += [place_id(kind, 16, 16) for kind in range(36) if kind not in hand]
+    wrong += [place_id(min(hand), 0, j) for j in range(32) if place_id(min(hand), 0, j) not in legal]
+    for bad in wrong:
+        refused(state, bad)
+    assert len(wrong) >= 40
+    # mid-turn (the opening places the largest group): no PASS, no mark, END once it is whole
+    state.apply_action(min(legal))
+    while True:
+        legal = set(state.legal_actions())
+        for bad in (qos.PASS, qos.END, *(mark_id(kind) for kind in range(36)), place_id(min(hand), 0, 0)):
+            if bad not in legal:
+                refused(state, bad)
+        if qos.END in legal:
+            break
+        state.apply_action(min(legal))
+    state.apply_action(qos.END)
+    assert state.is_chance_node()
+    size = int(state.meta[_layout.M_BAG])
+    missing = [kind for kind in range(36) if not (state.bag[:size] == kind).any()]
+    for bad in (*missing, 36, 40, qos.END):
+        refused(state, bad)
+    # a finished game: nothing is legal
+    play(state, lambda s: int(rng.choice(s.legal_actions())), rng) if not NO_JIT else None
+    if state.is_terminal():
+        for bad in (0, qos.END, qos.PASS):
+            refused(state, bad)
+
+
+def random_state(seed: int, steps: int) -> Any:
+    game = pyspiel.load_game("python_qwirkle", {"players": 2 + seed % 3})
+    rng = np.random.default_rng(seed)
+    state = game.new_initial_state()
+    for _ in range(steps):
+        if state.is_terminal():
+            break
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes())
+            state.apply_action(int(rng.choice(outcomes, p=probs)))
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    return state
+
+
+@settings(max_examples=10 if NO_JIT else 60, deadline=None)
+@given(seed=hst.integers(0, 2**20), steps=hst.integers(0, 40 if NO_JIT else 300),
+       ids=hst.lists(hst.integers(-1, qos.N_ACTIONS + 100), min_size=1, max_size=8))
+def test_random_illegal_ids_are_refused(seed: int, steps: int, ids: list[int]) -> None:
+    state = random_state(seed, steps)
+    if state.is_chance_node():
+        ids = [a % 40 for a in ids]
+        legal = {a for a, _ in state.chance_outcomes()}
+    else:
+        legal = set(state.legal_actions())
+    for a in ids:
+        if a not in legal and a != -1:  # -1 is OpenSpiel's kInvalidAction: its own check refuses it
+            refused(state, a)
+    if legal:
+        state.apply_action(min(legal))
+
+
+def test_random_legal_play_never_meets_a_state_without_actions() -> None:
+    rng = np.random.default_rng(11)
+    for players in (2, 3, 4, 6):
+        state = pyspiel.load_game("python_qwirkle", {"players": players}).new_initial_state()
+        steps = 0
+        while not state.is_terminal() and steps < (150 if NO_JIT else 100_000):
+            steps += 1
+            if state.is_chance_node():
+                outcomes, probs = zip(*state.chance_outcomes())
+                assert outcomes and abs(sum(probs) - 1) < 1e-9
+                state.apply_action(int(rng.choice(outcomes, p=probs)))
+            else:
+                legal = state.legal_actions()
+                assert legal, str(state)
+                assert np.flatnonzero(state.legal_actions_mask()).tolist() == legal
+                state.apply_action(int(rng.choice(legal)))
+        assert NO_JIT or state.is_terminal()
+        assert state.legal_actions() == [] or not state.is_terminal()

@@ -51,12 +51,12 @@ from .. import _bot_kernels, _constants, _layout, _turn
 from .._ints import int_value
 from .._prng import GAME_STREAM, new_state
 from .._state import empty_state, new_log, tiles_of
-from ..errors import QwirkleError, show
+from ..errors import IllegalMoveError, QwirkleError, show
 from ..tiles import ALL_TILES
 from . import _kernels as k
 from .encoding import DEFAULT_WINDOW, action_count, describe, end_id, pass_id
 
-__all__ = ["INFO_PARTS", "MAX_TURNS", "QwirkleGame", "QwirkleState"]
+__all__ = ["INFO_PARTS", "MAX_TURNS", "IllegalActionError", "QwirkleGame", "QwirkleState"]
 
 WIDTH = DEFAULT_WINDOW
 N_ACTIONS = action_count(WIDTH)
@@ -82,6 +82,12 @@ _GAME_TYPE = pyspiel.GameType(
 )
 
 
+class IllegalActionError(IllegalMoveError, pyspiel.SpielError):  # type: ignore[misc]
+    """An action that is not legal in the state (``apply_action`` refuses it, the state
+    unchanged): OpenSpiel's ``pyspiel.SpielError``, as ``apply_action_with_legality_check``
+    raises, and the library's ``IllegalMoveError`` (a ``ValueError``), as its envs raise."""
+
+
 class _Turn(NamedTuple):
     """One turn as the players saw it (immutable: a new one for each sub-step)."""
 
@@ -95,13 +101,15 @@ class _Turn(NamedTuple):
 
 _ARRAYS = ("meta", "hands", "hand_sizes", "bag", "scores", "partial", "turn_action", "turn_row")
 _FLAGS = ("players", "dealt", "placed", "marked", "pending", "n_drawn", "truncated", "deal", "turns", "cur")
+# Caches, shared by clones (never written once made) and left out of serialization.
+_CACHES = ("mask",)
 
 
 class _Core:
     """Everything a state holds: OpenSpiel clones a Python state by deep-copying each
     attribute of a new initial state, and this is the only one."""
 
-    __slots__ = ("st", *_ARRAYS, *_FLAGS)
+    __slots__ = ("st", *_ARRAYS, *_FLAGS, *_CACHES)
 
     def __init__(self, players: int) -> None:
         self.st = empty_state()  # never written in place: a placement pushes onto a copy
@@ -125,6 +133,9 @@ class _Core:
         self.deal: tuple[int, ...] = ()  # the kinds dealt, in order (seat = index // 6)
         self.turns: tuple[_Turn, ...] = ()  # the turns over
         self.cur: _Turn | None = None  # the turn in progress
+        # The legal sub-steps of the position and the partial turn's END score (read-only;
+        # None until asked for, and again after each action).
+        self.mask: tuple[npt.NDArray[np.bool_], int] | None = None
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Core:
         c = _Core.__new__(_Core)
@@ -147,12 +158,15 @@ class _Core:
         c.deal = self.deal  # immutable tuples
         c.turns = self.turns
         c.cur = self.cur
+        c.mask = self.mask
         return c
 
     def __getstate__(self) -> dict[str, Any]:  # pickling (OpenSpiel's serialization)
-        return {name: getattr(self, name) for name in self.__slots__}
+        return {name: getattr(self, name) for name in self.__slots__ if name not in _CACHES}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        for name in _CACHES:
+            setattr(self, name, None)
         for name, value in state.items():
             setattr(self, name, value)
 
@@ -286,16 +300,23 @@ class QwirkleState(pyspiel.State):  # type: ignore[misc]
         return bool(s.truncated or s.meta[_layout.M_OVER])
 
     def _mask(self) -> tuple[npt.NDArray[np.bool_], int]:
+        """The legal sub-steps of the player to move (read-only) and the partial turn's
+        END score; one kernel call per position, kept until the next action."""
         s = self._s
-        mask = np.zeros(N_ACTIONS, np.bool_)
-        seat = int(s.meta[_layout.M_PLAYER])
-        _, _, end_score = k.turn_mask(
-            s.st, s.meta, s.hands[seat], s.hand_sizes[seat], WIDTH, s.partial, s.placed, s.marked, mask,
-        )
-        return mask, int(end_score)
+        if s.mask is None:
+            mask = np.zeros(N_ACTIONS, np.bool_)
+            seat = int(s.meta[_layout.M_PLAYER])
+            _, _, end_score = k.turn_mask(
+                s.st, s.meta, s.hands[seat], s.hand_sizes[seat], WIDTH, s.partial, s.placed, s.marked, mask,
+            )
+            mask.flags.writeable = False
+            s.mask = (mask, int(end_score))
+        return s.mask
 
     def _legal_actions(self, player: int) -> list[int]:
-        return [int(a) for a in np.flatnonzero(self._mask()[0])]
+        if self.is_terminal() or self.is_chance_node():
+            return []
+        return np.flatnonzero(self._mask()[0]).tolist()
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         s = self._s
@@ -313,11 +334,14 @@ class QwirkleState(pyspiel.State):  # type: ignore[misc]
 
     # ----------------------------------------------------------- playing
     def _apply_action(self, action: int) -> None:
+        self._check(action)  # refused: raises, the state unchanged
         s = self._s
         if s.pending or s.dealt < 6 * s.players:
             self._draw(int(action))
             return
         assert s.cur is not None
+        _, end_score = self._mask()
+        s.mask = None
         what, kind, i, j = describe(action, WIDTH)
         if what == "place":
             top, left = k.window_of(s.st, s.meta, WIDTH)
@@ -334,7 +358,6 @@ class QwirkleState(pyspiel.State):  # type: ignore[misc]
         if what == "pass":
             _turn.set_pass(act)
         elif s.placed:
-            _, end_score = self._mask()
             top, left = k.window_of(s.st, s.meta, WIDTH)
             act[_layout.A_TYPE] = _layout.PLACE
             act[_layout.A_N] = s.placed
@@ -363,10 +386,34 @@ class QwirkleState(pyspiel.State):  # type: ignore[misc]
         if not s.pending:
             self._finish_turn()
 
+    def _check(self, action: int) -> None:
+        """Raise IllegalActionError unless ``action`` is legal here: a kind left in the
+        bag at a chance node, one of ``legal_actions()`` at a decision node."""
+        s = self._s
+        if self.is_terminal():
+            raise IllegalActionError(f"python_qwirkle: the game is over, no action is legal (got {show(action)})")
+        a = int_value(action)
+        if s.pending or s.dealt < 6 * s.players:
+            size = int(s.meta[_layout.M_BAG])
+            if a is None or not 0 <= a < _constants.N_KINDS or not (s.bag[:size] == a).any():
+                raise IllegalActionError(
+                    f"python_qwirkle: chance outcome {show(action)} is not a kind left in the bag"
+                    f" (its outcomes are the kinds 0..35 of chance_outcomes())"
+                )
+            return
+        if a is None or not 0 <= a < N_ACTIONS:
+            raise IllegalActionError(f"python_qwirkle: no action {show(action)} among the {N_ACTIONS} (0..{N_ACTIONS - 1})")
+        if not self._mask()[0][a]:
+            raise IllegalActionError(
+                f"python_qwirkle: {self._action_to_string(self.current_player(), a)} ({a}) is not legal for"
+                f" player {self.current_player()} here (see legal_actions())"
+            )
+
     def _draw(self, kind: int) -> None:
         s = self._s
         if s.dealt == 0:  # the first action: the shared initial core is copied
             s = self._s = s.__deepcopy__({})
+        s.mask = None
         if s.dealt < 6 * s.players:
             seat = s.dealt // 6
             s.hand_sizes[seat] = _turn.draw_kind(s.hands[seat], s.hand_sizes[seat], s.bag, s.meta, kind)
@@ -381,9 +428,7 @@ class QwirkleState(pyspiel.State):  # type: ignore[misc]
             return
         seat = int(s.meta[_layout.M_PLAYER])
         size = _turn.draw_kind(s.hands[seat], s.hand_sizes[seat], s.bag, s.meta, kind)
-        if size < 0:
-            raise pyspiel.SpielError(f"no {ALL_TILES[kind]} left in the bag")
-        assert s.cur is not None
+        assert size >= 0 and s.cur is not None  # _check: the kind is in the bag
         s.hand_sizes[seat] = size
         s.cur = s.cur._replace(drawn=(*s.cur.drawn, kind))
         s.n_drawn += 1
@@ -414,7 +459,11 @@ class QwirkleState(pyspiel.State):  # type: ignore[misc]
     # ----------------------------------------------------------- strings
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
+            if not 0 <= action < _constants.N_KINDS:
+                return f"draw ? (no chance outcome {action})"
             return f"draw {ALL_TILES[action].text()}"
+        if not 0 <= action < N_ACTIONS:
+            return f"? (no action {action})"
         what, kind, i, j = describe(action, WIDTH)
         if what == "place":
             return f"{ALL_TILES[kind].text()}@{i},{j}"
