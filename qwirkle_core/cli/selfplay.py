@@ -155,8 +155,8 @@ def register(subparsers: Any) -> None:
     """Add the ``selfplay`` command to an argparse sub-parsers object."""
     parser = subparsers.add_parser(
         "selfplay",
-        help="play many games between built-in bots (inside numba, on all cores)",
-        description="Play games between built-in bots; print the mean score and wins per seat "
+        help="play many games between bots (the kernel bots inside numba, search bots in Python; on all cores)",
+        description="Play games between bots; print the mean score and wins per seat "
         "and the games per second.",
     )
     # Values are parsed in run() so that a bad one gives one line, not argparse's usage text.
