@@ -156,3 +156,21 @@ def test_command_with_a_search_bot(tmp_path, capsys) -> None:  # type: ignore[no
                         "--record", str(path2), "--threads", "1", "--progress", "never"]) == 0
     assert json.loads(capsys.readouterr().out)["movetime"] == 0.01
     assert len(path2.read_text().splitlines()) == 1
+
+
+def test_the_endgame_bot_of_three_players_plays_greedy_games() -> None:
+    """The solver applies to two players only, so with three the endgame bot is greedy
+    throughout: a run in Python on processes, or in this process, gives the kernel
+    loop's greedy games (cheap enough for the run with the JIT off)."""
+    n = 2 if JIT_OFF else 6
+    kernel = selfplay(n, 3, ["greedy", "random", "greedy"], seed=30, record=True, parallel=False)
+    for options in ({"parallel": False}, {"threads": 2}):
+        search = selfplay(n, 3, ["endgame", "random", "greedy"], seed=30, record=True, **options)  # type: ignore[arg-type]
+        assert np.array_equal(search.scores, kernel.scores) and np.array_equal(search.ends, kernel.ends)
+        assert np.array_equal(search.turns, kernel.turns) and search.records == kernel.records
+    seen: list[int] = []
+    parts = list(play_batches(n, 3, ["endgame"], seed=30, parallel=False, batch=1))
+    for part in parts:
+        seen.extend(part.seeds)
+        assert part.start == seen.index(part.seeds[0]) and part.seconds >= 0
+    assert seen == list(range(30, 30 + n))
