@@ -227,3 +227,28 @@ def test_gymnasium_return_against_a_search_opponent_is_the_documented_quantity(r
         assert total == pytest.approx(expected, abs=1e-9)
         # The episode is Game(2, info seed)'s game with make_bot's sim bot in seat 0.
         assert env._vec.game_seed(0) == info["seed"]
+
+
+@pytest.mark.parametrize("autoreset", [True, False])
+def test_three_player_endgame_opponents_step_as_the_greedy_kernel_bots(autoreset: bool) -> None:
+    """With three players the endgame bot is greedy throughout (the solver is for two):
+    played in Python it gives the kernel's greedy games, step by step, every array and
+    reward the same (cheap enough for the run with the JIT off)."""
+    python = VectorQwirkle(3, players=3, seed=12, opponents=["endgame", None, "endgame"], learner=1, autoreset=autoreset)
+    kernel = VectorQwirkle(3, players=3, seed=12, opponents=["greedy", None, "greedy"], learner=1, autoreset=autoreset)
+    for env in (python, kernel):
+        env.reset()
+    for _ in range(60 if NO_JIT else 1500):
+        actions = kernel.random_actions()
+        if (actions < 0).any():  # a finished game (no autoreset): deal again
+            for env in (python, kernel):
+                env.reset()
+            continue
+        python.random_actions()  # its sampler kept in step
+        a, b = python.step(actions.copy()), kernel.step(actions)
+        for key in ("board", "hand", "scalars"):
+            assert (a[0][key] == b[0][key]).all()
+        for x, y in zip(a[1:5], b[1:5]):
+            assert (x == y).all()
+        for key, value in a[5].items():
+            assert (value == b[5][key]).all(), key
