@@ -52,13 +52,21 @@ __all__ = ["EndgameResult", "solve_endgame"]
 TT_BITS = 20  # measured: 2**18 -> 2**20 entries searched 25-40% fewer nodes on the hardest seeds
 FIRST_CAPACITY = 256  # move-table rows per ply; grown when a position has more moves
 UNLIMITED = 1 << 62
-# With should_stop: each search call gets the nodes the measured rate fits into this
-# many seconds (at least MIN_POLL_NODES), then should_stop is asked; a search cut short
-# is started again (the subtrees it finished are in the transposition table: measured
-# on seeds 1-4, 7, 8 of greedy self-play at the empty bag, 0.3-3% more nodes in all
-# than one search never cut).
+# With should_stop: each search call gets the nodes the measured rate fits into
+# POLL_SECONDS, or into 1/POLL_SHARE of the time the search has taken so far if more
+# (at least MIN_POLL_NODES), then should_stop is asked; a search cut short is started
+# again (the subtrees it finished are in the transposition table: measured on seeds
+# 1-4, 7, 8 of greedy self-play at the empty bag, 0.3-3% more nodes in all than one
+# search never cut).  The growing share makes sure a search cut again and again still
+# ends: a call that only walks back to where the last one stopped would make none.
 POLL_SECONDS = 0.05
+POLL_SHARE = 256
 MIN_POLL_NODES = 10_000
+
+
+def _poll_budget(rate: float, spent: float) -> int:
+    """Nodes for one call of a stoppable search that has run ``spent`` seconds."""
+    return max(MIN_POLL_NODES, int(rate * max(POLL_SECONDS, spent / POLL_SHARE)))
 
 
 class _Scratch(threading.local):
@@ -219,8 +227,8 @@ def _stoppable_exact(
     best_row: npt.NDArray[np.int32], should_stop: Callable[[], bool],
 ) -> tuple[int, bool]:
     """An exact solve that ``should_stop`` can end: depth 1 first (its best action is
-    the answer if stopped; left in ``best_row``), then the whole game in calls of about
-    POLL_SECONDS of nodes each.  Not iterative deepening: deepening ply by ply searched
+    the answer if stopped; left in ``best_row``), then the whole game in calls of
+    ``_poll_budget`` nodes each.  Not iterative deepening: deepening ply by ply searched
     2.1-2.6x the nodes of one full search (seeds 3, 4, 7, 8).  Returns (value, exact)."""
     stats[K.S_LIMIT] = UNLIMITED
     began = time.perf_counter()
@@ -230,10 +238,11 @@ def _stoppable_exact(
         return value, True
     first = best_row.copy()
     horizon = int(stats[K.S_HORIZON])
+    began = time.perf_counter()
     while not should_stop():
         now = time.perf_counter()
         before = int(stats[K.S_NODES])
-        stats[K.S_LIMIT] = before + max(MIN_POLL_NODES, int(rate * POLL_SECONDS))
+        stats[K.S_LIMIT] = before + _poll_budget(rate, now - began)
         got = _run_search(pos, scratch, stats, use_tt, K.MAX_PLY, salt, best_row)
         rate = (int(stats[K.S_NODES]) - before) / max(time.perf_counter() - now, 1e-6)
         if stats[K.S_STATUS] != K.S_ABORTED:
@@ -255,7 +264,8 @@ def solve_endgame(
     the search, deepening one ply at a time, when it runs out; the result is then
     ``exact`` only if the last completed depth reached every end of the game.
     ``should_stop``: a function of no arguments, asked between kernel calls of about
-    POLL_SECONDS each (a call cut short is searched again); True ends the search as a
+    POLL_SECONDS each (or 1/POLL_SHARE of the time the search has taken, if more; a
+    call cut short is searched again); True ends the search as a
     time limit does (``exact`` False, the best action of the deepest search completed).
     With a ``time_limit`` the search deepens as it does without ``should_stop``;
     without one, it searches depth 1 (the answer if stopped) and then the whole game,
@@ -293,6 +303,7 @@ def _solve(
         best_row_done = np.zeros(OUT_COLS, np.int32)
         rate = 0.0
         depth = 1
+        depth_began = started
         while depth <= K.MAX_PLY:
             now = time.perf_counter()
             if depth > 1 and (now >= deadline or (should_stop is not None and should_stop())):
@@ -303,7 +314,7 @@ def _solve(
             # the budget.
             budget = UNLIMITED if depth == 1 or rate == 0.0 else max(1, int(min(rate * (deadline - now), UNLIMITED)))
             if should_stop is not None and depth > 1 and rate > 0.0:
-                budget = min(budget, max(MIN_POLL_NODES, int(rate * POLL_SECONDS)))
+                budget = min(budget, _poll_budget(rate, now - depth_began))
             stats[K.S_LIMIT] = min(UNLIMITED, before_nodes + budget)
             got = _run_search(pos, scratch, stats, use_tt, depth, salt, best_row)
             elapsed = time.perf_counter() - now
@@ -318,6 +329,7 @@ def _solve(
                 exact = True
                 break
             depth += 1
+            depth_began = time.perf_counter()
         best_row = best_row_done
         stats[K.S_LIMIT] = UNLIMITED
     if not exact:
