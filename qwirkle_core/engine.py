@@ -599,7 +599,7 @@ class EngineSession:
         )
         won: dict[str, Any] = {}
         if _opt_bool(req, "win"):
-            extra, won = self._analyse_win(req, ranked, extra)
+            extra, won = self._analyse_win(req, top, ranked, extra)
         top_moves = _moves_text(ranked, extra, self.check_time)
         return {
             "count": len(moves),
@@ -611,15 +611,15 @@ class EngineSession:
         }
 
     def _analyse_win(
-        self, req: dict[str, Any], ranked: MoveList, extra: npt.NDArray[Any]
+        self, req: dict[str, Any], top: int, ranked: MoveList, extra: npt.NDArray[Any]
     ) -> tuple[npt.NDArray[Any], dict[str, Any]]:
         """``analyse`` with ``"win": true``: each listed move simulated (as ``sim`` with
         these moves as the candidates), its ``win``, ``equity``, ``stderr`` and
         ``iterations`` added to its entry."""
         from .analysis.simulation import MAX_CANDIDATES, simulate
 
-        if len(ranked) > MAX_CANDIDATES:
-            raise BadInputError(f'"win" simulates at most {MAX_CANDIDATES} moves: ask for a smaller "top"')
+        if top > MAX_CANDIDATES:
+            raise BadInputError(f'"win" simulates at most {MAX_CANDIDATES} moves: ask for a "top" of at most that')
         options = self._sim_options(req)
         watch = _StopWatch(self)
         if not len(ranked):
@@ -743,6 +743,8 @@ class EngineSession:
         if games > self.limits.max_games:
             raise BadInputError(f'"games" = {games} is more than this engine plays in one request ({self.limits.max_games}, --max-games)')
         self.check_time()
+        if movetime is not None and all(name in BOT_IDS for name in bots):
+            raise BadInputError('"movetime" is for the bots that search (sim, endgame): the kernel bots take none')
         if all(name in BOT_IDS for name in bots):
             result = selfplay(games, players, bots, seed=seed, progress=lambda done: self.check_time())
             scores, seconds = result.scores, result.seconds
@@ -764,8 +766,10 @@ class EngineSession:
     ) -> tuple[npt.NDArray[np.int64], float]:
         """Games with a bot that searches (``sim``, ``endgame``): played turn by turn in
         Python (game i from seed ``seed + i``, each bot seeded as ``make_bot`` seeds
-        seat p of that game, as the numba self-play does), the clock and stop read
-        between turns.  Final scores (games x players) and the seconds they took."""
+        seat p of that game, as ``selfplay.selfplay`` does), here in this process rather
+        than on the processes ``selfplay`` spreads them over, so that the clock and a
+        stop are read between turns.  Final scores (games x players) and the seconds
+        they took."""
         from ._batch import MAX_TURNS
         from .bots import make_bot
         from .errors import RunawayGameError
