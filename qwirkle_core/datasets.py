@@ -2,10 +2,11 @@
 
 A dataset is a directory::
 
-    DIR/manifest.json                 the parameters (games, players, bots, seed, chunk size)
-    DIR/games/chunk-000000.parquet    one row per game
-    DIR/turns/chunk-000000.parquet    one row per turn
-    DIR/games/chunk-000001.parquet    ...
+    DIR/manifest.json                  the parameters (games, players, bots, seed, chunk size)
+    DIR/chunk-000000/games.parquet     one row per game
+    DIR/chunk-000000/turns.parquet     one row per turn
+    DIR/chunk-000001/...
+    DIR/_SUCCESS                       written last, once every chunk is there
 
 Game ``i`` is dealt from seed ``seed + i`` (mod 2**64) and belongs to chunk
 ``i // chunk_size``, so the same parameters always give the same files, whatever
@@ -14,11 +15,15 @@ retries.  The schema is in ``docs/datasets.md``.  The tables are built straight 
 the numba game loop's turn logs (numpy columns, list columns by offsets), with no
 Python object per turn.
 
-A chunk is written atomically: each file goes to a hidden temporary name, is
-fsynced, then renamed into place, the turns file first and the games file last, so a
-chunk is complete exactly when its games file exists.  Running the same
-:func:`write_dataset` again into the same directory writes only the missing chunks;
-other parameters are refused (:class:`DatasetError`).
+A chunk appears whole or not at all: its two files are written and fsynced in a
+hidden temporary directory (``.tmp-…``), which one rename turns into the chunk's
+directory.  The manifest (first) and the ``_SUCCESS`` marker (last) are written the
+same way: a hidden temporary file, fsynced, renamed.  Running the same
+:func:`write_dataset` again into the same directory, after a kill at any moment,
+removes the temporary leftovers and writes only the missing chunks; other parameters
+are refused (:class:`DatasetError`).  Directories of the first layout
+(``qwirkle-dataset/1``: ``games/`` and ``turns/`` side by side) are still read and
+checked, never written.
 
 Needs the ``scale`` extra (``pip install '.[scale]'``: pyarrow, and
 dask.distributed for clusters); ``import qwirkle_core`` does not.
@@ -26,9 +31,11 @@ dask.distributed for clusters); ``import qwirkle_core`` does not.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
+import shutil
 import socket
 import threading
 import time
@@ -69,10 +76,16 @@ from .errors import InvalidRecordError, QwirkleError, RunawayGameError, show
 from .game import END_NAMES, MIN_PLAYERS, Game
 from .records import game_from_record, record_from_log
 
-DATASET_FORMAT = "qwirkle-dataset/1"
+DATASET_FORMAT = "qwirkle-dataset/2"  # one directory per chunk
+OLD_FORMAT = "qwirkle-dataset/1"  # games/ and turns/ side by side: read and checked, not written
 MANIFEST = "manifest.json"
-GAMES_DIR = "games"
+SUCCESS = "_SUCCESS"  # written last: every chunk is there
+GAMES_FILE = "games.parquet"  # the files of a chunk's directory
+TURNS_FILE = "turns.parquet"
+TMP_PREFIX = ".tmp-"  # what a writer has not finished: removed by the next run
+GAMES_DIR = "games"  # qwirkle-dataset/1's two directories
 TURNS_DIR = "turns"
+TABLES = ("games", "turns")
 DEFAULT_CHUNK_SIZE = 5000
 BATCH = 256  # games per kernel call inside a chunk (bounds the log buffer: 9 MiB)
 LOG_CAPACITY = 256  # turns logged per game; a longer game is played again alone
@@ -89,6 +102,7 @@ __all__ = [
     "DatasetSpec",
     "DatasetSummary",
     "check_dataset",
+    "chunk_files",
     "read_games",
     "read_records",
     "read_tables",
@@ -163,9 +177,9 @@ class DatasetSpec:
         }
 
     @classmethod
-    def from_json(cls, value: Any) -> DatasetSpec:
-        """The spec of a manifest object; DatasetError if it is not one."""
-        if not isinstance(value, dict) or value.get("format") != DATASET_FORMAT:
+    def from_json(cls, value: Any, formats: tuple[str, ...] = (DATASET_FORMAT,)) -> DatasetSpec:
+        """The spec of a manifest object (of one of ``formats``); DatasetError if it is not one."""
+        if not isinstance(value, dict) or value.get("format") not in formats:
             raise DatasetError(f"not a {DATASET_FORMAT} manifest")
         missing = [key for key in ("games", "players", "bots", "seed", "chunk_size") if key not in value]
         if missing:
@@ -176,12 +190,21 @@ class DatasetSpec:
 
 
 def chunk_name(chunk: int) -> str:
-    """The file name of ``chunk`` in the games and the turns directory."""
-    return f"chunk-{chunk:06d}.parquet"
+    """The name of ``chunk``'s directory (``chunk-000000``; in a ``qwirkle-dataset/1``
+    directory, the name of its files, ``chunk-000000.parquet``)."""
+    return f"chunk-{chunk:06d}"
+
+
+def _chunk_path(root: Path, version: str, chunk: int, table: str) -> Path:
+    """The ``table`` file (games or turns) of ``chunk`` in a dataset of ``version``."""
+    if version == OLD_FORMAT:
+        return root / table / f"{chunk_name(chunk)}.parquet"
+    return root / chunk_name(chunk) / f"{table}.parquet"
 
 
 def _root(path: Any) -> Path:
-    """``path`` (a str or an os.PathLike of one) as a Path, else DatasetError."""
+    """``path`` (a str or an os.PathLike of one) as an absolute Path (what is sent to
+    cluster workers, whose working directory is not ours), else DatasetError."""
     if not isinstance(path, (str, os.PathLike)):
         raise DatasetError(f"a dataset path is a str or a path, got {show(path)}")
     name = os.fspath(path)
@@ -189,10 +212,13 @@ def _root(path: Any) -> Path:
         raise DatasetError(f"a dataset path is a str or a path, got {show(path)}")
     if "\0" in name:
         raise DatasetError(f"a dataset path holds no NUL character, got {show(name)}")
-    return Path(name)
+    if not name:
+        raise DatasetError("a dataset path is not empty")
+    return Path(os.path.abspath(name))
 
 
-def _read_manifest(root: Path) -> DatasetSpec:
+def _manifest(root: Path) -> tuple[DatasetSpec, str]:
+    """The spec and the format (current or old) of the dataset at ``root``."""
     try:
         text = (root / MANIFEST).read_text(encoding="utf-8")
     except (FileNotFoundError, NotADirectoryError):  # missing, or a file (a records file?)
@@ -203,33 +229,105 @@ def _read_manifest(root: Path) -> DatasetSpec:
         value = json.loads(text)
     except (ValueError, RecursionError) as exc:  # JSONDecodeError, or nested too deeply
         raise DatasetError(f"{root / MANIFEST}: not JSON: {str(exc)[:200]}") from None
-    return DatasetSpec.from_json(value)
+    spec = DatasetSpec.from_json(value, (DATASET_FORMAT, OLD_FORMAT))
+    return spec, value["format"]
 
 
-def _atomic_write(path: Path, write: Callable[[Any], None]) -> None:
-    """Write ``path`` so that it is either absent or whole: ``write(file)`` fills a
-    hidden temporary file beside it, which is fsynced and then renamed over ``path``."""
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
-    try:
-        with open(tmp, "wb") as f:
-            write(f)
+def _read_manifest(root: Path) -> DatasetSpec:
+    return _manifest(root)[0]
+
+
+class _Disk:
+    """Every change a writer makes on disk, one step each (tests interrupt a run at
+    each of them, as a kill would, and resume it)."""
+
+    @staticmethod
+    def makedirs(path: Path) -> None:
+        os.makedirs(path, exist_ok=True)
+
+    @staticmethod
+    def mkdir(path: Path) -> None:
+        os.mkdir(path)
+
+    @staticmethod
+    def write(path: Path, fill: Callable[[Any], None]) -> None:
+        """A new file ``path``, filled by ``fill(file)``, fsynced."""
+        with open(path, "xb") as f:
+            fill(f)
             f.flush()
             os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    dir_fd = os.open(path.parent, os.O_RDONLY)
+
+    @staticmethod
+    def rename(source: Path, target: Path) -> None:
+        """A file over ``target``, or a directory where ``target`` is no directory
+        (OSError if one is there)."""
+        os.rename(source, target)
+
+    @staticmethod
+    def fsync_dir(path: Path) -> None:
+        """Make the names in a directory (a rename, a new file) survive a crash."""
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    @staticmethod
+    def remove(path: Path) -> None:
+        """A file, or a directory with what it holds."""
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        else:
+            path.unlink(missing_ok=True)
+
+
+_disk = _Disk()
+
+
+def _temporary(root: Path, name: str) -> Path:
+    return root / f"{TMP_PREFIX}{name}-{uuid.uuid4().hex}"
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    """Write ``path`` so that it is either absent or whole: a hidden temporary file
+    beside it, fsynced, renamed over ``path``; then the directory fsynced."""
+    tmp = _temporary(path.parent, path.name)
     try:
-        os.fsync(dir_fd)  # the rename itself survives a crash
-    finally:
-        os.close(dir_fd)
+        _disk.write(tmp, lambda f: f.write(data))
+        _disk.rename(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            _disk.remove(tmp)
+        raise
+    _disk.fsync_dir(path.parent)
 
 
-def _prepare(root: Path, spec: DatasetSpec) -> None:
-    """Create the directory with its manifest, or check that the one there matches."""
+def _leftovers(root: Path) -> list[Path]:
+    """What interrupted writers left in ``root``: hidden temporary files and chunk
+    directories (never part of the dataset)."""
+    try:
+        return sorted(p for p in root.iterdir() if p.name.startswith(TMP_PREFIX))
+    except OSError:
+        return []
+
+
+def _remove_temporaries(root: Path) -> None:
+    """Remove the leftovers of interrupted writers (one writer at a time in a directory)."""
+    for path in _leftovers(root):
+        _disk.remove(path)
+
+
+def _inspect(root: Path, spec: DatasetSpec) -> bool:
+    """Whether ``root`` already holds this dataset (True) or can hold it (False, nothing
+    there but leftovers of a run killed before its manifest was in place); else a
+    DatasetError saying why not.  Reads only: nothing is created."""
     if (root / MANIFEST).exists():
-        there = _read_manifest(root)
+        there, version = _manifest(root)
+        if version != DATASET_FORMAT:
+            raise DatasetError(
+                f"{root} holds a {version} dataset (the layout of an older version): it is read and "
+                "checked as it is, never added to; write the games into a new directory"
+            )
         if there != spec:
             diff = ", ".join(
                 f"{k} {there.to_json()[k]!r} there, {v!r} asked"
@@ -240,21 +338,56 @@ def _prepare(root: Path, spec: DatasetSpec) -> None:
                 f"{root} holds a dataset with other parameters ({diff}); "
                 "use another directory, or the same parameters to resume it"
             )
+        return True
+    if root.exists() and not root.is_dir():
+        raise DatasetError(f"{root} is not a directory: refusing to write a dataset there")
+    if root.exists():
+        try:
+            names = [p.name for p in root.iterdir()]
+        except OSError as exc:
+            raise DatasetError(f"cannot read {root}: {exc.strerror}") from None
+        if any(not name.startswith(TMP_PREFIX) for name in names):
+            raise DatasetError(f"{root} is not empty and has no {MANIFEST}: refusing to write a dataset there")
+    return False
+
+
+def _create(root: Path, spec: DatasetSpec) -> None:
+    """Clear the leftovers of killed runs and, for a new dataset, create the directory
+    and write its manifest (first, atomically)."""
+    if _inspect(root, spec):
+        _remove_temporaries(root)
         return
-    if root.exists() and any(root.iterdir()):
-        raise DatasetError(f"{root} is not empty and has no {MANIFEST}: refusing to write a dataset there")
     try:
-        (root / GAMES_DIR).mkdir(parents=True, exist_ok=True)
-        (root / TURNS_DIR).mkdir(exist_ok=True)
+        _disk.makedirs(root)
     except OSError as exc:
         raise DatasetError(f"cannot create {root}: {exc.strerror}") from None
-    text = json.dumps(spec.to_json(), indent=2) + "\n"
-    _atomic_write(root / MANIFEST, lambda f: f.write(text.encode()))
+    _remove_temporaries(root)
+    _atomic_write(root / MANIFEST, (json.dumps(spec.to_json(), indent=2) + "\n").encode())
 
 
-def _done_chunks(root: Path, spec: DatasetSpec) -> set[int]:
-    """Chunks whose games file (written last) exists."""
-    return {k for k in range(spec.chunks) if (root / GAMES_DIR / chunk_name(k)).exists()}
+def _prepare(root: Path, spec: DatasetSpec) -> None:
+    """Create the directory with its manifest, or check that the one there matches."""
+    _create(_root(root), spec)
+
+
+def _done_chunks(root: Path, spec: DatasetSpec, version: str = DATASET_FORMAT) -> set[int]:
+    """Chunks that are there: their directory (renamed into place whole); in a
+    ``qwirkle-dataset/1`` directory, their games file (written last)."""
+    if version == OLD_FORMAT:
+        return {k for k in range(spec.chunks) if _chunk_path(root, version, k, "games").exists()}
+    return {k for k in range(spec.chunks) if (root / chunk_name(k)).is_dir()}
+
+
+def chunk_files(path: str | os.PathLike[str], table: str) -> list[str]:
+    """The paths of the ``table`` files (``"games"`` or ``"turns"``) of the chunks that
+    are there, in game order: the files a Parquet reader should be given, e.g.
+    ``pyarrow.dataset.dataset(chunk_files(DIR, "turns"))`` (a chunk is there whole, or
+    not listed; a writer's temporary files never are)."""
+    root = _root(path)
+    if type(table) is not str or table not in TABLES:
+        raise DatasetError(f"table is 'games' or 'turns', got {show(table)}")
+    spec, version = _manifest(root)
+    return [str(_chunk_path(root, version, k, table)) for k in sorted(_done_chunks(root, spec, version))]
 
 
 # ------------------------------------------------------------ playing a chunk
@@ -416,9 +549,39 @@ def chunk_tables(
     return games, turns_table
 
 
-def _write_table(path: Path, table: Any) -> None:
-    _, _, pq = _pyarrow()
-    _atomic_write(path, lambda f: pq.write_table(table, f, compression=COMPRESSION))
+def _table_bytes(table: Any) -> bytes:
+    """A table as the bytes of a Parquet file."""
+    pa, _, pq = _pyarrow()
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, compression=COMPRESSION)
+    data: bytes = sink.getvalue().to_pybytes()
+    return data
+
+
+def _put_chunk(root: Path, chunk: int, games: Any, turns: Any) -> None:
+    """Write a chunk's two files into a hidden temporary directory, fsynced, then rename
+    it into place: every reader sees the whole chunk or nothing of it.  Where the chunk
+    is there already (another try of the same task finished first: the same bytes), the
+    temporary directory is removed."""
+    final = root / chunk_name(chunk)
+    tmp = _temporary(root, chunk_name(chunk))
+    turns_data, games_data = _table_bytes(turns), _table_bytes(games)
+    try:
+        _disk.mkdir(tmp)
+        _disk.write(tmp / TURNS_FILE, lambda f: f.write(turns_data))
+        _disk.write(tmp / GAMES_FILE, lambda f: f.write(games_data))
+        _disk.fsync_dir(tmp)
+        try:
+            _disk.rename(tmp, final)
+        except OSError:
+            if not final.is_dir():
+                raise
+            _disk.remove(tmp)  # written by another try: the same bytes
+    except OSError:
+        with contextlib.suppress(OSError):
+            _disk.remove(tmp)
+        raise
+    _disk.fsync_dir(root)
 
 
 def write_chunk(
@@ -430,10 +593,10 @@ def write_chunk(
     spec = DatasetSpec.from_json(spec_json)
     root = Path(out)
     try:
-        there = _read_manifest(root)
+        there = _manifest(root)
     except DatasetError:
         there = None
-    if there != spec:
+    if there != (spec, DATASET_FORMAT):
         # A worker on another machine that does not share the client's file system.
         raise DatasetError(
             f"{socket.gethostname()} sees no dataset manifest at {root} (or another one): the output "
@@ -441,15 +604,14 @@ def write_chunk(
         )
     scores, turns, ends, rows = play_chunk(spec, chunk, on_games)
     games, turns_table = chunk_tables(spec, chunk, scores, turns, ends, rows)
-    _write_table(root / TURNS_DIR / chunk_name(chunk), turns_table)
-    _write_table(root / GAMES_DIR / chunk_name(chunk), games)  # last: the chunk is complete
+    _put_chunk(root, chunk, games, turns_table)
     return ChunkStats(chunk, scores, turns, ends, time.perf_counter() - began)
 
 
 def _stats_from_file(root: Path, spec: DatasetSpec, chunk: int) -> ChunkStats:
     """The summary figures of a chunk already on disk."""
     _, pc, pq = _pyarrow()
-    table = pq.read_table(root / GAMES_DIR / chunk_name(chunk), columns=["scores", "turns", "end"])
+    table = pq.read_table(_chunk_path(root, DATASET_FORMAT, chunk, "games"), columns=["scores", "turns", "end"])
     scores = pc.list_flatten(table.column("scores")).to_numpy().astype(np.int64).reshape(-1, spec.players)
     return ChunkStats(chunk, scores, table.column("turns").to_numpy().astype(np.int64), _end_codes(table))
 
@@ -515,15 +677,24 @@ class DatasetSummary:
 Progress = Callable[[int, int], None]  # (games done, games in the dataset)
 
 
-def load_chunk_kernels(replay: bool = True) -> float:
+def load_chunk_kernels(replay: bool = True, bots: Sequence[str] | None = None) -> float:
     """Load every kernel a chunk task runs (from numba's cache, or by compiling it where
-    there is none): one game played and turned into tables in memory, and with
-    ``replay`` (what a check task runs) replayed under the rules.  Returns the seconds.
-    (``qwirkle_core.warmup.warm_kernels`` is the entry point for callers outside.)"""
+    there is none): for each set of bots that can be in play (the game loop is compiled
+    for each set; only the set of ``bots`` when given), one game played and turned into
+    tables in memory, and with ``replay`` (what a check task runs) replayed under the
+    rules.  Returns the seconds.  (``qwirkle_core.warmup.warm_kernels`` is the entry
+    point for callers outside.)"""
+    from .warmup import bot_mixes
+
     began = time.perf_counter()
-    spec = DatasetSpec(1, 2, ("greedy", "greedy"), 0, 1)
-    scores, turns, ends, rows = play_chunk(spec, 0)
-    games, turn_table = chunk_tables(spec, 0, scores, turns, ends, rows)
+    mixes = [tuple(bots)] if bots is not None else bot_mixes()
+    if numba.config.DISABLE_JIT:  # type: ignore[attr-defined]  # nothing is compiled: one game will do
+        mixes = mixes[:1]
+    for mix in mixes:
+        seats = mix if len(mix) >= MIN_PLAYERS else mix * MIN_PLAYERS
+        spec = DatasetSpec(1, len(seats), tuple(seats), 0, 1)
+        scores, turns, ends, rows = play_chunk(spec, 0)
+        games, turn_table = chunk_tables(spec, 0, scores, turns, ends, rows)
     if replay:
         for _, record in _chunk_records(games, turn_table):
             game_from_record(record)
@@ -611,14 +782,12 @@ def write_dataset(
         bots *= players
     spec = DatasetSpec(games, players, bots, seed, chunk_size)
     _pyarrow()
-    root = _root(out)
-    _prepare(root, spec)
-    done = _done_chunks(root, spec)
-    todo = [k for k in range(spec.chunks) if k not in done]
-    stats: dict[int, ChunkStats] = {k: _stats_from_file(root, spec, k) for k in sorted(done)}
-    finished = sum(len(s.turns) for s in stats.values())
-    skipped = finished
+    root = _root(out)  # absolute: the workers' working directory is not ours
+    _inspect(root, spec)  # refused at once (other parameters, another directory), nothing created
+    finished = skipped = 0
     reported = -1
+    stats: dict[int, ChunkStats] = {}
+    todo: list[int] = []
 
     def report(partial: int = 0) -> None:
         nonlocal reported
@@ -632,26 +801,41 @@ def write_dataset(
         finished += len(result.turns)
         report()
 
+    def begin() -> list[tuple[Any, ...]]:
+        """Create the directory, or clean it up to resume: once the cluster answers."""
+        nonlocal finished, skipped
+        _create(root, spec)
+        done = _done_chunks(root, spec)
+        todo.extend(k for k in range(spec.chunks) if k not in done)
+        stats.update({k: _stats_from_file(root, spec, k) for k in sorted(done)})
+        finished = skipped = sum(len(s.turns) for s in stats.values())
+        return [(str(root), spec.to_json(), k) for k in todo]
+
     startup = 0.0
-    calls = [(str(root), spec.to_json(), k) for k in todo]
-    if not todo:
-        where, seconds = "nothing to do", 0.0
-    elif client is None and workers is None and scheduler is None:
+    if client is None and workers is None and scheduler is None:
+        calls = begin()
         threads = numba.get_num_threads()
-        where = f"this process, {threads} threads"
-        startup = load_chunk_kernels(replay=False)
-        began = time.perf_counter()
-        _run_local(write_chunk, calls, on_done, threads, report)
-        seconds = time.perf_counter() - began
+        where, seconds = f"this process, {threads} threads", 0.0
+        if todo:
+            startup = load_chunk_kernels(replay=False, bots=spec.bots)
+            began = time.perf_counter()
+            _run_local(write_chunk, calls, on_done, threads, report)
+            seconds = time.perf_counter() - began
     else:
         from . import cluster
 
         with cluster.connect(workers, scheduler, client, load_kernels=load_chunk_kernels) as (dask_client, startup):
-            where = cluster.describe(dask_client)
-            began = time.perf_counter()
-            cluster.run_tasks(dask_client, write_chunk, calls, on_done, "qwirkle-chunk")
-            seconds = time.perf_counter() - began
+            calls = begin()
+            where, seconds = cluster.describe(dask_client), 0.0
+            if todo:
+                began = time.perf_counter()
+                cluster.run_tasks(dask_client, write_chunk, calls, on_done, "qwirkle-chunk")
+                seconds = time.perf_counter() - began
+    if not todo:
+        where = "nothing to do"
     _remove_temporaries(root)
+    if not (root / SUCCESS).exists():
+        _atomic_write(root / SUCCESS, b"")  # last: the dataset is complete
     order = [stats[k] for k in range(spec.chunks)]
     return DatasetSummary(
         str(root),
@@ -667,13 +851,6 @@ def write_dataset(
     )
 
 
-def _remove_temporaries(root: Path) -> None:
-    """Temporary files left by interrupted writers (never a whole chunk)."""
-    for sub in (root, root / GAMES_DIR, root / TURNS_DIR):
-        for tmp in sub.glob(".*.tmp"):
-            tmp.unlink(missing_ok=True)
-
-
 # -------------------------------------------------------------------- reading
 def read_tables(path: str | os.PathLike[str], progress: Progress | None = None) -> tuple[Any, Any]:
     """The whole dataset as two pyarrow Tables (games, turns), in game order.
@@ -683,13 +860,13 @@ def read_tables(path: str | os.PathLike[str], progress: Progress | None = None) 
     if progress is not None and not callable(progress):
         raise DatasetError(f"progress is a function (done, total) or None, got {show(progress)}")
     pa, _, pq = _pyarrow()
-    spec = _read_manifest(root)
+    spec, version = _manifest(root)
     games, turns = [], []
-    chunks = sorted(_done_chunks(root, spec))
+    chunks = sorted(_done_chunks(root, spec, version))
     total = sum(spec.chunk_range(k)[1] - spec.chunk_range(k)[0] for k in chunks)
     for k in chunks:
-        games.append(pq.read_table(root / GAMES_DIR / chunk_name(k)))
-        turns.append(pq.read_table(root / TURNS_DIR / chunk_name(k)))
+        games.append(pq.read_table(_chunk_path(root, version, k, "games")))
+        turns.append(pq.read_table(_chunk_path(root, version, k, "turns")))
         if progress is not None:
             progress(sum(t.num_rows for t in games), total)
     if not games:
@@ -756,10 +933,10 @@ def read_records(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
     ``selfplay --record`` writes as a JSON line), in game order, a chunk at a time."""
     root = _root(path)
     _, _, pq = _pyarrow()
-    spec = _read_manifest(root)
-    for k in sorted(_done_chunks(root, spec)):
-        games = pq.read_table(root / GAMES_DIR / chunk_name(k))
-        turns = pq.read_table(root / TURNS_DIR / chunk_name(k))
+    spec, version = _manifest(root)
+    for k in sorted(_done_chunks(root, spec, version)):
+        games = pq.read_table(_chunk_path(root, version, k, "games"))
+        turns = pq.read_table(_chunk_path(root, version, k, "turns"))
         for _, record in _chunk_records(games, turns):
             yield record
 
@@ -799,13 +976,20 @@ def check_chunk(
     """Replay every game of one chunk under the rules: (games checked, problems).
     ``on_games(n)``, in this process, is called as the replays go (n games at a time)."""
     pa, _, pq = _pyarrow()
-    spec = DatasetSpec.from_json(spec_json)
+    spec = DatasetSpec.from_json(spec_json, (DATASET_FORMAT, OLD_FORMAT))
+    version = spec_json["format"]
     root = Path(out)
     start, stop = spec.chunk_range(chunk)
     where = f"chunk {chunk}"
+    if not (root / MANIFEST).is_file():  # a worker on a machine that does not share the directory
+        unseen = (
+            f"{where}: {socket.gethostname()} sees no dataset at {root}: the directory must be "
+            "on a file system every worker shares, at the same path"
+        )
+        return 0, [unseen]
     try:
-        games = pq.read_table(root / GAMES_DIR / chunk_name(chunk))
-        turns = pq.read_table(root / TURNS_DIR / chunk_name(chunk))
+        games = pq.read_table(_chunk_path(root, version, chunk, "games"))
+        turns = pq.read_table(_chunk_path(root, version, chunk, "turns"))
     except (OSError, pa.ArrowException) as exc:
         return 0, [f"{where}: unreadable: {exc}"]
     problems: list[str] = []
@@ -850,6 +1034,18 @@ def check_chunk(
     return checked, problems
 
 
+def _strangers(root: Path, spec: DatasetSpec, version: str) -> list[str]:
+    """Names in the dataset that no chunk of it explains (a writer's leftovers apart)."""
+    names = {chunk_name(k) for k in range(spec.chunks)}
+    if version == OLD_FORMAT:
+        return sorted(
+            p.name for sub in (GAMES_DIR, TURNS_DIR) for p in (root / sub).glob("*.parquet")
+            if p.name.removesuffix(".parquet") not in names
+        )
+    known = names | {MANIFEST, SUCCESS}
+    return sorted(p.name for p in root.iterdir() if p.name not in known and not p.name.startswith(TMP_PREFIX))
+
+
 def check_dataset(
     path: str | os.PathLike[str],
     *,
@@ -866,18 +1062,18 @@ def check_dataset(
     after each chunk."""
     _pyarrow()
     root = _root(path)
-    spec = _read_manifest(root)
-    done = _done_chunks(root, spec)
+    spec, version = _manifest(root)
+    done = _done_chunks(root, spec, version)
     report = CheckReport(str(root), spec.games, 0)
     for k in range(spec.chunks):
         if k not in done:
             start, stop = spec.chunk_range(k)
             report.problems.append(f"chunk {k} (games {start}..{stop - 1}) is missing")
-    extra = sorted(
-        p.name for sub in (GAMES_DIR, TURNS_DIR) for p in (root / sub).glob("*.parquet")
-        if p.name not in {chunk_name(k) for k in range(spec.chunks)}
-    )
-    report.problems.extend(f"{name}: not a chunk of this dataset" for name in extra)
+    report.problems.extend(f"{name}: not a chunk of this dataset" for name in _strangers(root, spec, version))
+    if version == DATASET_FORMAT and len(done) == spec.chunks and not (root / SUCCESS).is_file():
+        report.problems.append(
+            f"no {SUCCESS} marker: the run that wrote the chunks did not finish; run it again to complete it"
+        )
     found: dict[int, list[str]] = {}
     finished = 0
     reported = -1
@@ -899,7 +1095,7 @@ def check_dataset(
         finished += stop - start
         tell()
 
-    calls = [(str(root), spec.to_json(), k) for k in todo]
+    calls = [(str(root), spec.to_json() | {"format": version}, k) for k in todo]
     if client is None and workers is None and scheduler is None:
         _run_local(check_chunk, calls, on_done, 1, tell)  # replays are Python: one thread
     else:

@@ -219,11 +219,12 @@ def warmup(
 
 def warm_kernels(replay: bool = True) -> float:
     """Load every kernel a dataset chunk task runs, in this process (from numba's cache,
-    or by compiling it where there is none; needs the ``scale`` extra): one game played
-    and turned into tables, and with ``replay`` (what a check task runs) replayed under
-    the rules.  Returns the seconds.  The work is ``datasets.load_chunk_kernels``, which
-    the dataset writers and the cluster's workers call themselves, so that neither
-    imports this module."""
+    or by compiling it where there is none; needs the ``scale`` extra): for each set of
+    bots that can be in play (:func:`bot_mixes`: the game loop is compiled once per
+    set), one game played and turned into tables, and with ``replay`` (what a check
+    task runs) replayed under the rules; so that no task compiles, whatever bots it
+    seats.  Returns the seconds.  The work is ``datasets.load_chunk_kernels``, which
+    the dataset writers and the cluster's workers call themselves."""
     from .datasets import load_chunk_kernels
 
     return load_chunk_kernels(replay)

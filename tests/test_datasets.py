@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import signal
 from pathlib import Path
 from typing import Any
@@ -39,10 +40,12 @@ MIXED = ["greedy", "random", "heuristic"]
 
 
 def files(root: Path) -> dict[str, bytes]:
-    """Every chunk file of a dataset, by its path inside the dataset."""
-    return {
-        f"{sub}/{p.name}": p.read_bytes() for sub in ("games", "turns") for p in sorted((root / sub).iterdir())
-    }
+    """Every file of a dataset (manifest, chunks, marker, anything else), by its path inside it."""
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def chunk_dir(root: Path, k: int) -> Path:
+    return root / datasets.chunk_name(k)
 
 
 @pytest.fixture(scope="module")
@@ -101,11 +104,14 @@ def test_a_rerun_writes_only_what_is_missing(tmp_path: Path) -> None:
     first = write_dataset(root, n, 2, ["greedy", "random"], seed=8, chunk_size=chunk)
     assert (first.written, first.skipped) == (n, 0)
     before = files(root)
-    # An interrupted run: chunk 1 has its turns file but not its games file (written
-    # last), and a writer left a temporary file.
-    (root / "games" / datasets.chunk_name(1)).unlink()
-    (root / "turns" / ".chunk-000001.parquet.123.tmp").write_bytes(b"half a file")
-    kept = {p: p.stat().st_mtime_ns for p in (root / "games").iterdir()}
+    # An interrupted run: chunk 1 and the marker not there yet, and a writer's
+    # temporary directory and manifest left behind.
+    shutil.rmtree(chunk_dir(root, 1))
+    (root / "_SUCCESS").unlink()
+    (root / ".tmp-chunk-000001-123").mkdir()
+    (root / ".tmp-chunk-000001-123" / "turns.parquet").write_bytes(b"half a file")
+    (root / ".tmp-manifest.json-456").write_bytes(b"{")
+    kept = {p: p.stat().st_mtime_ns for p in root.glob("chunk-*/*.parquet")}
     second = write_dataset(root, n, 2, ["greedy", "random"], seed=8, chunk_size=chunk)
     assert (second.written, second.skipped) == (chunk, n - chunk)
     assert {p: p.stat().st_mtime_ns for p in kept} == kept  # the other chunks untouched
@@ -113,6 +119,142 @@ def test_a_rerun_writes_only_what_is_missing(tmp_path: Path) -> None:
     assert (second.scores == first.scores).all() and (second.ends == first.ends).all()
     third = write_dataset(root, n, 2, ["greedy", "random"], seed=8, chunk_size=chunk)
     assert (third.written, third.where) == (0, "nothing to do")
+
+
+class Killed(BaseException):
+    """The process dies here: nothing after it reaches the disk (not even clean-up)."""
+
+
+class KillAt:
+    """Stands for ``datasets._disk``: does each step of a writer on disk, and at step
+    ``at`` (counted from 0) dies; a file being written is left half written.  With
+    ``at=None`` only counts and names the steps."""
+
+    def __init__(self, disk: Any, at: int | None) -> None:
+        self.disk, self.at, self.dead = disk, at, False
+        self.steps: list[str] = []
+
+    def __getattr__(self, name: str) -> Any:
+        def step(*args: Any) -> Any:
+            if self.dead:
+                raise Killed(name)
+            if len(self.steps) == self.at:
+                self.dead = True
+                if name == "write":  # cut off in the middle of the file
+                    Path(args[0]).write_bytes(b"PAR1 half")
+                raise Killed(name)
+            self.steps.append(f"{name} {Path(args[0]).name}")
+            return getattr(self.disk, name)(*args)
+
+        return step
+
+
+def test_a_kill_at_any_step_resumes_to_the_same_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run killed at each step of its writes on disk (the manifest's, each chunk's,
+    the marker's): readers see whole chunks only, and the same command run again gives
+    the bytes of a run never interrupted, with no temporary file left."""
+    played: dict[tuple[Any, int], Any] = {}
+    real_play = datasets.play_chunk
+
+    def play_once(spec: Any, chunk: int, on_games: Any = None) -> Any:  # the games are not what is tested
+        if (spec, chunk) not in played:
+            played[spec, chunk] = real_play(spec, chunk, on_games)
+        return played[spec, chunk]
+
+    monkeypatch.setattr(datasets, "play_chunk", play_once)
+    monkeypatch.setattr(numba, "get_num_threads", lambda: 1)  # one writer thread: the same steps each time
+    args: dict[str, Any] = {"games": 3, "players": 2, "bots": ["greedy", "random"], "seed": 5, "chunk_size": 2}
+    disk = datasets._disk
+    counter = KillAt(disk, None)
+    monkeypatch.setattr(datasets, "_disk", counter)
+    write_dataset(tmp_path / "clean", **args)
+    clean = files(tmp_path / "clean")
+    steps = counter.steps
+    assert sorted(clean) == [
+        "_SUCCESS", "chunk-000000/games.parquet", "chunk-000000/turns.parquet",
+        "chunk-000001/games.parquet", "chunk-000001/turns.parquet", "manifest.json",
+    ]
+    # The order that makes it safe: the manifest first, each chunk renamed whole, the marker last.
+    assert steps[0] == "makedirs clean" and steps[1].startswith("write .tmp-manifest.json-")
+    assert steps[2].startswith("rename .tmp-manifest.json-") and steps[3] == "fsync_dir clean"
+    assert [s.split()[0] for s in steps[4:10]] == ["mkdir", "write", "write", "fsync_dir", "rename", "fsync_dir"]
+    assert steps[-3].startswith("write .tmp-_SUCCESS-") and steps[-1] == "fsync_dir clean"
+    for at in range(len(steps)):
+        root = tmp_path / f"killed-{at}"
+        monkeypatch.setattr(datasets, "_disk", KillAt(disk, at))
+        with pytest.raises(Killed):
+            write_dataset(root, **args)
+        monkeypatch.setattr(datasets, "_disk", disk)
+        if (root / "manifest.json").exists():  # what a reader sees meanwhile: whole chunks, or none
+            seen = [str(Path(f).relative_to(root)) for t in ("games", "turns") for f in datasets.chunk_files(root, t)]
+            assert all(files(root)[name] == clean[name] for name in seen), at
+            assert sorted(name.split("/")[0] for name in seen if name.endswith("turns.parquet")) == sorted(
+                name.split("/")[0] for name in seen if name.endswith("games.parquet")
+            )
+            chunks = sorted({int(name[6:12]) for name in seen})
+            if chunks:
+                ids = [i for k in chunks for i in range(2 * k, min(3, 2 * k + 2))]
+                assert read_tables(root)[0].column("game_id").to_pylist() == ids
+        summary = write_dataset(root, **args)  # the same command, after the kill
+        assert files(root) == clean, at
+        assert summary.written + summary.skipped == 3
+    assert len(steps) >= 19
+
+
+def test_chunk_files_are_what_a_parquet_reader_should_read(small: Path, tmp_path: Path) -> None:
+    import pyarrow.dataset as pads
+
+    root = tmp_path / "ds"
+    shutil.copytree(small, root)
+    shutil.copytree(chunk_dir(root, 1), root / ".tmp-chunk-000001-abc")  # a writer not done yet
+    shutil.rmtree(chunk_dir(root, 1))
+    games, turns = read_tables(root)
+    for table, expected in (("games", games), ("turns", turns)):
+        paths = datasets.chunk_files(root, table)
+        assert paths == sorted(paths) and all(Path(p).is_absolute() and ".tmp-" not in p for p in paths)
+        assert pads.dataset(paths).to_table().equals(expected)
+    assert datasets.chunk_files(root, "games") == [
+        str(p) for p in sorted(root.glob("chunk-*/games.parquet"))  # the documented glob: the same files
+    ]
+    for bad in ("moves", None, ["games"]):
+        with pytest.raises(DatasetError, match="table is"):
+            datasets.chunk_files(root, bad)  # type: ignore[arg-type]
+
+
+def test_check_wants_the_marker_of_a_finished_run(copy_of_small: Path) -> None:
+    (copy_of_small / "_SUCCESS").unlink()
+    status, report = run_check(copy_of_small)
+    assert status == 1 and len(report["problems"]) == 1 and "no _SUCCESS marker" in report["problems"][0]
+    assert report["checked"] == report["games"]
+
+
+def old_layout(root: Path) -> None:
+    """Turn a dataset into the layout of qwirkle-dataset/1 (games/ and turns/ side by side)."""
+    manifest = json.loads((root / "manifest.json").read_text())
+    for table in ("games", "turns"):
+        (root / table).mkdir()
+        for k in range(-(-manifest["games"] // manifest["chunk_size"])):
+            (chunk_dir(root, k) / f"{table}.parquet").rename(root / table / f"{datasets.chunk_name(k)}.parquet")
+    for k in range(-(-manifest["games"] // manifest["chunk_size"])):
+        chunk_dir(root, k).rmdir()
+    (root / "_SUCCESS").unlink()
+    (root / "manifest.json").write_text(json.dumps(manifest | {"format": "qwirkle-dataset/1"}))
+
+
+def test_a_first_layout_directory_is_read_and_checked_not_written(small: Path, tmp_path: Path) -> None:
+    root = tmp_path / "old"
+    shutil.copytree(small, root)
+    old_layout(root)
+    games, turns = read_tables(root)
+    assert games.equals(read_tables(small)[0]) and turns.equals(read_tables(small)[1])
+    assert list(read_records(root)) == list(read_records(small))
+    assert datasets.chunk_files(root, "turns")[0].endswith("turns/chunk-000000.parquet")
+    assert check_dataset(root).ok
+    (root / "turns" / "chunk-999999.parquet").write_bytes(b"")
+    assert check_dataset(root).problems == ["chunk-999999.parquet: not a chunk of this dataset"]
+    manifest = json.loads((root / "manifest.json").read_text())
+    with pytest.raises(DatasetError, match="qwirkle-dataset/1 dataset .* never added to"):
+        write_dataset(root, manifest["games"], 3, MIXED, seed=11, chunk_size=manifest["chunk_size"])
 
 
 def test_other_parameters_are_refused(tmp_path: Path) -> None:
@@ -137,7 +279,8 @@ def test_other_parameters_are_refused(tmp_path: Path) -> None:
 def test_a_failed_write_leaves_no_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = tmp_path / "ds"
     write_dataset(root, 2, 2, ["greedy"], seed=1, chunk_size=1)
-    (root / "games" / datasets.chunk_name(1)).unlink()
+    shutil.rmtree(chunk_dir(root, 1))
+    (root / "_SUCCESS").unlink()
 
     def broken(table: Any, where: Any, **kwargs: Any) -> None:
         where.write(b"PAR1 and then the disk is full")
@@ -146,8 +289,7 @@ def test_a_failed_write_leaves_no_file(tmp_path: Path, monkeypatch: pytest.Monke
     monkeypatch.setattr(pq, "write_table", broken)
     with pytest.raises(OSError):
         write_dataset(root, 2, 2, ["greedy"], seed=1, chunk_size=1)
-    assert sorted(p.name for p in (root / "games").iterdir()) == [datasets.chunk_name(0)]
-    assert not list(root.rglob("*.tmp"))
+    assert sorted(p.name for p in root.iterdir()) == [datasets.chunk_name(0), "manifest.json"]
 
 
 def test_a_worker_that_cannot_see_the_dataset_refuses(tmp_path: Path) -> None:
@@ -222,7 +364,7 @@ def test_check_catches_a_tampered_score(copy_of_small: Path) -> None:
         scores[np.nonzero(scores)[0][2]] += 1
         return scores
 
-    tamper(copy_of_small / "turns" / datasets.chunk_name(0), "score", plus_one)
+    tamper(chunk_dir(copy_of_small, 0) / "turns.parquet", "score", plus_one)
     status, report = run_check(copy_of_small)
     assert status == 1 and not report["ok"]
     assert len(report["problems"]) == 1 and "game 0: turn" in report["problems"][0]
@@ -235,26 +377,27 @@ def test_check_catches_a_tampered_tile(copy_of_small: Path, column: str) -> None
         kinds[3] = (kinds[3] + 1) % 36
         return kinds
 
-    tamper(copy_of_small / "turns" / datasets.chunk_name(1), column, other_tile)
+    tamper(chunk_dir(copy_of_small, 1) / "turns.parquet", column, other_tile)
     status, report = run_check(copy_of_small)
     start = datasets._read_manifest(copy_of_small).chunk_range(1)[0]
     assert status == 1 and report["problems"] and report["problems"][0].startswith(f"game {start}:")
 
 
 def test_check_catches_a_lost_chunk_a_stray_file_and_a_wrong_final_score(copy_of_small: Path) -> None:
-    (copy_of_small / "games" / datasets.chunk_name(1)).unlink()
-    (copy_of_small / "games" / "chunk-999999.parquet").write_bytes(b"")
-    tamper(copy_of_small / "games" / datasets.chunk_name(0), "scores", lambda s: s + 1)
+    shutil.rmtree(chunk_dir(copy_of_small, 1))
+    (copy_of_small / "chunk-999999").mkdir()
+    (copy_of_small / ".tmp-chunk-000001-789").mkdir()  # a writer's leftover: no problem of the dataset
+    tamper(chunk_dir(copy_of_small, 0) / "games.parquet", "scores", lambda s: s + 1)
     status, report = run_check(copy_of_small)
     problems = "\n".join(report["problems"])
     assert status == 1
     assert "chunk 1 (games" in problems and "is missing" in problems
-    assert "chunk-999999.parquet: not a chunk of this dataset" in problems
-    assert "final scores" in problems
+    assert "chunk-999999: not a chunk of this dataset" in problems
+    assert "final scores" in problems and ".tmp-" not in problems
 
 
 def test_check_catches_a_wrong_end(copy_of_small: Path) -> None:
-    path = copy_of_small / "games" / datasets.chunk_name(0)
+    path = chunk_dir(copy_of_small, 0) / "games.parquet"
     table = pq.read_table(path)
     ends = table.column("end").cast(pa.string()).to_pylist()
     ends[0] = "dead" if ends[0] != "dead" else "out"
@@ -385,7 +528,7 @@ def test_a_killed_worker_loses_nothing_and_doubles_nothing(client: Any, tmp_path
     games, _ = read_tables(tmp_path / "disturbed")
     assert games.column("game_id").to_pylist() == list(range(n))  # every game once
     assert files(tmp_path / "disturbed") == files(tmp_path / "undisturbed")
-    assert not list((tmp_path / "disturbed").rglob("*.tmp"))
+    assert not list((tmp_path / "disturbed").rglob(".tmp-*"))
 
 
 @pytest.mark.cluster
