@@ -18,8 +18,10 @@ from open_spiel.python.algorithms import ismcts, mcts
 from qwirkle_core import _layout
 from qwirkle_core._state import tiles_of
 from qwirkle_core.envs import openspiel as qos
+from qwirkle_core.envs._kernels import window_of
 from qwirkle_core.envs.encoding import mark_id, place_id
 from qwirkle_core.errors import IllegalMoveError
+from qwirkle_core.tiles import ALL_TILES
 
 NO_JIT = os.environ.get("NUMBA_DISABLE_JIT") == "1"
 SLOW = pytest.mark.skipif(NO_JIT, reason="whole OpenSpiel games: minutes with every kernel in plain Python")
@@ -349,3 +351,128 @@ def test_random_legal_play_never_meets_a_state_without_actions() -> None:
                 state.apply_action(int(rng.choice(legal)))
         assert NO_JIT or state.is_terminal()
         assert state.legal_actions() == [] or not state.is_terminal()
+
+
+# ------------------------------------------------------------------ observers
+def reference_tensor(state: Any, player: int, perfect_recall: bool) -> np.ndarray:
+    """The observer's tensor, computed slowly from the state's turn records (the
+    ``_Turn`` tuples) and the board's tiles: what the observer wrote before its kernels."""
+    s = state._s
+    width = qos.WIDTH
+    t = np.zeros(qos.INFO_SIZE if perfect_recall else qos.OBS_SIZE, np.float32)
+    area = width * width
+    hand_at = qos.PLANES * area
+    for kind in s.hands[player, : s.hand_sizes[player]]:
+        t[hand_at + kind] += 1
+    deal_done = s.dealt == 6 * s.players
+    top, left = (int(v) for v in window_of(s.st, s.meta, width))
+    if deal_done:
+        for r, c, kind in tiles_of(s.st).tolist():
+            if 0 <= r - top < width and 0 <= c - left < width:
+                t[(kind // 6) * area + (r - top) * width + c - left] = 1
+                t[(6 + kind % 6) * area + (r - top) * width + c - left] = 1
+        mover = int(s.meta[_layout.M_PLAYER])
+        if player == mover:
+            for n in range(s.placed):
+                code = int(s.partial[n])
+                t[12 * area + code % area] = 1
+                t[hand_at + code // area] -= 1
+            for n in range(s.marked):
+                t[hand_at + s.partial[6 + n]] -= 1
+                t[hand_at + 36 + s.partial[6 + n]] += 1
+        at = hand_at + 72
+        for j in range(s.players):
+            t[at + j] = s.scores[(player + j) % s.players]
+            t[at + 6 + j] = s.hand_sizes[(player + j) % s.players]
+        t[at + 12] = s.meta[_layout.M_BAG]
+        t[at + 13] = s.meta[_layout.M_OPENING]
+        t[at + 14] = float(player == mover)
+    if not perfect_recall:
+        return t
+    at = qos.OBS_SIZE
+    seen = Counter(int(kind) for _, _, kind in tiles_of(s.st).tolist())
+    seen.update(int(kind) for kind in s.hands[player, : s.hand_sizes[player]])
+    t[at : at + 36] = [3 - seen[kind] for kind in range(36)]
+    board_turns = at + 36
+    deal_at = board_turns + area
+    own = s.deal[6 * player : 6 * player + 6]
+    t[deal_at : deal_at + len(own)] = np.array(own) + 1
+    t[deal_at + 6] = s.dealt
+    table = t[deal_at + 7 :].reshape(qos.MAX_TURNS, qos.TURN_COLS)
+    turns = s.turns if s.cur is None else (*s.turns, s.cur)
+    for i, turn in enumerate(turns):
+        row = table[i]
+        row[qos.T_BEGUN] = 1
+        row[qos.T_DONE] = turn.kind >= 0
+        row[qos.T_MOVER] = (turn.mover - player) % s.players
+        if turn.kind >= 0:
+            row[qos.T_PLACE + turn.kind] = 1
+        row[qos.T_N] = len(turn.places) + len(turn.marks)
+        row[qos.T_SCORE] = turn.score
+        row[qos.T_DRAWN] = len(turn.drawn)
+        for n, (kind, r, c) in enumerate(turn.places):
+            row[qos.T_PLACES + 3 * n : qos.T_PLACES + 3 * n + 3] = (kind + 1, r, c)
+            if turn.kind == _layout.PLACE and 0 <= r - top < width and 0 <= c - left < width:
+                t[board_turns + (r - top) * width + c - left] = i + 1
+        if turn.mover == player:
+            for n, kind in enumerate(turn.marks):
+                row[qos.T_MARKS + n] = kind + 1
+            for n, kind in enumerate(turn.drawn):
+                row[qos.T_DRAWS + n] = kind + 1
+    return t
+
+
+def reference_string(state: Any, player: int, perfect_recall: bool) -> str:
+    """The observer's string, computed from the turn records and the board's tiles."""
+    s = state._s
+
+    def text(kinds: Any) -> str:
+        return "".join(ALL_TILES[int(kind)].text() for kind in kinds)
+
+    board = " ".join(f"{ALL_TILES[kind].text()}@{r},{c}" for r, c, kind in tiles_of(s.st).tolist()) or "-"
+    scores = ",".join(str(int(v)) for v in s.scores[: s.players])
+    out = f"p{player} hand {text(s.hands[player, : s.hand_sizes[player]]) or '-'} scores {scores}"
+    out += f" bag {int(s.meta[_layout.M_BAG])} board {board}"
+    if s.dealt == 6 * s.players and player == int(s.meta[_layout.M_PLAYER]):
+        out += f" turn {s.partial[: s.placed].tolist()}{s.partial[6 : 6 + s.marked].tolist()}"
+    if not perfect_recall:
+        return out
+    out += f" | deal {text(s.deal[6 * player : 6 * player + 6]) or '-'} of {s.dealt}"
+    for i, turn in enumerate(s.turns if s.cur is None else (*s.turns, s.cur)):
+        mine = turn.mover == player
+        out += f" | t{i} p{turn.mover}"
+        if turn.places:
+            out += " " + " ".join(f"{ALL_TILES[kind].text()}@{r},{c}" for kind, r, c in turn.places)
+        if turn.marks:
+            out += f" mark {text(turn.marks) if mine else len(turn.marks)}"
+        out += {_layout.PLACE: f" +{turn.score}", _layout.EXCHANGE: " exchange", _layout.PASS: " pass"}.get(turn.kind, "")
+        if turn.drawn:
+            out += f" draw {text(turn.drawn) if mine else len(turn.drawn)}"
+    return out
+
+
+@settings(max_examples=6 if NO_JIT else 40, deadline=None)
+@given(seed=hst.integers(0, 2**20), steps=hst.integers(0, 60 if NO_JIT else 900))
+def test_observers_match_a_slow_computation(seed: int, steps: int) -> None:
+    state = random_state(seed, steps)
+    game = state.get_game()
+    observers = {pr: game.make_py_observer(pyspiel.IIGObservationType(perfect_recall=pr)) for pr in (False, True)}
+    for player in range(state.num_players()):
+        for pr, observer in observers.items():
+            observer.set_from(state, player)
+            expected = reference_tensor(state, player, pr)
+            assert np.array_equal(observer.tensor, expected), (pr, np.flatnonzero(observer.tensor != expected)[:10])
+            assert observer.string_from(state, player) == reference_string(state, player, pr)
+        assert state.observation_tensor(player) == reference_tensor(state, player, False).tolist()
+        assert state.information_state_string(player) == reference_string(state, player, True)
+    # the clone's caches (board text, turn texts) and the original's stay apart
+    if not state.is_terminal():
+        clone = state.clone()
+        for _ in range(20):
+            if clone.is_terminal():
+                break
+            clone.apply_action(clone.legal_actions()[-1] if not clone.is_chance_node() else clone.chance_outcomes()[-1][0])
+            for player in range(state.num_players()):
+                assert clone.information_state_string(player) == reference_string(clone, player, True)
+                assert state.information_state_string(player) == reference_string(state, player, True)
+        assert np.array_equal(np.array(state.information_state_tensor(0), np.float32), reference_tensor(state, 0, True))

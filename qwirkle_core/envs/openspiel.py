@@ -49,6 +49,8 @@ import pyspiel
 
 from .. import _bot_kernels, _constants, _layout, _turn
 from .._ints import int_value
+from .._jit import kernel
+from .._layout import KArray, KInt
 from .._prng import GAME_STREAM, new_state
 from .._state import empty_state, new_log, tiles_of
 from ..errors import IllegalMoveError, QwirkleError, show
@@ -97,12 +99,13 @@ class _Turn(NamedTuple):
     kind: int = -1  # _layout.PLACE, _layout.EXCHANGE or _layout.PASS once END or PASS is played
     score: int = 0  # the placement's points (the going-out bonus not included)
     drawn: tuple[int, ...] = ()  # the kinds drawn after it (the mover's secret)
+    texts: tuple[str, str] = ("", "")  # once over: its text for the others, for the mover
 
 
-_ARRAYS = ("meta", "hands", "hand_sizes", "bag", "scores", "partial", "turn_action", "turn_row")
+_ARRAYS = ("meta", "hands", "hand_sizes", "bag", "scores", "partial", "turn_action", "turn_row", "rec")
 _FLAGS = ("players", "dealt", "placed", "marked", "pending", "n_drawn", "truncated", "deal", "turns", "cur")
 # Caches, shared by clones (never written once made) and left out of serialization.
-_CACHES = ("mask",)
+_CACHES = ("mask", "board_text", "turns_text")
 
 
 class _Core:
@@ -136,6 +139,12 @@ class _Core:
         # The legal sub-steps of the position and the partial turn's END score (read-only;
         # None until asked for, and again after each action).
         self.mask: tuple[npt.NDArray[np.bool_], int] | None = None
+        self.board_text: str | None = None  # the board's tiles, for the strings
+        # for each player, (n, the text of turns 0..n-1 in their information state string)
+        self.turns_text: tuple[tuple[int, str], ...] | None = None
+        # The turns as rows of the information state's turns table (the turn in progress
+        # last), the mover's seat unrotated and every mover's marks and draws kept.
+        self.rec = np.zeros((MAX_TURNS, TURN_COLS), np.int16)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Core:
         c = _Core.__new__(_Core)
@@ -158,7 +167,10 @@ class _Core:
         c.deal = self.deal  # immutable tuples
         c.turns = self.turns
         c.cur = self.cur
+        c.rec = self.rec.copy()
         c.mask = self.mask
+        c.board_text = self.board_text
+        c.turns_text = self.turns_text
         return c
 
     def __getstate__(self) -> dict[str, Any]:  # pickling (OpenSpiel's serialization)
@@ -347,11 +359,19 @@ class QwirkleState(pyspiel.State):  # type: ignore[misc]
             top, left = k.window_of(s.st, s.meta, WIDTH)
             s.partial[s.placed] = action
             s.placed += 1
+            row = s.rec[len(s.turns)]
+            row[T_PLACES + 3 * len(s.cur.places) : T_PLACES + 3 * len(s.cur.places) + 3] = (
+                kind + 1, int(top) + i, int(left) + j,
+            )
+            row[T_N] += 1
             s.cur = s.cur._replace(places=(*s.cur.places, (kind, int(top) + i, int(left) + j)))
             return
         if what == "mark":
             s.partial[6 + s.marked] = kind
             s.marked += 1
+            row = s.rec[len(s.turns)]
+            row[T_MARKS + len(s.cur.marks)] = kind + 1
+            row[T_N] += 1
             s.cur = s.cur._replace(marks=(*s.cur.marks, kind))
             return
         act = s.turn_action
@@ -368,9 +388,14 @@ class QwirkleState(pyspiel.State):  # type: ignore[misc]
                 act[_layout.A_ROWS + n] = (code % (WIDTH * WIDTH)) // WIDTH + top
                 act[_layout.A_COLS + n] = code % WIDTH + left
             s.st = _turn.place_tiles(s.st.copy(), s.meta, act, new_log(1))  # a copy: clones share the board state
+            s.board_text = None
         else:
             _turn.set_exchange(act, s.partial[6:], s.marked)
         s.cur = s.cur._replace(kind=int(act[_layout.A_TYPE]), score=int(act[_layout.A_SCORE]) if s.placed else 0)
+        row = s.rec[len(s.turns)]
+        row[T_DONE] = 1
+        row[T_PLACE + s.cur.kind] = 1
+        row[T_SCORE] = s.cur.score
         seat = int(s.meta[_layout.M_PLAYER])
         size = _turn.take_tiles(s.meta, s.hands, s.hand_sizes, s.scores, act, s.turn_row)
         s.hand_sizes[seat] = size
@@ -424,12 +449,15 @@ class QwirkleState(pyspiel.State):  # type: ignore[misc]
                     s.meta, s.hands, s.hand_sizes, int(s.meta[_layout.M_BAG]), s.players,
                     np.arange(_constants.MAX_PLAYERS, dtype=np.int64),
                 )
-                s.cur = _Turn(int(s.meta[_layout.M_PLAYER]))
+                self._begin_turn()
             return
         seat = int(s.meta[_layout.M_PLAYER])
         size = _turn.draw_kind(s.hands[seat], s.hand_sizes[seat], s.bag, s.meta, kind)
         assert size >= 0 and s.cur is not None  # _check: the kind is in the bag
         s.hand_sizes[seat] = size
+        row = s.rec[len(s.turns)]
+        row[T_DRAWS + len(s.cur.drawn)] = kind + 1
+        row[T_DRAWN] += 1
         s.cur = s.cur._replace(drawn=(*s.cur.drawn, kind))
         s.n_drawn += 1
         s.pending -= 1
@@ -443,7 +471,8 @@ class QwirkleState(pyspiel.State):  # type: ignore[misc]
             _turn.return_to_bag(s.bag, s.meta, act)
         _turn.close_turn(s.meta, s.hand_sizes, s.scores, act, s.turn_row, s.n_drawn)
         assert s.cur is not None
-        s.turns = (*s.turns, s.cur)
+        t = len(s.turns)
+        s.turns = (*s.turns, s.cur._replace(texts=(_turn_text(t, s.cur, -1), _turn_text(t, s.cur, s.cur.mover))))
         s.cur = None
         if s.meta[_layout.M_OVER]:
             return
@@ -454,7 +483,14 @@ class QwirkleState(pyspiel.State):  # type: ignore[misc]
         elif s.meta[_layout.M_TURNS] >= MAX_TURNS or not self._mask()[0].any():
             s.truncated = True  # the turn cap, or every legal move outside the window
         else:
-            s.cur = _Turn(int(s.meta[_layout.M_PLAYER]))
+            self._begin_turn()
+
+    def _begin_turn(self) -> None:
+        s = self._s
+        s.cur = _Turn(int(s.meta[_layout.M_PLAYER]))
+        row = s.rec[len(s.turns)]
+        row[T_BEGUN] = 1
+        row[T_MOVER] = s.cur.mover
 
     # ----------------------------------------------------------- strings
     def _action_to_string(self, player: int, action: int) -> str:
@@ -493,13 +529,19 @@ class QwirkleState(pyspiel.State):  # type: ignore[misc]
         return state
 
 
+_TEXT = [tile.text() for tile in ALL_TILES]  # a kind's two letters
+
+
 def _board_text(s: _Core) -> str:
-    tiles = tiles_of(s.st).tolist()
-    return " ".join(f"{ALL_TILES[kind].text()}@{r},{c}" for r, c, kind in tiles) or "-"
+    """The board's tiles (kept in the state until a placement)."""
+    if s.board_text is None:
+        tiles = tiles_of(s.st).tolist()
+        s.board_text = " ".join([f"{_TEXT[kind]}@{r},{c}" for r, c, kind in tiles]) or "-"
+    return s.board_text
 
 
 def _tiles_text(kinds: tuple[int, ...]) -> str:
-    return "".join(ALL_TILES[kind].text() for kind in kinds)
+    return "".join([_TEXT[kind] for kind in kinds])
 
 
 # The observation tensor: 6 colour and 6 shape planes of the window, the tiles placed
@@ -528,8 +570,98 @@ INFO_PARTS: dict[str, tuple[int, ...]] = {
 INFO_SIZE = sum(int(np.prod(shape)) for shape in INFO_PARTS.values())
 
 
+@kernel
+def write_observation(
+    st: KArray, meta: KArray, hands: KArray, hand_sizes: KArray, scores: KArray, partial: KArray,
+    placed: KInt, marked: KInt, dealt: KInt, players: KInt, player: KInt, board: KArray, out: KArray,
+) -> None:
+    """The observation tensor of ``player`` into ``out`` (float32[OBS_SIZE], zeroed here);
+    ``board`` is scratch (int8[WIDTH, WIDTH])."""
+    area = WIDTH * WIDTH
+    out[:] = 0
+    at = PLANES * area
+    for n in range(hand_sizes[player]):
+        out[at + hands[player, n]] += 1
+    if dealt < 6 * players:
+        return
+    top, left = k.window_of(st, meta, WIDTH)
+    k.write_board(st, meta, top, left, WIDTH, board)
+    for i in range(WIDTH):
+        for j in range(WIDTH):
+            kind = np.int64(board[i, j])  # int8 in the board: widened (no JIT: numpy scalars)
+            if kind >= 0:
+                out[(kind // 6) * area + i * WIDTH + j] = 1
+                out[(6 + kind % 6) * area + i * WIDTH + j] = 1
+    mover = meta[_layout.M_PLAYER]
+    if player == mover:
+        for n in range(placed):
+            code = partial[n]
+            out[12 * area + code % area] = 1
+            out[at + code // area] -= 1
+        for n in range(marked):
+            kind = partial[6 + n]
+            out[at + kind] -= 1
+            out[at + 36 + kind] += 1
+    at += 72
+    for j in range(players):
+        seat = (player + j) % players
+        out[at + j] = scores[seat]
+        out[at + 6 + j] = hand_sizes[seat]
+    at += 12
+    out[at] = meta[_layout.M_BAG]
+    out[at + 1] = meta[_layout.M_OPENING]
+    out[at + 2] = 1 if player == mover else 0
+
+
+@kernel
+def write_recall(
+    st: KArray, meta: KArray, hands: KArray, hand_sizes: KArray, deal: KArray, dealt: KInt, players: KInt,
+    rec: KArray, n_turns: KInt, player: KInt, out: KArray,
+) -> None:
+    """The information state's parts after the observation into ``out`` (float32,
+    INFO_SIZE - OBS_SIZE, zeroed here): ``deal`` holds the kinds dealt in order,
+    ``rec`` the first ``n_turns`` turns' rows (int16[MAX_TURNS, TURN_COLS]: the turns
+    table's with the mover's seat and every mover's marks and draws)."""
+    out[:] = 0
+    counts = _bot_kernels.board_counts(st)
+    for kind in range(36):
+        out[kind] = 3 - counts[kind]
+    for n in range(hand_sizes[player]):
+        out[hands[player, n]] -= 1
+    at = 36
+    board_turns = at
+    at += WIDTH * WIDTH
+    for n in range(6):
+        if 6 * player + n < dealt:
+            out[at + n] = deal[6 * player + n] + 1
+    out[at + 6] = dealt
+    at += 7
+    if dealt < 6 * players:
+        return
+    top, left = k.window_of(st, meta, WIDTH)
+    for t in range(n_turns):
+        row = at + t * TURN_COLS
+        for c in range(TURN_COLS):
+            out[row + c] = rec[t, c]
+        mover = rec[t, T_MOVER]
+        out[row + T_MOVER] = (mover - player) % players
+        if mover != player:
+            for c in range(T_MARKS, TURN_COLS):  # the marks and the draws: the mover's secret
+                out[row + c] = 0
+        if rec[t, T_DONE] and rec[t, T_PLACE + _layout.PLACE]:
+            for n in range(6):
+                if rec[t, T_PLACES + 3 * n] > 0:
+                    i = rec[t, T_PLACES + 3 * n + 1] - top
+                    j = rec[t, T_PLACES + 3 * n + 2] - left
+                    if 0 <= i < WIDTH and 0 <= j < WIDTH:
+                        out[board_turns + i * WIDTH + j] = t + 1
+
+
 class QwirkleObserver:
-    """OpenSpiel's PyObserver for python_qwirkle (see the module docstring)."""
+    """OpenSpiel's PyObserver for python_qwirkle (see the module docstring).  The tensor
+    is written by two kernels (``write_observation``, ``write_recall``) from the state's
+    arrays and its turn table (``_Core.rec``); the string joins texts the state keeps
+    (the board's, each finished turn's for each player)."""
 
     def __init__(self, perfect_recall: bool) -> None:
         self.perfect_recall = perfect_recall
@@ -540,101 +672,68 @@ class QwirkleObserver:
             size = int(np.prod(shape))
             self.dict[name] = self.tensor[at : at + size].reshape(shape)
             at += size
+        self._obs = self.tensor[:OBS_SIZE]
+        self._rest = self.tensor[OBS_SIZE:]
         self._board = np.zeros((WIDTH, WIDTH), np.int8)
+        self._deal = np.zeros(6 * _constants.MAX_PLAYERS, np.int64)
 
     def set_from(self, state: QwirkleState, player: int) -> None:
-        self.tensor.fill(0)
         s = state._s
-        self._observation(s, player, self.dict["observation"])
+        write_observation(
+            s.st, s.meta, s.hands, s.hand_sizes, s.scores, s.partial, s.placed, s.marked, s.dealt, s.players,
+            player, self._board, self._obs,
+        )
         if self.perfect_recall:
-            self._recall(s, player)
-
-    def _observation(self, s: _Core, player: int, t: npt.NDArray[np.float32]) -> None:
-        at = PLANES * WIDTH * WIDTH
-        if s.dealt < 6 * s.players:
-            np.add.at(t[at : at + 36], s.hands[player, : s.hand_sizes[player]], 1)
-            return
-        top, left = k.window_of(s.st, s.meta, WIDTH)
-        k.write_board(s.st, s.meta, top, left, WIDTH, self._board)
-        planes = t[:at].reshape(PLANES, WIDTH, WIDTH)
-        rows, cols = np.nonzero(self._board >= 0)
-        kinds = self._board[rows, cols].astype(np.int64)
-        planes[kinds // 6, rows, cols] = 1
-        planes[6 + kinds % 6, rows, cols] = 1
-        mover = int(s.meta[_layout.M_PLAYER])
-        hand = t[at : at + 36]
-        np.add.at(hand, s.hands[player, : s.hand_sizes[player]], 1)
-        if player == mover:
-            for n in range(s.placed):
-                code = int(s.partial[n])
-                planes[12, (code % (WIDTH * WIDTH)) // WIDTH, code % WIDTH] = 1
-                hand[code // (WIDTH * WIDTH)] -= 1
-            for n in range(s.marked):
-                hand[s.partial[6 + n]] -= 1
-                t[at + 36 + s.partial[6 + n]] += 1
-        at += 72
-        for j in range(s.players):
-            seat = (player + j) % s.players
-            t[at + j] = s.scores[seat]
-            t[at + 6 + j] = s.hand_sizes[seat]
-        at += 12
-        t[at] = s.meta[_layout.M_BAG]
-        t[at + 1] = s.meta[_layout.M_OPENING]
-        t[at + 2] = float(player == mover)
-
-    def _recall(self, s: _Core, player: int) -> None:
-        d = self.dict
-        unseen = d["unseen"]
-        unseen[:] = 3.0 - _bot_kernels.board_counts(s.st).astype(np.float32)  # the whole board
-        np.subtract.at(unseen, s.hands[player, : s.hand_sizes[player]], 1)
-        own = s.deal[6 * player : 6 * player + 6]
-        d["deal"][: len(own)] = np.array(own, np.float32) + 1
-        d["deal"][6] = s.dealt
-        top, left = k.window_of(s.st, s.meta, WIDTH)
-        board_turns, table = d["board_turns"], d["turns"]
-        for t, turn in enumerate(_turns(s)):
-            row = table[t]
-            row[T_BEGUN] = 1
-            row[T_DONE] = turn.kind >= 0
-            row[T_MOVER] = (turn.mover - player) % s.players
-            if turn.kind >= 0:
-                row[T_PLACE + turn.kind] = 1
-            row[T_N] = len(turn.places) + len(turn.marks)
-            row[T_SCORE] = turn.score
-            row[T_DRAWN] = len(turn.drawn)
-            for n, (kind, r, c) in enumerate(turn.places):
-                row[T_PLACES + 3 * n : T_PLACES + 3 * n + 3] = (kind + 1, r, c)
-                if turn.kind == _layout.PLACE and 0 <= r - top < WIDTH and 0 <= c - left < WIDTH:
-                    board_turns[r - top, c - left] = t + 1
-            if turn.mover == player:
-                row[T_MARKS : T_MARKS + len(turn.marks)] = np.array(turn.marks, np.float32) + 1
-                row[T_DRAWS : T_DRAWS + len(turn.drawn)] = np.array(turn.drawn, np.float32) + 1
+            own = s.deal[6 * player : 6 * player + 6]
+            self._deal[6 * player : 6 * player + len(own)] = own
+            write_recall(
+                s.st, s.meta, s.hands, s.hand_sizes, self._deal, s.dealt, s.players, s.rec,
+                len(s.turns) + (s.cur is not None), player, self._rest,
+            )
 
     def string_from(self, state: QwirkleState, player: int) -> str:
         s = state._s
-        hand = "".join(ALL_TILES[int(x)].text() for x in s.hands[player, : s.hand_sizes[player]])
-        scores = ",".join(str(int(v)) for v in s.scores[: s.players])
+        hand = "".join([_TEXT[x] for x in s.hands[player, : s.hand_sizes[player]].tolist()])
+        scores = ",".join([str(v) for v in s.scores[: s.players].tolist()])
         text = f"p{player} hand {hand or '-'} scores {scores} bag {int(s.meta[_layout.M_BAG])} board {_board_text(s)}"
         if s.dealt == 6 * s.players and player == int(s.meta[_layout.M_PLAYER]):
             text += f" turn {s.partial[: s.placed].tolist()}{s.partial[6 : 6 + s.marked].tolist()}"
         if self.perfect_recall:
             text += f" | deal {_tiles_text(s.deal[6 * player : 6 * player + 6]) or '-'} of {s.dealt}"
-            for t, turn in enumerate(_turns(s)):
-                text += f" | t{t} p{turn.mover}"
-                if turn.places:
-                    text += " " + " ".join(f"{ALL_TILES[kind].text()}@{r},{c}" for kind, r, c in turn.places)
-                if turn.marks:
-                    mine = turn.mover == player
-                    text += f" mark {_tiles_text(turn.marks) if mine else len(turn.marks)}"
-                if turn.kind == _layout.PLACE:
-                    text += f" +{turn.score}"
-                elif turn.kind == _layout.EXCHANGE:
-                    text += " exchange"
-                elif turn.kind == _layout.PASS:
-                    text += " pass"
-                if turn.drawn:
-                    text += f" draw {_tiles_text(turn.drawn) if turn.mover == player else len(turn.drawn)}"
+            text += _turns_text(s, player)
+            if s.cur is not None:
+                text += _turn_text(len(s.turns), s.cur, player)
         return text
+
+
+def _turn_text(t: int, turn: _Turn, player: int) -> str:
+    """Turn ``t`` in ``player``'s information state string."""
+    text = f" | t{t} p{turn.mover}"
+    mine = turn.mover == player
+    if turn.places:
+        text += " " + " ".join([f"{_TEXT[kind]}@{r},{c}" for kind, r, c in turn.places])
+    if turn.marks:
+        text += f" mark {_tiles_text(turn.marks) if mine else len(turn.marks)}"
+    if turn.kind == _layout.PLACE:
+        text += f" +{turn.score}"
+    elif turn.kind == _layout.EXCHANGE:
+        text += " exchange"
+    elif turn.kind == _layout.PASS:
+        text += " pass"
+    if turn.drawn:
+        text += f" draw {_tiles_text(turn.drawn) if mine else len(turn.drawn)}"
+    return text
+
+
+def _turns_text(s: _Core, player: int) -> str:
+    """The finished turns' text in ``player``'s information state string: the turns'
+    texts (made as each turn ends), joined and kept in the state, extended as asked."""
+    cache = s.turns_text if s.turns_text is not None else ((0, ""),) * s.players
+    done, text = cache[player]
+    if done < len(s.turns):
+        text += "".join([turn.texts[turn.mover == player] for turn in s.turns[done:]])
+        s.turns_text = (*cache[:player], (len(s.turns), text), *cache[player + 1 :])
+    return text
 
 
 def _turns(s: _Core) -> tuple[_Turn, ...]:
