@@ -15,6 +15,11 @@ Dask configuration (no statistical profiler, slower housekeeping ticks; e.g.
 2-core machine Dask's defaults made a chunk 8 % slower than on a thread of one process.
 Local clusters started here use it.
 
+A scheduler is reached within :data:`CONNECT_TIMEOUT` seconds or not at all
+(:class:`ClusterError`, naming its address).  A task that raises is not tried again
+(a full disk, a directory not shared, a bad parameter fail the same way every time);
+only the tasks of a worker that died are run again elsewhere, by the scheduler.
+
 Needs the ``scale`` extra (``pip install '.[scale]'``).
 """
 
@@ -26,12 +31,14 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 from uuid import uuid4
 
+from .errors import QwirkleError, show
+
 try:
     import dask.config
     from distributed import Client, LocalCluster, WorkerPlugin, as_completed
+    from distributed.comm.addressing import parse_address, parse_host_port
+    from distributed.comm.registry import backends
 except ImportError:  # pragma: no cover - CI installs the extra
-    from .errors import QwirkleError
-
     raise QwirkleError("clusters need dask.distributed: pip install '.[scale]'") from None
 
 PLUGIN_NAME = "qwirkle-core-warmup"
@@ -48,7 +55,39 @@ QUIET_WORKERS: dict[str, object] = {
     "distributed.admin.system-monitor.interval": "5s",  # default 500 ms: psutil readings
     "distributed.worker.memory.monitor-interval": "1s",  # default 100 ms
 }
-TASK_RETRIES = 3  # a task that raised is tried this often again; a lost worker's tasks are rerun anyway
+# Seconds to reach a scheduler (Client's ``timeout``, distributed's connect timeout;
+# its default, distributed.comm.timeouts.connect, is 30 s).  A scheduler that answers
+# at all answers in well under a second.
+CONNECT_TIMEOUT = 5.0
+
+
+class ClusterError(QwirkleError):
+    """A Dask scheduler that cannot be reached, or an address that is not one."""
+
+
+class SchedulerAddressError(ClusterError):
+    """A scheduler address that is not one (``tcp://HOST:PORT``)."""
+
+
+def check_address(address: object) -> str:
+    """``address`` if it reads as a Dask scheduler address (``tcp://HOST:PORT``,
+    ``HOST:PORT``, or another of distributed's schemes), else a
+    :class:`SchedulerAddressError` in one line.  Nothing is contacted."""
+    if not isinstance(address, str):
+        raise SchedulerAddressError(f"a scheduler address is text (tcp://HOST:PORT), got {show(address)}")
+    try:
+        scheme, location = parse_address(address)
+        if scheme not in backends:
+            raise ValueError(f"no such scheme {scheme!r} (known: {', '.join(sorted(backends))})")
+        if scheme in ("tcp", "tls", "ws", "wss", "ucx"):
+            host, port = parse_host_port(location)
+            if not host or not 0 < int(port) < 65536:
+                raise ValueError("a host and a port in 1..65535 are needed")
+    except (ValueError, TypeError) as exc:
+        raise SchedulerAddressError(
+            f"{address!r} is not a Dask scheduler address (tcp://HOST:PORT): {exc}"
+        ) from None
+    return address
 
 
 class Warmup(WorkerPlugin):  # type: ignore[misc]  # distributed is not type-checked here
@@ -77,7 +116,14 @@ def connect(
     with contextlib.ExitStack() as stack:
         if client is None:
             if scheduler is not None:
-                client = stack.enter_context(Client(scheduler))
+                check_address(scheduler)
+                try:
+                    client = stack.enter_context(Client(scheduler, timeout=CONNECT_TIMEOUT))
+                except OSError as exc:  # distributed: "Timed out trying to connect to ..."
+                    raise ClusterError(
+                        f"cannot reach the Dask scheduler at {scheduler} within {CONNECT_TIMEOUT:g} s "
+                        f"({exc}): is it running there, and is the address its own?"
+                    ) from None
             else:
                 # The workers of a local cluster share this machine's kernel cache: fill
                 # it here first, so that they load the kernels instead of all compiling
@@ -109,10 +155,12 @@ def run_tasks(
 ) -> None:
     """Run ``func(*calls[i])`` for every i on the cluster, calling ``on_done(result, i)``
     as each finishes.  A task whose worker dies is run again elsewhere (the scheduler
-    does that); one that raises is retried TASK_RETRIES times, then its error raised."""
+    does that, up to distributed.scheduler.allowed-failures times); one that raises is
+    not tried again (its error is raised here at once): what failed once, on the same
+    chunk and files, fails again."""
     run = uuid4().hex[:8]
     futures = [
-        client.submit(func, *args, key=f"{name}-{run}-{i}", retries=TASK_RETRIES, pure=False)
+        client.submit(func, *args, key=f"{name}-{run}-{i}", retries=0, pure=False)
         for i, args in enumerate(calls)
     ]
     index = {f.key: i for i, f in enumerate(futures)}

@@ -4,6 +4,7 @@ the same dataset from one process and from a Dask cluster, even when a worker di
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import shutil
@@ -555,3 +556,108 @@ def test_a_local_cluster_from_the_library(tmp_path: Path) -> None:
     with cluster.connect(1, None, load_kernels=datasets.load_chunk_kernels) as (local, _):  # the local cluster's workers keep quiet
         for key, value in cluster.QUIET_WORKERS.items():
             assert set(local.run(dask_config.get, key).values()) == {value}
+
+
+@pytest.mark.cluster
+@pytest.mark.skipif(distributed is None, reason="clusters need dask.distributed: the scale extra")
+def test_a_relative_out_reaches_the_tasks_absolute(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from qwirkle_core import cluster
+
+    sent: list[str] = []
+    real = cluster.run_tasks
+
+    def spy(client: Any, func: Any, calls: Any, on_done: Any, name: str) -> None:
+        sent.extend(call[0] for call in calls)
+        real(client, func, calls, on_done, name)
+
+    monkeypatch.setattr(cluster, "run_tasks", spy)
+    monkeypatch.chdir(tmp_path)
+    with distributed.Client(processes=False, n_workers=1, threads_per_worker=1, dashboard_address=":0") as c:
+        summary = write_dataset("ds", 2, 2, ["greedy"], seed=1, chunk_size=1, client=c)
+        assert check_dataset("ds", client=c).ok
+    assert sent and set(sent) == {str(tmp_path / "ds")} == {summary.path}
+
+
+@pytest.mark.cluster
+@pytest.mark.skipif(distributed is None, reason="clusters need dask.distributed: the scale extra")
+@pytest.mark.parametrize("code", [errno.ENOSPC, errno.EACCES, errno.EROFS])
+def test_a_task_that_fails_for_good_is_not_tried_again(
+    code: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tries: list[int] = []
+
+    def full(table: Any, where: Any, **kwargs: Any) -> None:
+        tries.append(1)
+        raise OSError(code, os.strerror(code))
+
+    monkeypatch.setattr(pq, "write_table", full)
+    with (
+        distributed.Client(processes=False, n_workers=1, threads_per_worker=1, dashboard_address=":0") as c,
+        pytest.raises(OSError) as caught,
+    ):
+        write_dataset(tmp_path / "ds", 1, 2, ["greedy"], seed=1, client=c)
+    assert caught.value.errno == code and len(tries) == 1  # once, not once and then 3 retries
+    assert sorted(p.name for p in (tmp_path / "ds").iterdir()) == ["manifest.json"]
+
+
+@pytest.mark.cluster
+@pytest.mark.skipif(distributed is None, reason="clusters need dask.distributed: the scale extra")
+def test_a_scheduler_not_there_is_named_at_once_and_nothing_is_created(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from qwirkle_core import cluster
+
+    monkeypatch.setattr(cluster, "CONNECT_TIMEOUT", 0.5)
+    out = tmp_path / "ds"
+    address = "tcp://127.0.0.1:1"  # nothing listens there
+    assert main(["selfplay", "--games", "2", "--out", str(out), "--scheduler", address]) == 1
+    err = capsys.readouterr().err
+    assert f"cannot reach the Dask scheduler at {address} within 0.5 s" in err
+    assert len(err.strip().splitlines()) == 1 and "cannot write" not in err
+    assert not out.exists()  # nothing created before the cluster answers
+    with pytest.raises(cluster.ClusterError, match="127.0.0.1:1"):
+        write_dataset(out, 2, scheduler=address)
+    assert not out.exists()
+    write_dataset(out, 2, seed=1)
+    assert main(["check", str(out), "--scheduler", address]) == 2
+    assert address in capsys.readouterr().err
+
+
+@pytest.mark.cluster
+@pytest.mark.skipif(distributed is None, reason="clusters need dask.distributed: the scale extra")
+@pytest.mark.parametrize("address", ["nonsense", "tcp://host:notaport", "foo://x:1", "tcp://h:0", ""])
+def test_a_malformed_scheduler_address_is_one_line(
+    address: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from qwirkle_core import cluster
+
+    out = tmp_path / "ds"
+    assert main(["selfplay", "--games", "2", "--out", str(out), "--scheduler", address]) == 2
+    err = capsys.readouterr().err
+    assert "is not a Dask scheduler address" in err and "internal error" not in err
+    assert len(err.strip().splitlines()) == 1 and not out.exists()
+    assert main(["check", str(tmp_path), "--scheduler", address]) == 2
+    assert "is not a Dask scheduler address" in capsys.readouterr().err
+    with pytest.raises(cluster.SchedulerAddressError):
+        write_dataset(out, 2, scheduler=address)
+    assert cluster.check_address("tcp://10.0.0.5:8786") == "tcp://10.0.0.5:8786"
+
+
+def test_the_warm_up_plays_every_set_of_bots(monkeypatch: pytest.MonkeyPatch) -> None:
+    seated: list[frozenset[str]] = []
+    real = datasets.play_chunk
+
+    def spy(spec: Any, chunk: int, on_games: Any = None) -> Any:
+        seated.append(frozenset(spec.bots))
+        return real(spec, chunk, on_games)
+
+    monkeypatch.setattr(datasets, "play_chunk", spy)
+    warmup.warm_kernels(replay=False)
+    if JIT_OFF:  # nothing to compile: one game
+        assert len(seated) == 1
+    else:
+        assert sorted(seated, key=sorted) == sorted({frozenset(m) for m in warmup.bot_mixes()}, key=sorted)
+        assert len(seated) == 7
+    seated.clear()
+    datasets.load_chunk_kernels(replay=False, bots=("random", "heuristic"))
+    assert seated == [frozenset({"random", "heuristic"})]

@@ -10,6 +10,7 @@ import sys
 from typing import IO
 
 from .._progress import Progress, pick_mode
+from ..errors import QwirkleError
 from . import NAME, fail
 
 EXIT_BAD_ARGS = 2
@@ -51,12 +52,29 @@ def dataset_options(args: argparse.Namespace) -> str | None:
     return None
 
 
+def scheduler_problem(address: str | None) -> str | None:
+    """Why ``--scheduler ADDRESS`` is not an address (one line), or None; nothing is
+    contacted (and nothing imported without a --scheduler)."""
+    if address is None:
+        return None
+    try:
+        from ..cluster import check_address
+
+        check_address(address)
+    except QwirkleError as exc:  # cluster.SchedulerAddressError, or no dask.distributed
+        return f"--scheduler: {exc}"
+    return None
+
+
 def run_selfplay_dataset(
     args: argparse.Namespace, games: int, players: int, bots: list[str], seed: int, chunk_size: int, workers: int | None,
 ) -> int:
     """``selfplay --out DIR``: write the games as a Parquet dataset; print the summary."""
     from ..datasets import DatasetError, write_dataset
 
+    problem = scheduler_problem(args.scheduler)
+    if problem is not None:
+        return fail(problem, EXIT_BAD_ARGS)
     bar = ChunkProgress("selfplay", args.progress, games)
     try:
         summary = write_dataset(
@@ -66,6 +84,9 @@ def run_selfplay_dataset(
     except DatasetError as exc:
         bar.close(last_line=False)
         return fail(str(exc), EXIT_BAD_ARGS)
+    except QwirkleError as exc:  # cluster.ClusterError: a scheduler not reached (its address named)
+        bar.close(last_line=False)
+        return fail(str(exc), EXIT_IO)
     except OSError as exc:
         bar.close(last_line=False)
         return fail(f"cannot write {exc.filename or args.out}: {exc.strerror or exc}", EXIT_IO)
@@ -80,7 +101,7 @@ def run_selfplay_dataset(
     wins, ties = summary.wins()
     means = summary.scores.mean(axis=0)
     chunks = summary.spec.chunks
-    print(f"{games} games, {players} players, seeds {seed}..{seed + games - 1} in {args.out}")
+    print(f"{games} games, {players} players, seeds {seed}..{seed + games - 1} in {summary.path}")
     print(f"{summary.written} games written now, {summary.skipped} already there ({chunks} chunks of {chunk_size})")
     print(f"{'seat':>4}  {'bot':<10} {'mean score':>10} {'wins':>7} {'ties':>6}")
     for p in range(players):

@@ -4,7 +4,8 @@
 
 Exit status 0 when every game of the dataset is there once and replays to what the
 dataset says, 1 when anything does not (each problem is printed), 2 for bad
-arguments or a directory that is not a dataset.
+arguments (a scheduler address that is not one, or a scheduler not reached) or a
+directory that is not a dataset.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ import argparse
 import json
 from typing import Any
 
+from ..errors import QwirkleError
 from . import fail
-from ._datasets import ChunkProgress
+from ._datasets import ChunkProgress, scheduler_problem
 
 EXIT_MISMATCH = 1
 EXIT_BAD_ARGS = 2
@@ -52,12 +54,18 @@ def run(args: argparse.Namespace) -> int:
             return fail(f"--workers must be an integer in 1..1024, got {args.workers!r}", EXIT_BAD_ARGS)
     if workers is not None and args.scheduler is not None:
         return fail("--workers starts a local cluster, --scheduler uses one: give one of them", EXIT_BAD_ARGS)
+    problem = scheduler_problem(args.scheduler)
+    if problem is not None:
+        return fail(problem, EXIT_BAD_ARGS)
     from ..datasets import DatasetError, check_dataset
 
     bar = ChunkProgress("check", args.progress)
     try:
         report = check_dataset(args.dataset, workers=workers, scheduler=args.scheduler, progress=bar)
     except DatasetError as exc:
+        bar.close(last_line=False)
+        return fail(str(exc), EXIT_BAD_ARGS)
+    except QwirkleError as exc:  # cluster.ClusterError: a scheduler not reached (its address named)
         bar.close(last_line=False)
         return fail(str(exc), EXIT_BAD_ARGS)
     except BaseException:  # an interrupt: the command line says so
