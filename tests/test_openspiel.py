@@ -17,10 +17,12 @@ from open_spiel.python.algorithms import ismcts, mcts
 
 from qwirkle_core import _layout
 from qwirkle_core._state import tiles_of
+from qwirkle_core.bots import make_bot
 from qwirkle_core.envs import openspiel as qos
 from qwirkle_core.envs._kernels import window_of
-from qwirkle_core.envs.encoding import mark_id, place_id
-from qwirkle_core.errors import IllegalMoveError
+from qwirkle_core.envs.encoding import mark_id, place_id, turn_substeps
+from qwirkle_core.errors import IllegalMoveError, QwirkleError
+from qwirkle_core.game import Action, Game
 from qwirkle_core.tiles import ALL_TILES
 
 NO_JIT = os.environ.get("NUMBA_DISABLE_JIT") == "1"
@@ -476,3 +478,80 @@ def test_observers_match_a_slow_computation(seed: int, steps: int) -> None:
                 assert clone.information_state_string(player) == reference_string(clone, player, True)
                 assert state.information_state_string(player) == reference_string(state, player, True)
         assert np.array_equal(np.array(state.information_state_tensor(0), np.float32), reference_tensor(state, 0, True))
+
+
+# --------------------------------------------------- the bridge to the library's Game
+def same_position(state: Any, game: Game) -> None:
+    mirror = state.to_game()
+    assert mirror.board.text() == game.board.text()
+    assert [sorted(t.kind for t in h) for h in mirror.hands] == [sorted(t.kind for t in h) for h in game.hands]
+    assert sorted(t.kind for t in mirror.bag) == sorted(t.kind for t in game.bag)
+    assert mirror.scores == game.scores and mirror.is_over == game.is_over
+    if not game.is_over:
+        assert mirror.to_move == game.to_move == state.current_player()
+        assert mirror.opening_size == game.opening_size
+        legal = game.legal_actions()
+        assert {a.text() for a in mirror.legal_actions()} == {a.text() for a in legal}
+        if not state._s.placed and not state._s.marked:  # at a turn's start: the first sub-steps
+            assert {turn_substeps(game, a)[0] for a in legal} == set(state.legal_actions())
+
+
+@pytest.mark.parametrize("players,chooser", [(2, "greedy"), (3, "random"), (2, "random")])
+def test_to_game_follows_the_library_game(players: int, chooser: str) -> None:
+    seed = players * 10 + len(chooser)
+    game = Game(players=players, seed=seed)
+    state = pyspiel.load_game("python_qwirkle", {"players": players}).new_initial_state()
+    with pytest.raises(QwirkleError, match="chance node"):
+        state.to_game()
+    for hand in game.hands:  # the library's deal, as chance outcomes
+        for tile in hand:
+            state.apply_action(tile.kind)
+    bot = make_bot(chooser, seed=seed)
+    turns = 0
+    while not game.is_over and not state.is_terminal() and turns < (6 if NO_JIT else 400):
+        turns += 1
+        same_position(state, game)
+        action = bot.choose(state.to_game())
+        ids = state.action_ids(action)
+        assert ids == turn_substeps(game, action)
+        state.apply_action(ids[0])
+        if len(ids) > 1:  # mid-turn: the same position, the rest of the sequence
+            same_position(state, game)
+            assert state.action_ids(action) == ids[1:]
+            for a in ids[1:]:
+                state.apply_action(a)
+        seat = game.to_move
+        before = Counter(t.kind for t in game.hand(seat))
+        game.push(action)
+        kept = before - Counter(t.kind for t in (action.tiles if action.kind == Action.EXCHANGE else
+                                                 [t for _, _, t in action.move.placements] if action.move else []))
+        drawn = Counter(t.kind for t in game.hand(seat)) - kept
+        for kind in sorted(drawn.elements()):
+            assert state.is_chance_node()
+            state.apply_action(kind)
+        assert not state.is_chance_node()
+    if NO_JIT:
+        return
+    assert state.is_terminal() and game.is_over
+    same_position(state, game)
+    assert state.returns() == [1.0 if s == max(game.scores) else -1.0 for s in game.scores]
+    with pytest.raises(qos.IllegalActionError):
+        state.action_ids(Action.pass_turn())
+
+
+def test_action_ids_refuses() -> None:
+    state = to_decision(pyspiel.load_game("python_qwirkle", {"players": 2}).new_initial_state(), np.random.default_rng(9))
+    with pytest.raises(qos.IllegalActionError):
+        state.action_ids(Action.pass_turn())  # no pass with tiles in the bag
+    with pytest.raises(QwirkleError, match="an Action"):
+        state.action_ids("pass")
+    legal = state.to_game().legal_actions()
+    first = [a for a in legal if a.move is not None and len(a.move.placements) == max(
+        len(b.move.placements) for b in legal if b.move is not None)]
+    ids = state.action_ids(first[0])
+    state.apply_action(ids[0])
+    start = state.to_game()  # the turn's start
+    other = [a for a in legal if turn_substeps(start, a)[0] != ids[0]]
+    if other:  # a legal action the sub-step played does not begin
+        with pytest.raises(qos.IllegalActionError, match="does not continue"):
+            state.action_ids(other[0])

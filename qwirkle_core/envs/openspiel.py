@@ -48,15 +48,17 @@ import numpy.typing as npt
 import pyspiel
 
 from .. import _bot_kernels, _constants, _layout, _turn
-from .._ints import int_value
+from .._ints import int_value, read_int
 from .._jit import kernel
 from .._layout import KArray, KInt
-from .._prng import GAME_STREAM, new_state
+from .._prng import GAME_STREAM, new_state, state_text
 from .._state import empty_state, new_log, tiles_of
+from ..board import Board
 from ..errors import IllegalMoveError, QwirkleError, show
+from ..game import Action, Game
 from ..tiles import ALL_TILES
 from . import _kernels as k
-from .encoding import DEFAULT_WINDOW, action_count, describe, end_id, pass_id
+from .encoding import DEFAULT_WINDOW, action_count, describe, end_id, mark_id, pass_id, turn_substeps
 
 __all__ = ["INFO_PARTS", "MAX_TURNS", "IllegalActionError", "QwirkleGame", "QwirkleState"]
 
@@ -515,6 +517,55 @@ class QwirkleState(pyspiel.State):  # type: ignore[misc]
             f"{_board_text(s)}|{hands}|bag {int(s.meta[_layout.M_BAG])}|"
             f"{','.join(str(int(v)) for v in s.scores[: s.players])}|{self.current_player()}"
         )
+
+    # ----------------------------------------------- the library's Game
+    def to_game(self, seed: int = 0) -> Game:
+        """The position as a library ``Game`` (``Game.from_position``: no history, the
+        bag in no particular order, its generator seeded with ``seed``), for the
+        library's bots and analysis: ``make_bot("greedy").choose(state.to_game())``.
+        Mid-turn it is the position at the start of the turn in progress (the sub-steps
+        played so far are not moves yet); a finished game is a finished ``Game`` (a
+        truncated one is a game in play).  Raises QwirkleError at a chance node (the
+        deal, or the draws after a turn: play the outcomes first)."""
+        s = self._s
+        if self.is_chance_node():
+            raise QwirkleError("to_game needs a decision node or a terminal state, not a chance node (the deal or a turn's draws)")
+        tiles = tiles_of(s.st).tolist()
+        board = Board.from_placements((r, c, ALL_TILES[kind]) for r, c, kind in tiles) if tiles else Board()
+        hands = [[ALL_TILES[kind] for kind in s.hands[p, : s.hand_sizes[p]].tolist()] for p in range(s.players)]
+        bag = [ALL_TILES[kind] for kind in s.bag[: s.meta[_layout.M_BAG]].tolist()]
+        scores = [int(v) for v in s.scores[: s.players]]
+        seat = int(s.meta[_layout.M_PLAYER])
+        if not s.meta[_layout.M_OVER]:
+            return Game.from_position(board, hands, bag, scores, seat, seed)
+        went_out = int(s.meta[_layout.M_WENT_OUT])
+        rng = state_text(new_state(read_int(seed, "seed", 0, 2**64 - 1), GAME_STREAM))
+        text = "|".join([
+            board.text() or "-", "/".join("".join(t.text() for t in h) or "-" for h in hands),
+            "".join(t.text() for t in bag) or "-", ",".join(map(str, scores)), str(seat),
+            "e" + (str(went_out) if went_out >= 0 else ""), rng,
+        ])
+        return Game.from_string(text)
+
+    def action_ids(self, action: Action) -> list[int]:
+        """The OpenSpiel actions that play ``action`` (a legal action of ``to_game()``'s
+        player to move), in order: a placement's PLACE sub-steps in (row, col) order and
+        END, an exchange's MARKs in kind order and END, or PASS.  Mid-turn, the rest of
+        that sequence after the sub-steps already played (which must begin it).  Raises
+        IllegalActionError for an action that is not legal here."""
+        if not isinstance(action, Action):
+            raise QwirkleError(f"expected an Action, got {show(action)}")
+        game = self.to_game()
+        if self.is_terminal() or action not in game.legal_actions():
+            raise IllegalActionError(f"python_qwirkle: {action.text()} is not a legal action here")
+        steps = turn_substeps(game, action, WIDTH)
+        s = self._s
+        done = s.partial[: s.placed].tolist() + [mark_id(kind, WIDTH) for kind in s.partial[6 : 6 + s.marked].tolist()]
+        if steps[: len(done)] != done:
+            raise IllegalActionError(
+                f"python_qwirkle: {action.text()} does not continue the sub-steps played this turn ({done})"
+            )
+        return steps[len(done) :]
 
     # ------------------------------------------------- hidden information
     def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> QwirkleState:
