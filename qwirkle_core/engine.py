@@ -600,7 +600,8 @@ class EngineSession:
         won: dict[str, Any] = {}
         if _opt_bool(req, "win"):
             extra, won = self._analyse_win(req, top, ranked, extra)
-        top_moves = _moves_text(ranked, extra, self.check_time)
+        # A simulation that was stopped replies with what it has: no stop after it.
+        top_moves = _moves_text(ranked, extra, None if won.get("stopped") else self.check_time)
         return {
             "count": len(moves),
             "best_score": int(moves.scores.max()) if len(moves) else None,

@@ -21,7 +21,8 @@ def ask(session: EngineSession, **request: object) -> dict:  # type: ignore[type
 def test_hello_lists_the_commands() -> None:
     reply = ask(EngineSession(), cmd="hello", id=7)
     assert reply["id"] == 7 and reply["ok"] and reply["protocol"] == 1
-    for cmd in ["new", "position", "moves", "count", "best", "play", "undo", "masks", "analyse", "selfplay", "quit"]:
+    for cmd in ["new", "position", "moves", "count", "best", "play", "undo", "masks", "analyse", "sim", "solve",
+                "selfplay", "stop", "quit"]:
         assert cmd in reply["commands"]
 
 

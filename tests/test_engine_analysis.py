@@ -237,6 +237,9 @@ def test_a_stop_ends_sim_and_solve_with_their_best_so_far() -> None:
     assert {e["iterations"] for e in reply["ranked"]} == {simulation.ROUND}  # one round, then the stop
     assert ask(session, cmd="stop")["stopped"] is True
     assert ask(session, cmd="stop")["stopped"] is False
+    analysed = stopped_session_request(session, {"cmd": "analyse", "top": 2, "win": True, "plies": 1,
+                                                 "iterations": 10**6})
+    assert analysed["stopped"] is True and {m["iterations"] for m in analysed["moves"]} == {simulation.ROUND}
     late = greedy_until_bag_empty(3)
     session = session_at(late)
     solved = stopped_session_request(session, {"cmd": "solve"})
