@@ -5,9 +5,10 @@
 Needs the rl extra (``pip install '.[rl]'``).  ISMCTS (open_spiel's
 ``ISMCTSBot``) searches information sets, resampling what it cannot see with
 ``resample_from_infostate`` (the kernel behind ``Game.determinize``); its leaves are
-valued by greedy-vs-greedy rollouts played inside numba (``_batch.rollouts_parallel``).
-The greedy bot decides with the built-in bot's kernel (``_bot_kernels.choose_greedy``) and plays its
-turn as sub-steps.  Seats alternate between games; the chance draws come from a seeded
+valued by greedy-vs-greedy rollouts of the library (``bots.play`` on
+``state.to_game().determinize(...)``).  The greedy bot is the library's
+(``make_bot("greedy").choose(state.to_game())``), its action played as OpenSpiel
+sub-steps (``state.action_ids(action)``): only public API.  Seats alternate between games; the chance draws come from a seeded
 generator.  Nothing is written to disk.  The games' results go to stdout, the progress
 (games, and the sub-steps of the game in play) to stderr.
 
@@ -30,22 +31,21 @@ try:
     import pyspiel
     from open_spiel.python.algorithms import ismcts, mcts
 
-    from qwirkle_core.envs import openspiel as qos
+    import qwirkle_core.envs.openspiel  # noqa: F401  (registers python_qwirkle)
 except ImportError:
     print("this example needs the rl extra (open_spiel): pip install '.[rl]'", file=sys.stderr)
     sys.exit(2)
 
-from qwirkle_core import _batch, _bot_kernels, _constants, _layout, _turn
-from qwirkle_core._prng import bot_stream, new_state
 from qwirkle_core._progress import Progress
-from qwirkle_core.envs import _kernels
-from qwirkle_core.envs.encoding import end_id, mark_id, pass_id, place_id
-
-GREEDY = np.full(_constants.MAX_PLAYERS, _bot_kernels.BOT_GREEDY, np.int64)
+from qwirkle_core.bots import make_bot
+from qwirkle_core.bots import play as play_out
+from qwirkle_core.game import Game
 
 
 class GreedyRollouts(mcts.Evaluator):  # type: ignore[misc]
-    """A leaf's value: the mean result of ``n`` greedy-vs-greedy games from it."""
+    """A leaf's value: the mean result of ``n`` greedy-vs-greedy games from it, each
+    from ``state.to_game()`` with what the player to move cannot see dealt anew
+    (``Game.determinize``), played by the library's ``bots.play``."""
 
     def __init__(self, n: int, seed: int) -> None:
         self.n = n
@@ -58,14 +58,14 @@ class GreedyRollouts(mcts.Evaluator):  # type: ignore[misc]
             state.apply_action(int(self.rng.choice(outcomes, p=probs)))
         if state.is_terminal():
             return np.array(state.returns())
-        seeds = self.rng.integers(0, 2**31, self.n)
-        scores, _ = _batch.rollouts_parallel(
-            state.st, state.meta, state.hands, state.hand_sizes, state.bag, state.scores, GREEDY,
-            seeds, np.zeros(self.n, np.int64), state.current_player(), *_bot_kernels.bots_in_play(GREEDY, len(GREEDY)),
-        )
-        players = state.num_players()
-        top = scores[:, :players].max(1, keepdims=True)
-        return np.where(scores[:, :players] == top, 1.0, -1.0).mean(0)
+        game: Game = state.to_game()
+        players = game.players
+        greedy = [make_bot("greedy", seat=p) for p in range(players)]
+        values = np.zeros(players)
+        for seed in self.rng.integers(0, 2**31, self.n):
+            scores = play_out(game.determinize(game.to_move, seed=int(seed)), greedy).scores
+            values += np.where(np.array(scores) == max(scores), 1.0, -1.0)
+        return values / self.n
 
     def prior(self, state: Any) -> list[tuple[int, float]]:
         if state.is_chance_node():
@@ -74,29 +74,12 @@ class GreedyRollouts(mcts.Evaluator):  # type: ignore[misc]
         return [(a, 1.0 / len(actions)) for a in actions]
 
 
-def greedy_turn(state: Any, rng: np.ndarray) -> list[int]:
-    """The greedy bot's choice for the player to move, as sub-steps."""
-    seat = state.current_player()
-    action = np.zeros(_layout.ACTION_COLS, np.int64)
-    _bot_kernels.choose_greedy(state.st, state.meta, state.hands[seat], state.hand_sizes[seat], rng, action, _turn.new_table())
-    n = int(action[_layout.A_N])
-    if action[_layout.A_TYPE] == _layout.PASS:
-        return [pass_id()]
-    if action[_layout.A_TYPE] == _layout.EXCHANGE:
-        return [mark_id(int(kind)) for kind in sorted(action[_layout.A_KINDS : _layout.A_KINDS + n])] + [end_id()]
-    top, left = _kernels.window_of(state.st, state.meta, qos.WIDTH)
-    cells = sorted(
-        (int(action[_layout.A_ROWS + s]), int(action[_layout.A_COLS + s]), int(action[_layout.A_KINDS + s])) for s in range(n)
-    )
-    return [place_id(kind, r - top, c - left) for r, c, kind in cells] + [end_id()]
-
-
 def play(game: Any, searcher_seat: int, simulations: int, rollouts: int, seed: int, bar: Progress) -> list[int]:
     chance = np.random.default_rng(seed)
     searcher = ismcts.ISMCTSBot(
         game, GreedyRollouts(rollouts, seed), 2.0, simulations, random_state=np.random.RandomState(seed)
     )
-    greedy_rng = new_state(seed, bot_stream(1 - searcher_seat))
+    greedy = make_bot("greedy", seed=seed, seat=1 - searcher_seat)
     state = game.new_initial_state()
     queued: list[int] = []
     steps = 0
@@ -110,8 +93,8 @@ def play(game: Any, searcher_seat: int, simulations: int, rollouts: int, seed: i
         elif state.current_player() == searcher_seat:
             state.apply_action(searcher.step(state))
         else:
-            if not queued:
-                queued = greedy_turn(state, greedy_rng)
+            if not queued:  # the library's bot on the library's Game, its action as OpenSpiel sub-steps
+                queued = state.action_ids(greedy.choose(state.to_game()))
             state.apply_action(queued.pop(0))
     return [int(s) for s in state.scores[:2]]
 
