@@ -301,6 +301,31 @@ def _check_seed(seed: int) -> int:
     return int(seed)
 
 
+def _action_row(action: Action) -> npt.NDArray[np.int64]:
+    """An action as the kernels' action row (``_layout.A_*``: type, tiles' cells and
+    kinds, count; a placement's score where its move carries one, else 0).  The one
+    place where an Action becomes a row: ``Game.push``, the simulator's candidates and
+    the environments' search opponents all go through it."""
+    row = np.zeros(_layout.ACTION_COLS, np.int64)
+    if action.kind == Action.PLACE:
+        move = action.move
+        assert move is not None
+        row[_layout.A_TYPE] = _layout.PLACE
+        row[_layout.A_SCORE] = move.score or 0
+        for s, (r, c, t) in enumerate(move.placements):
+            row[_layout.A_ROWS + s] = r
+            row[_layout.A_COLS + s] = c
+            row[_layout.A_KINDS + s] = t.kind
+        row[_layout.A_N] = len(move)
+    elif action.kind == Action.EXCHANGE:
+        row[_layout.A_TYPE] = _layout.EXCHANGE
+        row[_layout.A_N] = len(action.tiles)
+        row[_layout.A_KINDS : _layout.A_KINDS + len(action.tiles)] = [t.kind for t in action.tiles]
+    else:
+        row[_layout.A_TYPE] = _layout.PASS
+    return row
+
+
 def _turn_from_row(row: npt.NDArray[np.int32]) -> Turn:
     """A Turn from a row of the kernels' turn log (``_layout.L_*``)."""
     n = int(row[_layout.L_N])
@@ -565,25 +590,10 @@ class Game:
     def _apply(self, action: Action) -> Action:
         """Play a legal action (push has checked it) through the game loop's kernels."""
         self._undo.append(tuple(a.copy() for a in self._arrays()))
-        row = np.zeros(_layout.ACTION_COLS, np.int64)
-        placed = action.kind == Action.PLACE
-        if placed:
+        if action.kind == Action.PLACE:
             assert action.move is not None
-            move = self._board.push(action.move)
-            action = Action(Action.PLACE, move)
-            row[_layout.A_TYPE] = _layout.PLACE
-            row[_layout.A_SCORE] = move.score or 0
-            for s, (r, c, t) in enumerate(move.placements):
-                row[_layout.A_ROWS + s] = r
-                row[_layout.A_COLS + s] = c
-                row[_layout.A_KINDS + s] = t.kind
-            row[_layout.A_N] = len(move)
-        elif action.kind == Action.EXCHANGE:
-            row[_layout.A_TYPE] = _layout.EXCHANGE
-            row[_layout.A_N] = len(action.tiles)
-            row[_layout.A_KINDS : _layout.A_KINDS + len(action.tiles)] = [t.kind for t in action.tiles]
-        else:
-            row[_layout.A_TYPE] = _layout.PASS
+            action = Action(Action.PLACE, self._board.push(action.move))  # scored
+        row = _action_row(action)
         log_row = np.zeros((1, _layout.LOG_COLS), np.int32)
         _turn.settle_turn(
             self._meta, self._hands, self._hand_sizes, self._bag, self._scores, self._rng, row, log_row[0]

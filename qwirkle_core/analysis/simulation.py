@@ -29,14 +29,13 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from .. import _layout
 from .._bot_kernels import leave_value
 from .._ints import int_value, read_int
 from .._jit import interruptible
 from .._layout import ACTION_COLS, M_PLAYERS, M_TURNS
 from .._prng import SEED_LIMIT
 from ..errors import IllegalMoveError, InvalidMoveError, QwirkleError, RunawayGameError, show
-from ..game import Action, Game, _check_seed, distinct_exchanges
+from ..game import Action, Game, _action_row, _check_seed, distinct_exchanges
 from ..moves import Move
 from . import _sim_kernels
 
@@ -180,27 +179,6 @@ def _read_top(top: Any) -> int:
     if number is None or not 1 <= number <= MAX_CANDIDATES:
         raise QwirkleError(f"top is a number of placements, 1..{MAX_CANDIDATES:,}, got {show(top)}")
     return number
-
-
-def _action_row(action: Action) -> npt.NDArray[np.int64]:
-    """An Action as an engine action row (``_layout.A_*``); a place carries its score."""
-    row = np.zeros(ACTION_COLS, np.int64)
-    if action.kind == Action.PLACE:
-        assert action.move is not None
-        row[_layout.A_TYPE] = _layout.PLACE
-        row[_layout.A_SCORE] = action.move.score or 0
-        row[_layout.A_N] = len(action.move)
-        for s, (r, c, t) in enumerate(action.move.placements):
-            row[_layout.A_ROWS + s] = r
-            row[_layout.A_COLS + s] = c
-            row[_layout.A_KINDS + s] = t.kind
-    elif action.kind == Action.EXCHANGE:
-        row[_layout.A_TYPE] = _layout.EXCHANGE
-        row[_layout.A_N] = len(action.tiles)
-        row[_layout.A_KINDS : _layout.A_KINDS + len(action.tiles)] = [t.kind for t in action.tiles]
-    else:
-        row[_layout.A_TYPE] = _layout.PASS
-    return row
 
 
 def _prepared(

@@ -26,7 +26,7 @@ from .._turn import new_table
 from ..board import Board
 from ..bots import BOTS, Bot, make_bot
 from ..errors import IllegalMoveError, QwirkleError, show
-from ..game import Action, Game
+from ..game import Action, Game, _action_row
 from ..tiles import ALL_TILES
 from . import _kernels as k
 from .encoding import DEFAULT_WINDOW, action_count, describe
@@ -312,22 +312,7 @@ class VectorQwirkle:
         if not isinstance(chosen, Action):
             raise QwirkleError(f"the {self._search_names[seat]} bot chose {show(chosen)}, not an Action")
         played = game.push(chosen)  # legal (IllegalMoveError otherwise), with its score
-        action = np.zeros(_layout.ACTION_COLS, np.int64)
-        if played.kind == Action.PLACE:
-            assert played.move is not None
-            action[_layout.A_TYPE] = _layout.PLACE
-            action[_layout.A_SCORE] = played.move.score or 0
-            for s, (r, c, t) in enumerate(played.move.placements):
-                action[_layout.A_ROWS + s] = r
-                action[_layout.A_COLS + s] = c
-                action[_layout.A_KINDS + s] = t.kind
-            action[_layout.A_N] = len(played.move)
-        elif played.kind == Action.EXCHANGE:
-            action[_layout.A_TYPE] = _layout.EXCHANGE
-            action[_layout.A_N] = len(played.tiles)
-            action[_layout.A_KINDS : _layout.A_KINDS + len(played.tiles)] = [t.kind for t in played.tiles]
-        else:
-            action[_layout.A_TYPE] = _layout.PASS
+        action = _action_row(played)
         row = np.zeros(_layout.LOG_COLS, np.int32)
         scratch_log = np.zeros(1 + 2 * LOG_PER_PUSH, np.int64)
         status: int = k.finish_turn(
