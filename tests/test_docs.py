@@ -9,6 +9,7 @@ import pkgutil
 import re
 import subprocess
 import sys
+import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -123,9 +124,12 @@ OUTPUT_VARIES = {"qwirkle-core warmup": "times and the cache's path"}
 
 
 def code_blocks(page: Path) -> list[tuple[str, str, int]]:
-    """(language, text, line) of each fenced block of the page."""
+    """(language, text, line) of each fenced block of the page; a block inside a list
+    item is read without the item's indent, as Markdown reads it."""
     text = page.read_text(encoding="utf-8")
-    return [(m["lang"], m["body"], text.count("\n", 0, m.start()) + 1) for m in FENCE.finditer(text)]
+    return [
+        (m["lang"], textwrap.dedent(m["body"]), text.count("\n", 0, m.start()) + 1) for m in FENCE.finditer(text)
+    ]
 
 
 def prose_sentences(text: str) -> list[str]:
