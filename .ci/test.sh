@@ -79,7 +79,7 @@ fi
 # prefixed with its name.  A run that collects no test exits 5: that is a failure.
 say "the suite: [bounds] bounds-checked, [nojit] JIT off with coverage, [jit] + [procs] JIT on (side by side)"
 # --durations: each run ends with its slowest tests, where the time goes.
-pytest_args=(-p no:warnings -o console_output_style=count --color=no --durations=12)
+pytest_args=(-p no:warnings -o console_output_style=count --color=no --durations=30)
 fresh_processes="process or slow or cluster"
 bounds_run() {  # in the unpacked sdist, with its own copy of the package (checked first)
     cd .sdist-check

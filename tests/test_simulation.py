@@ -285,7 +285,9 @@ def test_race_rule() -> None:
     assert active.tolist() == [1, 1, 1]
 
 
-def test_iterations_and_time_limit(mid_game: Game) -> None:
+def test_iterations_and_time_limit(mid_game: Game, monkeypatch: pytest.MonkeyPatch) -> None:
+    if JIT_OFF:  # the default's 1,000 simulations a candidate take seconds each as plain Python
+        monkeypatch.setattr(simulation, "DEFAULT_ITERATIONS", 40)
     results = simulate(mid_game, candidates=default_candidates(mid_game, 2)[:2], iterations=70)
     assert max(r.iterations for r in results) <= 70
     timed = simulate(mid_game, time_limit=0.001, top=4)
@@ -295,9 +297,10 @@ def test_iterations_and_time_limit(mid_game: Game) -> None:
 
 
 def test_best_action(mid_game: Game) -> None:
-    action = best_action(mid_game, iterations=100, seed=3)
+    n = 8 if JIT_OFF else 100
+    action = best_action(mid_game, iterations=n, seed=3)
     assert action in mid_game.legal_actions()
-    assert action == simulate(mid_game, iterations=100, seed=3)[0].action
+    assert action == simulate(mid_game, iterations=n, seed=3)[0].action
 
 
 # ---------------------------------------------------------------- the default candidates
