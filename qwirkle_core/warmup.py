@@ -30,6 +30,22 @@ from .errors import QwirkleError, show
 # the same time.  A group may set ``skipped`` to a reason (an optional extra that is
 # missing); otherwise _OUTCOME reports whether it compiled or only loaded kernels.
 GROUPS: dict[str, str] = {
+    # The analysis (engine sim/analyse/solve, the sim and endgame bots): simulation to a
+    # depth and to the end, then an endgame solved once the bag is empty.
+    "analysis": """
+from qwirkle_core.game import Game
+from qwirkle_core.bots import make_bot
+from qwirkle_core.analysis.simulation import simulate
+from qwirkle_core.analysis.endgame import solve_endgame
+g = Game(players=2, seed=1)
+greedy = make_bot("greedy")
+g.push(greedy.choose(g))  # past the opening, so the candidates hold exchanges too
+simulate(g, iterations=2, seed=1); simulate(g, iterations=2, plies=None, seed=1)
+while g.bag_size and not g.is_over:
+    g.push(greedy.choose(g))
+if not g.is_over:
+    solve_endgame(g)
+""",
     "queries": """
 from qwirkle_core import Board, parse_tiles, queries
 b = Board("Rc@0,0 Rs@0,1 Bs@1,1")

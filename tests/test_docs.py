@@ -166,9 +166,12 @@ def test_every_code_block_is_run_or_marked_as_text() -> None:
 
 def _site_like_root(tmp: Path) -> Path:
     """A scratch directory that looks like the repository root (its top-level entries
-    linked), so that snippets find examples/ and .venv but write their files here."""
+    linked), so that snippets find examples/ and .venv but write their files here.  The
+    package itself is not linked: imported through a link, its kernels would have other
+    source paths, which numba's cache files them under, and every page would compile
+    them all again (about 40 s each); the installed package is the same sources."""
     for entry in ROOT.iterdir():
-        if entry.name not in {".git"} and not (tmp / entry.name).exists():
+        if entry.name not in {".git", "qwirkle_core"} and not (tmp / entry.name).exists():
             (tmp / entry.name).symlink_to(entry)
     return tmp
 

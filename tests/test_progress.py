@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from qwirkle_core._progress import INTERVAL_SETTING, Progress, pick_mode
+from qwirkle_core.warmup import GROUPS
 
 ROOT = Path(__file__).resolve().parent.parent
 LINE = re.compile(r"^(?P<desc>[\w:. -]+): (?P<done>\d+)/(?P<total>\d+) (?P<unit>[\w-]+) \((?P<pct>\d+) %\), ")
@@ -138,7 +139,7 @@ def test_warmup_talks_on_a_pipe() -> None:
     )
     assert proc.returncode == 0, proc.stderr
     groups = [line for line in proc.stderr.splitlines() if re.match(r"^  \w+: [\d.]+ s", line)]
-    assert len(groups) == 6, proc.stderr  # one line per group as it finishes
+    assert len(groups) == len(GROUPS), proc.stderr  # one line per group as it finishes
     found = progress_lines(proc.stderr, "qwirkle-core: warmup")
     assert found and all(m["unit"] == "groups" for m in found), proc.stderr  # the groups still running, meanwhile
     assert proc.stdout.splitlines()[-1].startswith("cache: ")
