@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -265,8 +265,12 @@ def rollouts(
     return out[:, : game.players]
 
 
-def play(game: Game, bots: Sequence[Bot], max_turns: int = MAX_TURNS) -> Game:
+def play(
+    game: Game, bots: Sequence[Bot], max_turns: int = MAX_TURNS, before_turn: Callable[[], None] | None = None
+) -> Game:
     """Let ``bots[seat]`` play ``game`` to its end (in place); returns the game.
+    ``before_turn``, if given, is called before each turn (the engine reads its clock
+    and a stop there; what it raises ends the game where it stands).
 
     Raises :class:`RunawayGameError` once the game has ``max_turns`` turns without
     ending (bots that keep exchanging forever), rather than running forever."""
@@ -274,7 +278,11 @@ def play(game: Game, bots: Sequence[Bot], max_turns: int = MAX_TURNS) -> Game:
         raise QwirkleError(f"expected a Game, got {show(game)}")
     if isinstance(bots, (str, bytes)) or not isinstance(bots, Sequence) or len(bots) != game.players:
         raise QwirkleError(f"{game.players} players need {game.players} bots, got {show(bots)}")
+    if before_turn is not None and not callable(before_turn):
+        raise QwirkleError(f"before_turn is a function of no arguments, got {show(before_turn)}")
     while not game.is_over:
+        if before_turn is not None:
+            before_turn()
         if len(game.history) >= max_turns:
             raise RunawayGameError(f"the game ran past {max_turns} turns without ending")
         game.push(bots[game.to_move].choose(game))

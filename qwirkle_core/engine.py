@@ -722,8 +722,8 @@ class EngineSession:
         return {"action": action.text(), "score": 0}
 
     def _selfplay(self, req: dict[str, Any]) -> dict[str, Any]:
-        from .bots import BOT_IDS, BOTS
-        from .selfplay import selfplay
+        from .bots import BOT_IDS
+        from .selfplay import SelfPlayArgumentError, check_movetime, parse_bots, selfplay
 
         games = _opt_int(req, "games", 10, 1, 2**63 - 1)
         players = _opt_int(req, "players", 2, 2, 6)
@@ -733,19 +733,17 @@ class EngineSession:
         bots_value = req.get("bots", "greedy")
         if not isinstance(bots_value, str):
             raise BadInputError('"bots" must be text like "greedy" or "greedy,random"')
-        bots = [name.strip() for name in bots_value.split(",")]
-        for name in bots:
-            if name not in BOTS:
-                raise BadInputError(f"unknown bot {brief(name)} (choose from {', '.join(BOTS)})")
-        if len(bots) == 1:
-            bots *= players
-        if len(bots) != players:
-            raise BadInputError(f'"bots" names one bot, or one per seat ({players}), got {len(bots)}')
+        try:  # self-play's own rules for its options
+            bots = parse_bots(bots_value, players)
+        except SelfPlayArgumentError as exc:
+            raise BadInputError(f'"bots": {exc}') from None
+        try:
+            check_movetime(movetime, bots)
+        except SelfPlayArgumentError as exc:
+            raise BadInputError(f'"movetime": {exc}') from None
         if games > self.limits.max_games:
             raise BadInputError(f'"games" = {games} is more than this engine plays in one request ({self.limits.max_games}, --max-games)')
         self.check_time()
-        if movetime is not None and all(name in BOT_IDS for name in bots):
-            raise BadInputError('"movetime" is for the bots that search (sim, endgame): the kernel bots take none')
         if all(name in BOT_IDS for name in bots):
             result = selfplay(games, players, bots, seed=seed, progress=lambda done: self.check_time())
             scores, seconds = result.scores, result.seconds
@@ -771,22 +769,18 @@ class EngineSession:
         than on the processes ``selfplay`` spreads them over, so that the clock and a
         stop are read between turns.  Final scores (games x players) and the seconds
         they took."""
-        from ._batch import MAX_TURNS
-        from .bots import make_bot
+        from .bots import make_bot, play
         from .errors import RunawayGameError
 
         scores = np.zeros((games, players), np.int64)
         started = time.perf_counter()
         for i in range(games):
             game_seed = (seed + i) % 2**64
-            game = Game(players=players, seed=game_seed)
             seats = [make_bot(name, seed=game_seed, seat=p, movetime=movetime) for p, name in enumerate(bots)]
-            while not game.is_over:
-                self.check_time()
-                if len(game.history) >= MAX_TURNS:
-                    raise RunawayGameError(f"game {i} (seed {game_seed}) ran past {MAX_TURNS} turns without ending")
-                game.push(seats[game.to_move].choose(game))
-            scores[i] = game.scores
+            try:
+                scores[i] = play(Game(players=players, seed=game_seed), seats, before_turn=self.check_time).scores
+            except RunawayGameError as exc:
+                raise RunawayGameError(f"game {i} (seed {game_seed}): {exc}") from None
         return scores, time.perf_counter() - started
 
     def _stop(self, req: dict[str, Any]) -> dict[str, Any]:

@@ -98,7 +98,7 @@ def parse_bots(text: str, players: int) -> list[str]:
     if len(names) == 1:
         names *= players
     if len(names) != players:
-        raise SelfPlayArgumentError(f"--bots names one bot, or one per seat ({players}), got {len(names)}")
+        raise SelfPlayArgumentError(f"bots names one bot, or one per seat ({players}), got {len(names)}")
     return names
 
 

@@ -99,6 +99,27 @@ def test_a_game_that_runs_away_is_an_error_not_a_hang() -> None:
     assert MAX_TURNS >= 10 * 256  # far above any real game (see _batch)
 
 
+class Stop(Exception):
+    pass
+
+
+def test_play_calls_before_turn_before_each_turn_and_what_it_raises_stops_the_game() -> None:
+    calls: list[int] = []
+    game = play(Game(2, seed=3), [make_bot("greedy"), make_bot("greedy")], before_turn=lambda: calls.append(1))
+    assert game.is_over and len(calls) == game.turn_count
+
+    def stop_at_five() -> None:
+        if halted.turn_count == 5:
+            raise Stop
+
+    halted = Game(2, seed=3)
+    with pytest.raises(Stop):
+        play(halted, [make_bot("greedy"), make_bot("greedy")], before_turn=stop_at_five)
+    assert halted.turn_count == 5 and not halted.is_over
+    with pytest.raises(QwirkleError, match="before_turn"):
+        play(Game(2, seed=3), [make_bot("greedy"), make_bot("greedy")], before_turn=5)  # type: ignore[arg-type]
+
+
 @pytest.mark.skipif(JIT_OFF, reason="runs its own JIT-off process")
 def test_the_kernel_loops_stop_at_the_turn_cap() -> None:
     """The numba loop cannot be given a Python bot, so lower its cap (a module global,

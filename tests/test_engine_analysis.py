@@ -189,7 +189,7 @@ def test_errors_leave_the_state_unchanged_and_the_engine_running() -> None:
         ({"cmd": "selfplay", "bots": "nope"}, "endgame, sim"),
         ({"cmd": "selfplay", "bots": "sim,sim,sim"}, "one per seat"),
         ({"cmd": "selfplay", "bots": "sim", "movetime": -1}, '"movetime"'),
-        ({"cmd": "selfplay", "bots": "greedy", "movetime": 1}, '"movetime" is for the bots that search'),
+        ({"cmd": "selfplay", "bots": "greedy", "movetime": 1}, '"movetime": movetime is for the search bots'),
     ]:
         reply = session.handle(bad)
         assert "error" in reply and "ok" not in reply and says in reply["error"], (bad, reply)
