@@ -26,6 +26,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from qwirkle_core import ALL_TILES, Board, Move, QwirkleError, Tile, parse_tiles, queries, render
+from qwirkle_core.analysis.endgame import solve_endgame
+from qwirkle_core.analysis.simulation import best_action, default_candidates, simulate
 from qwirkle_core.bots import make_bot
 from qwirkle_core.engine import EngineSession, Limits, reply_line
 from qwirkle_core.game import Action, Game
@@ -247,17 +249,53 @@ def test_every_legal_action_round_trips(data: st.DataObject) -> None:
         assert Game.from_record(json.dumps(game.to_record())) == game
 
 
+def _endgame() -> Game:
+    """A two-player game whose bag has just emptied (what solve_endgame takes)."""
+    game = Game(players=2, seed=1)
+    greedy = make_bot("greedy")
+    while game.bag_size and not game.is_over:
+        game.push(greedy.choose(game))
+    assert not game.is_over
+    return game
+
+
+SAMPLE_ENDGAME = _endgame()
+
+
+@FUZZ
+@given(python_values, python_values, python_values)
+def test_analysis_entry_points_change_nothing_on_error(a: Any, b: Any, c: Any) -> None:
+    # Every search gets a bound that holds whatever the fuzzed values are (two
+    # iterations, a hundredth of a second, a stop at once), so a value that is accepted
+    # returns at once; a bad one is a QwirkleError, and the game is never changed.
+    game, endgame = SAMPLE_GAME.copy(), SAMPLE_ENDGAME.copy()
+    before, before_end = game.to_string(), endgame.to_string()
+    rejects_cleanly(lambda: simulate(game, candidates=a, top=b, plies=c, iterations=2, threads=1))
+    rejects_cleanly(lambda: simulate(game, iterations=a, time_limit=0.01, seed=b, threads=c))
+    rejects_cleanly(lambda: simulate(game, iterations=2, time_limit=a, should_stop=b, threads=1))
+    rejects_cleanly(lambda: best_action(game, iterations=a, time_limit=0.01, seed=b))
+    rejects_cleanly(lambda: default_candidates(game, a))
+    rejects_cleanly(lambda: simulate(a, iterations=2))
+    rejects_cleanly(lambda: solve_endgame(endgame, time_limit=a, should_stop=lambda: True))
+    rejects_cleanly(lambda: solve_endgame(endgame, time_limit=0.01, should_stop=a))
+    rejects_cleanly(lambda: solve_endgame(a))
+    assert game.to_string() == before and endgame.to_string() == before_end
+
+
 # ------------------------------------------------------------------ the engine
 
 COMMANDS = ["hello", "new", "position", "state", "moves", "count", "best", "play", "undo", "masks", "analyse",
-            "selfplay", "stop", "no-such-command"]
+            "sim", "solve", "selfplay", "stop", "no-such-command"]
 request_fields = st.dictionaries(
     st.sampled_from(["players", "seed", "tie_break", "position", "board", "hands", "bag", "scores", "to_move",
-                     "top", "min_score", "action", "games", "bots", "timeout", "id"]),
+                     "top", "min_score", "action", "games", "bots", "timeout", "id", "plies", "candidates",
+                     "time_limit", "threads", "win"]),
     st.one_of(json_values, numbers.filter(lambda x: not isinstance(x, float) or not np.isnan(x))),
     max_size=4,
 )
-requests = st.builds(lambda cmd, fields: {**fields, "cmd": cmd}, st.sampled_from(COMMANDS), request_fields)
+# Two iterations, always: an accepted sim (or analyse with "win") answers at once.
+requests = st.builds(lambda cmd, fields: {**fields, "cmd": cmd, "iterations": 2}, st.sampled_from(COMMANDS),
+                     request_fields)
 
 
 @FUZZ
