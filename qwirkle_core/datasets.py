@@ -103,6 +103,7 @@ __all__ = [
     "DatasetSummary",
     "check_dataset",
     "chunk_files",
+    "iter_chunks",
     "read_games",
     "read_records",
     "read_tables",
@@ -852,25 +853,46 @@ def write_dataset(
 
 
 # -------------------------------------------------------------------- reading
-def read_tables(path: str | os.PathLike[str], progress: Progress | None = None) -> tuple[Any, Any]:
-    """The whole dataset as two pyarrow Tables (games, turns), in game order.
-    ``progress(done, total)`` is called after each chunk read (games read, games in
-    the chunks there)."""
+def iter_chunks(path: str | os.PathLike[str], progress: Progress | None = None) -> Iterator[tuple[Any, Any]]:
+    """Each finished chunk of a dataset as two pyarrow Tables (its games, its turns), in
+    game order: one chunk in memory at a time, however large the dataset.
+    ``progress(done, total)`` is called after each chunk read (games read, games in the
+    chunks there).  A DatasetError, before anything is yielded, where the path is not a
+    dataset or holds no finished chunk."""
     root = _root(path)
     if progress is not None and not callable(progress):
         raise DatasetError(f"progress is a function (done, total) or None, got {show(progress)}")
-    pa, _, pq = _pyarrow()
+    _, _, pq = _pyarrow()
     spec, version = _manifest(root)
-    games, turns = [], []
     chunks = sorted(_done_chunks(root, spec, version))
-    total = sum(spec.chunk_range(k)[1] - spec.chunk_range(k)[0] for k in chunks)
-    for k in chunks:
-        games.append(pq.read_table(_chunk_path(root, version, k, "games")))
-        turns.append(pq.read_table(_chunk_path(root, version, k, "turns")))
-        if progress is not None:
-            progress(sum(t.num_rows for t in games), total)
-    if not games:
+    if not chunks:
         raise DatasetError(f"{root} holds no finished chunk")
+    return _chunks(root, version, chunks, [spec.chunk_range(k) for k in chunks], pq, progress)
+
+
+def _chunks(root: Path, version: str, chunks: list[int], ranges: list[tuple[int, int]], pq: Any,
+            progress: Progress | None) -> Iterator[tuple[Any, Any]]:
+    # A generator of its own, so that iter_chunks checks its arguments when called.
+    total = sum(hi - lo for lo, hi in ranges)
+    done = 0
+    for k in chunks:
+        games = pq.read_table(_chunk_path(root, version, k, "games"))
+        turns = pq.read_table(_chunk_path(root, version, k, "turns"))
+        done += games.num_rows
+        if progress is not None:
+            progress(done, total)
+        yield games, turns
+
+
+def read_tables(path: str | os.PathLike[str], progress: Progress | None = None) -> tuple[Any, Any]:
+    """The whole dataset as two pyarrow Tables (games, turns), in game order (all in
+    memory: :func:`iter_chunks` reads one chunk at a time).  ``progress(done, total)``
+    is called after each chunk read (games read, games in the chunks there)."""
+    pa, _, _ = _pyarrow()
+    games, turns = [], []
+    for chunk_games, chunk_turns in iter_chunks(path, progress):
+        games.append(chunk_games)
+        turns.append(chunk_turns)
     return pa.concat_tables(games), pa.concat_tables(turns)
 
 
@@ -931,12 +953,7 @@ def _chunk_records(games: Any, turns: Any) -> Iterator[tuple[int, dict[str, Any]
 def read_records(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
     """Each game of a dataset as its ``qwirkle-record/1`` record (the same object that
     ``selfplay --record`` writes as a JSON line), in game order, a chunk at a time."""
-    root = _root(path)
-    _, _, pq = _pyarrow()
-    spec, version = _manifest(root)
-    for k in sorted(_done_chunks(root, spec, version)):
-        games = pq.read_table(_chunk_path(root, version, k, "games"))
-        turns = pq.read_table(_chunk_path(root, version, k, "turns"))
+    for games, turns in iter_chunks(path):
         for _, record in _chunk_records(games, turns):
             yield record
 

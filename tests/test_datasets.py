@@ -27,6 +27,7 @@ from qwirkle_core.cli import main
 from qwirkle_core.datasets import (
     DatasetError,
     check_dataset,
+    iter_chunks,
     read_games,
     read_records,
     read_tables,
@@ -64,6 +65,22 @@ def test_records_are_the_json_lines_records(small: Path) -> None:
     games = list(read_games(small))
     assert len(games) == n and all(isinstance(g, Game) and g.is_over for g in games)
     assert games[0] == game_from_record(records[0])
+
+
+def test_chunks_one_at_a_time_are_the_tables_in_order(small: Path, tmp_path: Path) -> None:
+    import pyarrow as pa
+
+    seen: list[tuple[int, int]] = []
+    chunks = list(iter_chunks(small, progress=lambda done, total: seen.append((done, total))))
+    games, turns = read_tables(small)
+    assert len(chunks) > 1 and pa.concat_tables([g for g, _ in chunks]).equals(games)
+    assert pa.concat_tables([t for _, t in chunks]).equals(turns)
+    assert [done for done, _ in seen] == list(np.cumsum([g.num_rows for g, _ in chunks]))
+    assert {total for _, total in seen} == {games.num_rows}
+    with pytest.raises(DatasetError):
+        iter_chunks(tmp_path / "nowhere")  # at the call, before a chunk is asked for
+    with pytest.raises(DatasetError, match="progress"):
+        iter_chunks(small, progress=5)  # type: ignore[arg-type]
 
 
 def test_tables_hold_each_game_once_with_the_documented_columns(small: Path) -> None:
@@ -643,6 +660,11 @@ def test_a_malformed_scheduler_address_is_one_line(
     assert cluster.check_address("tcp://10.0.0.5:8786") == "tcp://10.0.0.5:8786"
 
 
+@pytest.mark.skipif(
+    bool(os.environ.get("NUMBA_BOUNDSCHECK")),
+    reason="compiles the game loop for every set of bots (30 s bounds-checked) to check what the warm-up plays; "
+    "the JIT-on run checks it, and the bots' games run bounds-checked in test_selfplay",
+)
 def test_the_warm_up_plays_every_set_of_bots(monkeypatch: pytest.MonkeyPatch) -> None:
     seated: list[frozenset[str]] = []
     real = datasets.play_chunk
