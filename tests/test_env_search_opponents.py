@@ -23,6 +23,7 @@ from qwirkle_core.game import Game
 # bot plays with the JIT only; the endgame bot plays greedy until the bag is empty, so
 # a few turns of it are cheap, and those run everywhere.
 NO_JIT = os.environ.get("NUMBA_DISABLE_JIT") == "1"
+SHORT = NO_JIT or os.environ.get("NUMBA_BOUNDSCHECK") == "1"  # bounds-checked kernels: about 3x slower
 needs_jit = pytest.mark.skipif(NO_JIT, reason="the sim bot's moves: minutes each with the JIT off")
 W = enc.DEFAULT_WINDOW
 
@@ -102,8 +103,8 @@ def mirror(env: VectorQwirkle, names: dict[int, str], steps: int) -> int:
 def test_endgame_opponent_moves_are_the_bot_s_choices() -> None:
     env = VectorQwirkle(2, players=2, seed=21, opponents="endgame")
     env.reset()
-    finished = mirror(env, {1: "endgame"}, 40 if NO_JIT else 300)
-    assert NO_JIT or finished >= 2  # the games reach the empty bag, where the solver plays
+    finished = mirror(env, {1: "endgame"}, 40 if SHORT else 300)
+    assert SHORT or finished >= 2  # the games reach the empty bag, where the solver plays
 
 
 @needs_jit

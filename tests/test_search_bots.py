@@ -14,6 +14,8 @@ from tests.games import greedy_until_bag_empty, small_endgame
 # With the JIT off (the coverage run) the solver visits its nodes in plain Python: the
 # endgames there are small ones (5 tiles in the two hands, not 12).
 JIT_OFF = bool(numba.config.DISABLE_JIT)
+# Bounds-checked kernels run about 3x slower: small endgames there too.
+SMALL_ENDGAMES = JIT_OFF or bool(numba.config.BOUNDSCHECK)
 
 
 def test_every_bot_is_named_and_the_search_bots_are_not_kernel_bots() -> None:
@@ -50,8 +52,10 @@ def test_with_the_bag_empty_both_search_bots_play_the_solvers_move() -> None:
     from qwirkle_core.analysis.endgame import solve_endgame
 
     checked = 0
-    for seed in range(4):
-        game = small_endgame(seed, 5) if JIT_OFF else greedy_until_bag_empty(seed)
+    # Seeds whose whole endgames solve in under 0.4 s each (seed 3's takes 5 s, and each
+    # position is solved five times here).
+    for seed in (0, 1, 2, 6):
+        game = small_endgame(seed, 5) if SMALL_ENDGAMES else greedy_until_bag_empty(seed)
         if game is None or game.is_over:
             continue
         best = solve_endgame(game)
