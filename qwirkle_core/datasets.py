@@ -101,6 +101,7 @@ __all__ = [
     "DatasetError",
     "DatasetSpec",
     "DatasetSummary",
+    "Tally",
     "check_dataset",
     "chunk_files",
     "iter_chunks",
@@ -393,13 +394,46 @@ def chunk_files(path: str | os.PathLike[str], table: str) -> list[str]:
 
 # ------------------------------------------------------------ playing a chunk
 @dataclass
+class Tally:
+    """Sums over games (of a chunk, or of a whole dataset): what a summary reports, in a
+    size that does not grow with the games (a run of 10^8 games keeps no per-game array)."""
+
+    games: int
+    score_sums: npt.NDArray[np.int64]  # per seat
+    wins: npt.NDArray[np.int64]  # per seat: games it won alone
+    ties: npt.NDArray[np.int64]  # per seat: games it shared the top score in
+    ends: npt.NDArray[np.int64]  # games that ended each way, indexed by END_* code
+    turn_sum: int
+    turn_min: int
+    turn_max: int
+
+    def __add__(self, other: Tally) -> Tally:
+        if not self.games or not other.games:
+            return other if not self.games else self
+        return Tally(
+            self.games + other.games, self.score_sums + other.score_sums, self.wins + other.wins,
+            self.ties + other.ties, self.ends + other.ends, self.turn_sum + other.turn_sum,
+            min(self.turn_min, other.turn_min), max(self.turn_max, other.turn_max),
+        )
+
+
+def _tally(scores: npt.NDArray[np.int64], turns: npt.NDArray[np.int64], ends: npt.NDArray[np.int64]) -> Tally:
+    """The tally of games given as arrays (games x players scores, turns, END_* codes)."""
+    at_top = scores == scores.max(axis=1, keepdims=True)
+    alone = at_top.sum(axis=1, keepdims=True) == 1
+    return Tally(
+        int(scores.shape[0]), scores.sum(axis=0).astype(np.int64), (at_top & alone).sum(axis=0).astype(np.int64),
+        (at_top & ~alone).sum(axis=0).astype(np.int64), np.bincount(ends, minlength=len(ENDS) + 1).astype(np.int64),
+        int(turns.sum()), int(turns.min()) if len(turns) else 0, int(turns.max()) if len(turns) else 0,
+    )
+
+
+@dataclass
 class ChunkStats:
-    """What a chunk task sends back: enough for the summary, nothing per turn."""
+    """What a chunk task sends back: the chunk's tally, nothing per game or turn."""
 
     chunk: int
-    scores: npt.NDArray[np.int64]  # games x players
-    turns: npt.NDArray[np.int64]
-    ends: npt.NDArray[np.int64]
+    tally: Tally
     seconds: float = 0.0  # time spent playing and writing
 
 
@@ -606,7 +640,7 @@ def write_chunk(
     scores, turns, ends, rows = play_chunk(spec, chunk, on_games)
     games, turns_table = chunk_tables(spec, chunk, scores, turns, ends, rows)
     _put_chunk(root, chunk, games, turns_table)
-    return ChunkStats(chunk, scores, turns, ends, time.perf_counter() - began)
+    return ChunkStats(chunk, _tally(scores, turns, ends), time.perf_counter() - began)
 
 
 def _stats_from_file(root: Path, spec: DatasetSpec, chunk: int) -> ChunkStats:
@@ -614,7 +648,7 @@ def _stats_from_file(root: Path, spec: DatasetSpec, chunk: int) -> ChunkStats:
     _, pc, pq = _pyarrow()
     table = pq.read_table(_chunk_path(root, DATASET_FORMAT, chunk, "games"), columns=["scores", "turns", "end"])
     scores = pc.list_flatten(table.column("scores")).to_numpy().astype(np.int64).reshape(-1, spec.players)
-    return ChunkStats(chunk, scores, table.column("turns").to_numpy().astype(np.int64), _end_codes(table))
+    return ChunkStats(chunk, _tally(scores, table.column("turns").to_numpy().astype(np.int64), _end_codes(table)))
 
 
 def _end_codes(games: Any) -> npt.NDArray[np.int64]:
@@ -628,13 +662,12 @@ def _end_codes(games: Any) -> npt.NDArray[np.int64]:
 # -------------------------------------------------------------------- writing
 @dataclass
 class DatasetSummary:
-    """A finished :func:`write_dataset` run: figures over the whole dataset, in game order."""
+    """A finished :func:`write_dataset` run: figures over the whole dataset (sums, whatever
+    its size: ``tally``)."""
 
     path: str
     spec: DatasetSpec
-    scores: npt.NDArray[np.int64]  # games x players
-    turns: npt.NDArray[np.int64]
-    ends: npt.NDArray[np.int64]  # END_* codes
+    tally: Tally
     written: int  # games this run played and wrote
     skipped: int  # games already there (a resumed run)
     seconds: float  # from the first task to the last, kernels already loaded
@@ -648,9 +681,17 @@ class DatasetSummary:
 
     def wins(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
         """Per seat: games it won alone, and games it shared the top score in."""
-        at_top = self.scores == self.scores.max(axis=1, keepdims=True)
-        alone = at_top.sum(axis=1, keepdims=True) == 1
-        return (at_top & alone).sum(axis=0), (at_top & ~alone).sum(axis=0)
+        return self.tally.wins, self.tally.ties
+
+    @property
+    def mean_scores(self) -> npt.NDArray[np.float64]:
+        """Per seat: the mean final score."""
+        return self.tally.score_sums / max(self.tally.games, 1)
+
+    @property
+    def turns_per_game(self) -> float:
+        """The mean number of turns a game."""
+        return self.tally.turn_sum / max(self.tally.games, 1)
 
     def to_json(self) -> dict[str, Any]:
         """The summary as the ``--json`` object of ``selfplay --out``."""
@@ -663,11 +704,11 @@ class DatasetSummary:
             "seed": self.spec.seed,
             "written": self.written,
             "skipped": self.skipped,
-            "mean_scores": [round(float(m), 3) for m in self.scores.mean(axis=0)],
+            "mean_scores": [round(float(m), 3) for m in self.mean_scores],
             "wins": [int(w) for w in wins],
             "ties": [int(t) for t in ties],
-            "ends": {name: int((self.ends == code).sum()) for code, name in enumerate(ENDS, 1)},
-            "turns_per_game": round(float(self.turns.mean()), 2),
+            "ends": {name: int(self.tally.ends[code]) for code, name in enumerate(ENDS, 1)},
+            "turns_per_game": round(self.turns_per_game, 2),
             "games_per_second": round(self.games_per_second, 1),
             "seconds": round(self.seconds, 3),
             "startup_seconds": round(self.startup_seconds, 3),
@@ -799,7 +840,7 @@ def write_dataset(
     def on_done(result: ChunkStats, _: int = 0) -> None:
         nonlocal finished
         stats[result.chunk] = result
-        finished += len(result.turns)
+        finished += result.tally.games
         report()
 
     def begin() -> list[tuple[Any, ...]]:
@@ -809,7 +850,7 @@ def write_dataset(
         done = _done_chunks(root, spec)
         todo.extend(k for k in range(spec.chunks) if k not in done)
         stats.update({k: _stats_from_file(root, spec, k) for k in sorted(done)})
-        finished = skipped = sum(len(s.turns) for s in stats.values())
+        finished = skipped = sum(s.tally.games for s in stats.values())
         return [(str(root), spec.to_json(), k) for k in todo]
 
     startup = 0.0
@@ -837,13 +878,14 @@ def write_dataset(
     _remove_temporaries(root)
     if not (root / SUCCESS).exists():
         _atomic_write(root / SUCCESS, b"")  # last: the dataset is complete
-    order = [stats[k] for k in range(spec.chunks)]
+    tally = Tally(0, np.zeros(spec.players, np.int64), np.zeros(spec.players, np.int64),
+                  np.zeros(spec.players, np.int64), np.zeros(len(ENDS) + 1, np.int64), 0, 0, 0)
+    for k in range(spec.chunks):
+        tally += stats.pop(k).tally
     return DatasetSummary(
         str(root),
         spec,
-        np.concatenate([s.scores for s in order]),
-        np.concatenate([s.turns for s in order]),
-        np.concatenate([s.ends for s in order]),
+        tally,
         finished - skipped,
         skipped,
         seconds,

@@ -86,6 +86,7 @@ KNOWN: dict[str, str] = {}
 # fields, and no factory builds one here.
 NO_FACTORY = {
     "qwirkle_core.datasets.DatasetSummary",
+    "qwirkle_core.datasets.Tally",
     "qwirkle_core.datasets.CheckReport",
     "qwirkle_core.match.MatchResult",
     "qwirkle_core.selfplay.SelfPlayResult",

@@ -99,7 +99,7 @@ def run_selfplay_dataset(
         print(json.dumps(report))
         return 0
     wins, ties = summary.wins()
-    means = summary.scores.mean(axis=0)
+    means = summary.mean_scores
     chunks = summary.spec.chunks
     print(f"{games} games, {players} players, seeds {seed}..{seed + games - 1} in {summary.path}")
     print(f"{summary.written} games written now, {summary.skipped} already there ({chunks} chunks of {chunk_size})")
@@ -107,7 +107,7 @@ def run_selfplay_dataset(
     for p in range(players):
         print(f"{p:>4}  {bots[p]:<10} {means[p]:>10.2f} {int(wins[p]):>7} {int(ties[p]):>6}")
     ends = ", ".join(f"{name} {count}" for name, count in report["ends"].items())
-    print(f"{summary.turns.mean():.1f} turns per game; ended: {ends}")
+    print(f"{summary.turns_per_game:.1f} turns per game; ended: {ends}")
     if summary.written:
         print(f"{summary.games_per_second:,.0f} games per second on {summary.where}")
     print(f"ready to play in {summary.startup_seconds:.1f} s (cluster started or reached, kernels loaded)")
