@@ -283,7 +283,7 @@ def play(
     while not game.is_over:
         if before_turn is not None:
             before_turn()
-        if len(game.history) >= max_turns:
+        if game.turn_count >= max_turns:  # (history would build every turn's object, each turn)
             raise RunawayGameError(f"the game ran past {max_turns} turns without ending")
         game.push(bots[game.to_move].choose(game))
     return game

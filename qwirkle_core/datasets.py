@@ -34,6 +34,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import operator
 import os
 import shutil
 import socket
@@ -878,10 +879,7 @@ def write_dataset(
     _remove_temporaries(root)
     if not (root / SUCCESS).exists():
         _atomic_write(root / SUCCESS, b"")  # last: the dataset is complete
-    tally = Tally(0, np.zeros(spec.players, np.int64), np.zeros(spec.players, np.int64),
-                  np.zeros(spec.players, np.int64), np.zeros(len(ENDS) + 1, np.int64), 0, 0, 0)
-    for k in range(spec.chunks):
-        tally += stats.pop(k).tally
+    tally = functools.reduce(operator.add, (stats.pop(k).tally for k in range(spec.chunks)))
     return DatasetSummary(
         str(root),
         spec,

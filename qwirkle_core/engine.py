@@ -730,11 +730,8 @@ class EngineSession:
         seed = _opt_int(req, "seed", 0, 0, 2**64 - 1)
         movetime = _opt_seconds(req, "movetime")
         assert games is not None and players is not None and seed is not None
-        bots_value = req.get("bots", "greedy")
-        if not isinstance(bots_value, str):
-            raise BadInputError('"bots" must be text like "greedy" or "greedy,random"')
         try:  # self-play's own rules for its options
-            bots = parse_bots(bots_value, players)
+            bots = parse_bots(req.get("bots", "greedy"), players)
         except SelfPlayArgumentError as exc:
             raise BadInputError(f'"bots": {exc}') from None
         try:
