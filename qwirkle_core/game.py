@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from . import _layout, _prng, _turn
+from . import _batch, _layout, _prng, _turn
 from ._constants import GOING_OUT_BONUS, HAND_SIZE, MAX_PLAYERS
 from ._ints import read_int
 from ._iterables import items_of
@@ -391,6 +391,7 @@ class Game:
         rank = np.array(self._tie_rank + [0] * (MAX_PLAYERS - players), np.int64)
         _turn.deal(self._meta, self._hands, self._hand_sizes, self._bag, self._scores, self._rng, players, rank)
         self._log = np.zeros((0, _layout.LOG_COLS), np.int32)  # one row per turn played
+        self._turns_before = 0  # turns played before the log's first (a loaded position's)
         self._undo: list[tuple[npt.NDArray[np.int64], ...]] = []
         self._from_deal = True
 
@@ -472,8 +473,10 @@ class Game:
 
     @property
     def turn_count(self) -> int:
-        """Turns played since the deal (or since the position was loaded)."""
-        return int(self._log.shape[0])
+        """Turns played since the deal: for a game from ``from_position``, the
+        ``turns_played`` it was given and the turns played since (``history`` holds only
+        those)."""
+        return self._turns_before + int(self._log.shape[0])
 
     @property
     def history(self) -> list[Turn]:
@@ -640,6 +643,7 @@ class Game:
         game._bag = self._bag.copy()
         game._scores = self._scores.copy()
         game._log = self._log  # never written in place: push and pop make new arrays
+        game._turns_before = self._turns_before
         game._undo = list(self._undo)  # the saved arrays are never written either
         game._from_deal = self._from_deal
         return game
@@ -661,7 +665,9 @@ class Game:
         game = self.copy()
         _turn.redeal_unseen(game._meta, game._hands, game._hand_sizes, game._bag, seat, rng)
         game._rng = rng
-        # The past no longer leads to this state: it can be played on, not popped.
+        # The past no longer leads to this state: it can be played on, not popped (its
+        # turns still count, as turn_count and the game loops' turn cap read them).
+        game._turns_before = self.turn_count
         game._log = np.zeros((0, _layout.LOG_COLS), np.int32)
         game._undo = []
         game._from_deal = False
@@ -751,12 +757,15 @@ class Game:
         scores: Sequence[int] | None = None,
         to_move: int = 0,
         seed: int = 0,
+        turns_played: int = 0,
     ) -> Game:
         """A game from its parts: the board, every hand (seat 0 first), the bag (the
         next draw last), the scores (default 0) and the seat to move; on an empty board
         the game is before its opening.  ``seed`` seeds the generator that mixes
-        exchanged tiles into the bag.  Raises InvalidPositionError for a position that
-        no game can reach (tiles not conserved, a hand over 6, ...)."""
+        exchanged tiles into the bag; ``turns_played`` is the game's ``turn_count`` (the
+        turns played to reach the position: the search bots seed each move from it).
+        Raises InvalidPositionError for a position that no game can reach (tiles not
+        conserved, a hand over 6, ...)."""
         if not isinstance(board, Board):
             raise InvalidPositionError(f"expected a Board, got {show(board)}")
         seats = _part(hands, MAX_PLAYERS + 1, "hands: expected a sequence")
@@ -773,12 +782,16 @@ class Game:
             raise InvalidPositionError(f"scores are integers, got {show(scores_list)}")
         if type(to_move) is not int:
             raise InvalidPositionError(f"to_move is a seat number, got {show(to_move)}")
+        if type(turns_played) is not int or not 0 <= turns_played <= _batch.MAX_TURNS:
+            raise InvalidPositionError(f"turns_played is a count of turns, 0 to {_batch.MAX_TURNS:,}, got {show(turns_played)}")
         rng = _prng.new_state(_check_seed(seed), _prng.GAME_STREAM)
         opening = 0
         if board.is_empty() and 0 <= to_move < len(hands_list):
             opening = largest_group(hands_list[to_move])
         state = f"o{opening}" if opening else "p"
-        return cls._checked(board.copy(stack=False), hands_list, bag_list, scores_list, to_move, state, rng)
+        game = cls._checked(board.copy(stack=False), hands_list, bag_list, scores_list, to_move, state, rng)
+        game._turns_before = turns_played
+        return game
 
     @classmethod
     def _checked(
@@ -854,6 +867,7 @@ class Game:
             )
         game._meta = meta
         game._log = np.zeros((0, _layout.LOG_COLS), np.int32)
+        game._turns_before = 0
         game._undo = []
         game._from_deal = False
         game._sync_board_meta()

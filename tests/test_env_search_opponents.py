@@ -38,8 +38,11 @@ def fewer_simulations(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def position(game: Game) -> Game:
-    """The position as the env shows it to its search bots (env.to_game: no history)."""
-    return Game.from_position(game.board, game.hands, game.bag, game.scores, game.to_move)
+    """The position as the env shows it to its search bots (env.to_game: no history,
+    the turns played so far)."""
+    return Game.from_position(
+        game.board, game.hands, game.bag, game.scores, game.to_move, turns_played=game.turn_count
+    )
 
 
 def mirror(env: VectorQwirkle, names: dict[int, str], steps: int) -> int:
@@ -95,6 +98,8 @@ def mirror(env: VectorQwirkle, names: dict[int, str], steps: int) -> int:
             assert (scores == scores2).all() and (rng == rng2).all()
             assert (bag[: game.bag_size] == bag2[: game.bag_size]).all()
             assert meta[_layout.M_PLAYER] == meta2[_layout.M_PLAYER]
+            # The turns played, from which the search bots seed each move.
+            assert meta[_layout.M_TURNS] == meta2[_layout.M_TURNS] == game.turn_count
             assert env.board(i) == game.board
             assert (enc.legal_substeps(game, turn[i]).mask == masks[i]).all()
     return finished

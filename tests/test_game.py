@@ -10,7 +10,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from qwirkle_core import ALL_TILES, IllegalMoveError, InvalidPositionError, Move, QwirkleError, parse_tiles
+from qwirkle_core import (
+    ALL_TILES,
+    IllegalMoveError,
+    InvalidPositionError,
+    Move,
+    QwirkleError,
+    _layout,
+    parse_tiles,
+)
 from qwirkle_core.bots import make_bot, play
 from qwirkle_core.game import (
     Action,
@@ -347,8 +355,24 @@ def test_unseen_tiles_and_determinization(seed: int, players: int, turns: int, v
     assert [len(h) for h in other.hands] == [len(h) for h in game.hands]
     assert other.unseen_tiles(viewer) == unseen
     assert game.determinize(viewer, seed=seed + 1) == other
+    assert other.turn_count == game.turn_count and other.history == []
     if not other.is_over:
         other.push(other.legal_actions()[0])
+        assert other.turn_count == game.turn_count + 1
+
+
+def test_a_loaded_position_counts_the_turns_it_was_given() -> None:
+    game = greedy_game(2, 5, 9)
+    parts = (game.board, game.hands, game.bag, game.scores, game.to_move)
+    assert Game.from_position(*parts).turn_count == 0
+    loaded = Game.from_position(*parts, turns_played=9)
+    assert loaded.turn_count == 9 and loaded.history == [] and loaded == Game.from_position(*parts)
+    loaded.push(loaded.legal_actions()[0])
+    assert loaded.turn_count == 10 and len(loaded.history) == 1
+    assert loaded.copy().turn_count == 10 and loaded.engine_state()[1][_layout.M_TURNS] == 10
+    for bad in (-1, 10_001, 1.5, True, "9"):
+        with pytest.raises(InvalidPositionError, match="turns_played"):
+            Game.from_position(*parts, turns_played=bad)  # type: ignore[arg-type]
 
 
 def test_bad_game_arguments_are_refused() -> None:

@@ -511,6 +511,7 @@ def test_to_game_follows_the_library_game(players: int, chooser: str) -> None:
     while not game.is_over and not state.is_terminal() and turns < (6 if NO_JIT else 400):
         turns += 1
         same_position(state, game)
+        assert state.to_game().turn_count == game.turn_count
         action = bot.choose(state.to_game())
         ids = state.action_ids(action)
         assert ids == turn_substeps(game, action)

@@ -520,8 +520,9 @@ class QwirkleState(pyspiel.State):  # type: ignore[misc]
 
     # ----------------------------------------------- the library's Game
     def to_game(self, seed: int = 0) -> Game:
-        """The position as a library ``Game`` (``Game.from_position``: no history, the
-        bag in no particular order, its generator seeded with ``seed``), for the
+        """The position as a library ``Game`` (``Game.from_position``: no history but
+        the turns played as its ``turn_count``, the bag in no particular order, its
+        generator seeded with ``seed``), for the
         library's bots and analysis: ``make_bot("greedy").choose(state.to_game())``.
         Mid-turn it is the position at the start of the turn in progress (the sub-steps
         played so far are not moves yet); a finished game is a finished ``Game`` (a
@@ -537,7 +538,7 @@ class QwirkleState(pyspiel.State):  # type: ignore[misc]
         scores = [int(v) for v in s.scores[: s.players]]
         seat = int(s.meta[_layout.M_PLAYER])
         if not s.meta[_layout.M_OVER]:
-            return Game.from_position(board, hands, bag, scores, seat, seed)
+            return Game.from_position(board, hands, bag, scores, seat, seed, turns_played=int(s.meta[_layout.M_TURNS]))
         went_out = int(s.meta[_layout.M_WENT_OUT])
         rng = state_text(new_state(read_int(seed, "seed", 0, 2**64 - 1), GAME_STREAM))
         text = "|".join([

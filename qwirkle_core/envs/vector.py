@@ -79,7 +79,7 @@ class VectorQwirkle:
     between the kernel calls, within the same ``step`` (or ``reset``): seat p of the game
     of seed S is ``make_bot(name, seed=S, seat=p, movetime=opponent_movetime)``, made
     afresh for each game and asked to choose on ``to_game(i)`` (the position, without its
-    history); ``opponent_movetime`` (seconds a move, only with a search opponent) bounds
+    history but with its turn count, from which the bot seeds each move); ``opponent_movetime`` (seconds a move, only with a search opponent) bounds
     its search, else it does a fixed amount of work a move and the games are the same
     for the same seeds.  Without a search opponent nothing of this runs.
 
@@ -426,8 +426,8 @@ class VectorQwirkle:
         return Board.from_placements((r, c, ALL_TILES[kind]) for r, c, kind in tiles) if tiles else Board()
 
     def to_game(self, i: int) -> Game:
-        """Env i's position as a Game (no history: ``Game.from_position``; a game in
-        play)."""
+        """Env i's position as a Game (no history: ``Game.from_position``, with the
+        turns played so far as its ``turn_count``; a game in play)."""
         i = self._env_index(i)
         _, meta, hands, hand_sizes, bag, scores, _ = self.engine_state(i)
         return Game.from_position(
@@ -436,4 +436,5 @@ class VectorQwirkle:
             [ALL_TILES[int(t)] for t in bag[: meta[_layout.M_BAG]]],
             [int(s) for s in scores[: self.players]],
             int(meta[_layout.M_PLAYER]),
+            turns_played=int(meta[_layout.M_TURNS]),
         )
