@@ -74,7 +74,11 @@ fi
 # run the kernels the in-process tests already check, coverage does not see into
 # them, and without the JIT they only take long.  They also leave out the tests of
 # the reference alone (marker reference): those run no code of qwirkle_core, so they
-# would only repeat [jit]'s run.
+# would only repeat [jit]'s run.  [bounds] also leaves out four files of tests of the
+# Python layers over kernels that other files check bounds-checked (the engine's
+# protocol and its analysis replies, the framework envs' conventions, self-play of the
+# search bots): they reach no kernel, and no argument of one, that those do not, and
+# they took a sixth of its time.
 # pytest prints one line per test file as it finishes it; each run's lines are
 # prefixed with its name.  A run that collects no test exits 5: that is a failure.
 say "the suite: [bounds] bounds-checked, [nojit] JIT off with coverage, [jit] + [procs] JIT on (side by side)"
@@ -86,7 +90,9 @@ bounds_run() {  # in the unpacked sdist, with its own copy of the package (check
     ../"$bin/python" -c 'import pathlib, qwirkle_core as q; assert pathlib.Path(q.__file__).parent.parent == pathlib.Path.cwd(), q.__file__' \
         || { echo "the unpacked sdist does not import its own package"; return 1; }
     NUMBA_BOUNDSCHECK=1 NUMBA_CACHE_DIR="$root/.numba_cache_boundscheck" \
-        ../"$bin/python" -m pytest tests benchmarks "${pytest_args[@]}" -m "not ($fresh_processes) and not reference"
+        ../"$bin/python" -m pytest tests benchmarks "${pytest_args[@]}" -m "not ($fresh_processes) and not reference" \
+        --ignore=tests/test_engine.py --ignore=tests/test_engine_analysis.py \
+        --ignore=tests/test_env_conventions.py --ignore=tests/test_selfplay_search.py
 }
 root=$PWD
 run bounds bounds_run &

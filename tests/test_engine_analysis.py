@@ -1,5 +1,5 @@
-"""The engine's searches: sim, solve, analyse with "win", the bots by name, and the
-stop hooks of simulate and solve_endgame they are built on."""
+"""The engine's searches: sim, solve, analyse with "win", the bots by name, stopped by
+a stop request or a timeout (the library's stop hooks: tests/test_search_stops.py)."""
 
 from __future__ import annotations
 
@@ -12,13 +12,12 @@ from typing import Any
 import numba
 import pytest
 
-from qwirkle_core.analysis import endgame, simulation
+from qwirkle_core.analysis import simulation
 from qwirkle_core.analysis.endgame import solve_endgame
 from qwirkle_core.analysis.simulation import simulate
 from qwirkle_core.bots import make_bot, play
 from qwirkle_core.client import EngineClient, EngineError
 from qwirkle_core.engine import EngineSession
-from qwirkle_core.errors import QwirkleError
 from qwirkle_core.game import Action, Game
 
 from .games import greedy_until_bag_empty, small_endgame
@@ -259,55 +258,6 @@ def test_a_timeout_ends_sim_and_solve_with_their_best_so_far() -> None:
     assert plays_out(late, solved["pv"]) == solved["spread"]
     # Other requests still end in an error at their timeout.
     assert "timed out" in ask(session, cmd="selfplay", games=1000, timeout=1e-9)["error"]
-
-
-def test_simulate_stops_when_asked_between_rounds() -> None:
-    game = mid_game()
-    calls = []
-
-    def after_two() -> bool:
-        calls.append(1)
-        return len(calls) >= 2
-
-    results = simulate(game, top=2, plies=1, iterations=10**6, should_stop=after_two)
-    assert len(calls) == 2 and max(r.iterations for r in results) == 2 * simulation.ROUND  # (some drop out)
-    never = simulate(game, top=2, plies=PLIES, iterations=ITERATIONS, seed=4, should_stop=lambda: False)
-    assert never == simulate(game, top=2, plies=PLIES, iterations=ITERATIONS, seed=4)
-    with pytest.raises(QwirkleError, match="should_stop"):
-        simulate(game, should_stop=True)  # type: ignore[arg-type]
-
-
-def test_solve_endgame_stops_when_asked() -> None:
-    game = greedy_until_bag_empty(3)
-    for limit in (None, 30.0):
-        result = solve_endgame(game, time_limit=limit, should_stop=lambda: True)
-        assert not result.exact and result.pv[0] == result.action
-        assert result.action in game.legal_actions()
-        assert plays_out(game, [a.text() for a in result.pv]) == result.spread
-    with pytest.raises(QwirkleError, match="should_stop"):
-        solve_endgame(game, should_stop=1)  # type: ignore[arg-type]
-
-
-def test_a_solve_cut_into_many_calls_is_still_exact(monkeypatch: pytest.MonkeyPatch) -> None:
-    """With should_stop the search runs in calls of a node budget, each cut short and
-    started again; what they finished is kept in the table, so it still ends, exact,
-    with the spread of one uncut search."""
-    game = small_endgame(5, ENDGAME_TILES)
-    assert game is not None
-    want = solve_endgame(game)
-    monkeypatch.setattr(endgame, "POLL_SECONDS", 1e-9)
-    monkeypatch.setattr(endgame, "MIN_POLL_NODES", 1)
-    calls = []
-
-    def count() -> bool:
-        calls.append(1)
-        return False
-
-    for limit in (None, 1e6):
-        calls.clear()
-        got = solve_endgame(game, time_limit=limit, should_stop=count)
-        assert got.exact and got.spread == want.spread and plays_out(game, [a.text() for a in got.pv]) == got.spread
-        assert len(calls) > 2, "the search was cut into many calls"
 
 
 # ------------------------------------------------------------------ bots

@@ -276,9 +276,10 @@ def test_a_first_process_compiles_says_so_once_and_fills_the_cache(tmp_path: Pat
     assert second.stdout.split() == ["36"]
     assert COMPILE_LINE not in second.stderr, second.stderr
 
+    # (render compiles only the board's kernels: a few seconds, where moves takes ten.)
     position = '{"board": [[0, 0, 0, 0]], "hand": [[0, 1], [0, 2]]}'
     command = subprocess.run(
-        [sys.executable, "-m", "qwirkle_core", "moves"], input=position, capture_output=True, text=True, timeout=600,
+        [sys.executable, "-m", "qwirkle_core", "render", "-f", "text"], input=position, capture_output=True, text=True, timeout=600,
         check=False, env=dict(os.environ, PYTHONPATH=str(ROOT), NUMBA_CACHE_DIR=str(tmp_path / "cli")),
     )
     assert command.returncode == 0, command.stderr
