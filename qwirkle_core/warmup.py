@@ -37,6 +37,8 @@ from qwirkle_core.game import Game
 from qwirkle_core.bots import make_bot
 from qwirkle_core.analysis.simulation import simulate
 from qwirkle_core.analysis.endgame import solve_endgame
+from qwirkle_core.analysis.simulation import win_probability
+win_probability(10, 30)
 g = Game(players=2, seed=1)
 greedy = make_bot("greedy")
 g.push(greedy.choose(g))  # past the opening, so the candidates hold exchanges too
@@ -53,7 +55,9 @@ h = parse_tiles("Rd Bd Gs Yc Rs Pl")
 queries.top_moves(b, h, 3); queries.moves_with_tiles(b, h, parse_tiles("Rd"))
 queries.moves_on_cells(b, h, [(0, 2)]); queries.qwirkle_slots(b); queries.move_risk(b, h)
 queries.position_planes(b, 16)
-queries.batch_counts([(b, h)]); queries.batch_best_scores([(b, h)]); queries.batch_moves([(b, h)])
+for threads in (None, 1):  # (one thread runs the serial kernels)
+    queries.batch_counts([(b, h)], threads); queries.batch_best_scores([(b, h)], threads)
+    queries.batch_moves([(b, h)], threads)
 """,
     "envs": """
 from qwirkle_core.game import Game
@@ -63,6 +67,31 @@ env.reset()
 for _ in range(4):
     env.step(env.random_actions())
 legal_substeps(Game(players=2, seed=1))
+# A search opponent's seats, played between the kernel steps, to a game's end (three
+# players: the endgame bot plays greedy throughout, so nothing is solved).
+env = VectorQwirkle(1, players=3, seed=1, opponents="endgame")
+env.reset()
+while not env.step(env.random_actions())[3][0]:
+    pass
+try:
+    import pyspiel
+except ImportError:
+    pass
+else:  # the OpenSpiel game (the rl extra): its chance nodes and observations
+    import qwirkle_core.envs.openspiel
+    import numpy as np
+    state = pyspiel.load_game("python_qwirkle").new_initial_state()
+    rng = np.random.default_rng(1)
+    for _ in range(40):
+        if state.is_terminal():
+            break
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes())
+            state.apply_action(int(rng.choice(outcomes, p=probs)))
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+            state.observation_tensor(); state.information_state_tensor()
+    state.to_game()
 """,
     "games": """
 from qwirkle_core.game import Game
@@ -148,7 +177,8 @@ class WarmupReport:
         """The report in a few lines of text."""
         groups = len(self.groups) + len(self.failures)
         done = "compiled the kernels" if self.compiled else "the kernels were ready"
-        out = [f"{done} in {self.seconds:.1f} s ({groups} groups, {self.jobs} processes at a time)"]
+        processes = "1 process" if self.jobs == 1 else f"{self.jobs} processes"
+        out = [f"{done} in {self.seconds:.1f} s ({groups} groups, {processes} at a time)"]
         out += [group_line(name, self.groups[name], self.outcomes.get(name, "")) for name in self.groups]
         out += [group_line(name, 0.0, "", message) for name, message in self.failures.items()]
         out.append(f"cache: {self.cache}")
