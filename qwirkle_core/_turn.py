@@ -74,9 +74,9 @@ from ._layout import (
     KArray,
     KInt,
 )
-from ._movegen import INITIAL_CAPACITY, generate
+from ._movegen import INITIAL_CAPACITY, MODE_ANY, generate
 from ._prng import below
-from ._state import NEED_REGROW, push_legal, regrown
+from ._state import NEED_REGROW, OK, judge, push_legal, regrown
 
 
 # ------------------------------------------------------------------- the hand
@@ -121,6 +121,105 @@ def remove_from_hand(hand: KArray, hand_size: KInt, kind: KInt) -> KInt:
             return hand_size - 1
     return -1  # not in the hand: callers only remove what they found there
 
+
+
+# --------------------------------------------------------- a turn's verdict
+# turn_verdict's answers: LEGAL, or the rule the action breaks (Game.push words each
+# one; a dataset's check reports it).  The second value says more where noted.
+LEGAL = 0
+V_OVER = 1  # the game is over
+V_MALFORMED = 2  # not a place, an exchange or a pass, or a count of tiles out of range
+V_OPENING_SIZE = 3  # the opening places the opener's largest group: its size
+V_OPENING_ONLY = 4  # before the opening only that placement is allowed: its size
+V_NOT_HELD = 5  # a tile placed or exchanged is not in the hand (that many times): the kind
+V_PLACEMENT = 6  # the tiles break a rule of lines (_state's verdict: judge)
+V_SCORE_LIMIT = 7  # the player's score would pass the limit
+V_EXCHANGE_BAG = 8  # more tiles exchanged than the bag holds: the bag's size
+V_PASS_BAG = 9  # a pass while the bag holds tiles
+V_PASS_MOVE = 10  # a pass while a tile can be placed
+VERDICT_RULES = {  # each verdict's rule, in words (Game.push says more: the tile, the cell)
+    V_OVER: "the game is over",
+    V_MALFORMED: "not a place, an exchange or a pass of 0 to 6 tiles",
+    V_OPENING_SIZE: "the opening move places the opener's largest group",
+    V_OPENING_ONLY: "the opening player must place their largest group",
+    V_NOT_HELD: "a tile placed or exchanged is not in the hand",
+    V_PLACEMENT: "the tiles break a rule of lines",
+    V_SCORE_LIMIT: "the score would pass the limit",
+    V_EXCHANGE_BAG: "more tiles exchanged than the bag holds",
+    V_PASS_BAG: "a pass is only allowed when the bag is empty",
+    V_PASS_MOVE: "a pass is only allowed when no tile can be placed",
+}
+
+
+@helper
+def unheld_kind(hand: KArray, hand_size: KInt, action: KArray) -> KInt:
+    """The first kind of the action's tiles that the hand does not hold as many times
+    as the action uses it; -1 when the hand holds them all."""
+    n = action[A_N]
+    for a in range(n):
+        kind = action[A_KINDS + a]
+        used = 0
+        for b in range(n):
+            if action[A_KINDS + b] == kind:
+                used += 1
+        held = 0
+        for i in range(hand_size):
+            if hand[i] == kind:
+                held += 1
+        if held < used:
+            return kind
+    return -1
+
+
+@kernel
+def hand_lacks(hand: KArray, hand_size: KInt, action: KArray) -> KInt:
+    """:func:`unheld_kind` for callers outside numba (the Board's checks)."""
+    return unheld_kind(hand, hand_size, action)
+
+
+@kernel
+def turn_verdict(
+    st: KArray, meta: KArray, hands: KArray, hand_sizes: KArray, scores: KArray, action: KArray, max_score: KInt,
+    out: KArray,
+) -> tuple[KInt, KInt]:
+    """Whether the seat to move may play ``action`` (an action row): (LEGAL, the
+    placement's score, 0 for an exchange or a pass), or (V_*, what it is about).  The
+    one statement of what a turn may do: ``Game.push`` asks it before every turn, and a
+    dataset's check before every recorded one.  ``out``, a move table of at least one
+    row, is written over (the pass rule's search for a placement)."""
+    if meta[M_OVER]:
+        return V_OVER, 0
+    kind = action[A_TYPE]
+    n = action[A_N]
+    lowest = 0 if kind == PASS else 1
+    if kind != PLACE and kind != EXCHANGE and kind != PASS or not lowest <= n <= HAND_SIZE or (kind == PASS and n):
+        return V_MALFORMED, 0
+    player = meta[M_PLAYER]
+    opening = meta[M_OPENING]
+    if kind == PLACE and opening and n != opening:
+        return V_OPENING_SIZE, opening
+    if kind != PLACE and opening:
+        return V_OPENING_ONLY, opening
+    if kind != PASS:
+        missing = unheld_kind(hands[player], hand_sizes[player], action)
+        if missing >= 0:
+            return V_NOT_HELD, missing
+    if kind == PLACE:
+        verdict, score, _, _, _ = judge(st, action)
+        if verdict != OK:
+            return V_PLACEMENT, verdict
+        if scores[player] + score + GOING_OUT_BONUS > max_score:
+            return V_SCORE_LIMIT, 0
+        return LEGAL, score
+    if kind == EXCHANGE:
+        if n > meta[M_BAG]:
+            return V_EXCHANGE_BAG, meta[M_BAG]
+        return LEGAL, 0
+    if meta[M_BAG]:
+        return V_PASS_BAG, 0
+    if generate(st, out, held_kinds(hands[player], hand_sizes[player]), MODE_ANY) > 0:
+        return V_PASS_MOVE, 0
+    return LEGAL, 0
 
 
 # --------------------------------------------------------- what a turn may do

@@ -51,7 +51,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from . import _batch, _bot_kernels, _layout
+from . import _batch, _bot_kernels, _layout, _replay, _turn
 from ._constants import MAX_PLAYERS
 from ._ints import read_int
 from ._jit import batch_kernel
@@ -73,8 +73,8 @@ from ._layout import (
 )
 from ._prng import SEED_LIMIT, seed_words
 from .bots import BOT_IDS
-from .errors import InvalidRecordError, QwirkleError, RunawayGameError, show
-from .game import END_NAMES, MIN_PLAYERS, Game
+from .errors import QwirkleError, RunawayGameError, show
+from .game import END_NAMES, MAX_SCORE, MIN_PLAYERS, Game
 from .records import game_from_record, record_from_log
 
 DATASET_FORMAT = "qwirkle-dataset/2"  # one directory per chunk
@@ -739,8 +739,10 @@ def load_chunk_kernels(replay: bool = True, bots: Sequence[str] | None = None) -
         scores, turns, ends, rows = play_chunk(spec, 0)
         games, turn_table = chunk_tables(spec, 0, scores, turns, ends, rows)
     if replay:
-        for _, record in _chunk_records(games, turn_table):
-            game_from_record(record)
+        problems: list[str] = []
+        ids = games.column("game_id").to_numpy()
+        _replay_chunk(spec, games, logs_from_turns(turn_table), turn_table.column("game_id").to_numpy(), ids, problems, None)
+        assert not problems, problems
     return time.perf_counter() - began
 
 
@@ -1065,30 +1067,92 @@ def check_chunk(
     seeds = games.column("seed").to_numpy()
     meta_players = games.column("players").to_numpy()
     bots = games.column("bots").to_pylist()
-    checked = 0
-    for i, (game_id, record) in enumerate(_chunk_records(games, turns)):
-        label = f"game {game_id}"
-        if int(seeds[i]) != (spec.seed + game_id) % SEED_LIMIT or meta_players[i] != spec.players:
+    for i in range(ids.shape[0]):
+        label = f"game {int(ids[i])}"
+        if int(seeds[i]) != (spec.seed + int(ids[i])) % SEED_LIMIT or meta_players[i] != spec.players:
             problems.append(f"{label}: seed or players are not the manifest's")
         if tuple(bots[i]) != spec.bots:
             problems.append(f"{label}: bots {bots[i]} are not the manifest's {list(spec.bots)}")
         if listed[i] != counts[i]:
             problems.append(f"{label}: the games table says {listed[i]} turns, the turns table has {counts[i]}")
-        try:
-            game = game_from_record(record)
-        except InvalidRecordError as exc:
-            problems.append(f"{label}: {exc}")
-            continue
-        if not game.is_over:  # (how it ended is compared by game_from_record)
-            problems.append(f"{label}: the game does not end after its {len(record['turns'])} turns")
-        checked += 1
-        if on_games is not None and checked % 8 == 0:
-            on_games(8)
+    try:
+        log = logs_from_turns(turns)
+    except DatasetError as exc:
+        return 0, [f"{where}: {exc}"]
+    checked = 0
+    if int(meta_players.min(initial=spec.players)) == int(meta_players.max(initial=spec.players)) == spec.players:
+        checked = _replay_chunk(spec, games, log, turn_ids, ids, problems, on_games)
     lo = np.repeat(np.arange(stop - start), counts.astype(np.int64))
     bad = np.nonzero(numbers != expected)[0]
     if bad.size:
         problems.append(f"game {start + int(lo[bad[0]])}: turn numbers are not 0, 1, 2, ...")
     return checked, problems
+
+
+REPLAY_SLICE = 1024  # games a replay kernel call replays (then progress is told)
+
+
+def _replay_chunk(
+    spec: DatasetSpec, games: Any, log: npt.NDArray[np.int32], turn_ids: npt.NDArray[Any],
+    ids: npt.NDArray[Any], problems: list[str], on_games: Callable[[int], None] | None,
+) -> int:
+    """Replay a chunk's games in the kernels (``_replay``), a slice at a time; add each
+    game's problem (its first) to ``problems``; returns the games replayed."""
+    _, pc, _ = _pyarrow()
+    if not ids.shape[0]:
+        return 0
+    seeds_low, seeds_high = seed_words(games.column("seed").to_pylist())
+    finals = pc.list_flatten(games.column("scores")).to_numpy().astype(np.int64)
+    if finals.shape[0] != ids.shape[0] * spec.players:
+        problems.append(f"games {int(ids[0])}..{int(ids[-1])}: the final scores are not one a seat")
+        return 0
+    finals = finals.reshape(-1, spec.players)
+    ends = _end_codes(games)
+    starts = np.searchsorted(turn_ids, np.append(ids, ids[-1] + 1), side="left").astype(np.int64)
+    tie_rank = np.arange(MAX_PLAYERS, dtype=np.int64)
+    report = np.zeros((ids.shape[0], _replay.REPORT_COLS), np.int64)
+    for lo in range(0, ids.shape[0], REPLAY_SLICE):
+        hi = min(lo + REPLAY_SLICE, ids.shape[0])
+        _replay.replay_games(
+            spec.players, seeds_low[lo:hi], seeds_high[lo:hi], tie_rank, log, starts[lo : hi + 1], MAX_SCORE,
+            finals[lo:hi], ends[lo:hi], report[lo:hi],
+        )
+        if on_games is not None:
+            on_games(hi - lo)
+    for i in np.flatnonzero(report[:, _replay.R_STATUS]).tolist():
+        turn = int(report[i, _replay.R_TURN])
+        row = log[starts[i] + turn] if turn >= 0 else None
+        problems.append(f"game {int(ids[i])}: " + _replay_problem(report[i], row, finals[i], int(ends[i]), spec.players))
+    return int(ids.shape[0])
+
+
+def _replay_problem(
+    report: npt.NDArray[np.int64], row: npt.NDArray[np.int32] | None, finals: npt.NDArray[np.int64], end: int,
+    players: int,
+) -> str:
+    """A replay's verdict on one game (a ``report`` row of ``_replay``) in words."""
+    status, turn, detail = (int(v) for v in report)
+    said = f"turn {turn}: "
+    if status == _replay.R_ILLEGAL:
+        return said + "the rules refuse it: " + _turn.VERDICT_RULES.get(detail, f"verdict {detail}")
+    if status == _replay.R_DIFFERS:
+        assert row is not None
+        if detail == _layout.L_SCORE:
+            return said + f"the record scores {int(row[_layout.L_SCORE])}, the rules another score"
+        part = (
+            "seat" if detail == _layout.L_PLAYER
+            else "hand before it" if detail < _layout.L_ROWS
+            else "draws" if detail >= _layout.L_DRAWN_N
+            else "tiles"
+        )
+        return said + f"the record's {part} is not the replay's"
+    if status == _replay.R_AFTER_END:
+        return said + "recorded after the game ended"
+    if status == _replay.R_NOT_OVER:
+        return "the game does not end after its turns"
+    if status == _replay.R_END:
+        return f"the record says the game ended {END_NAMES.get(end, 'unknown')!r}, the replay {END_NAMES[detail]!r}"
+    return f"the record's final scores {finals[:players].tolist()} are not the replay's (seat {detail} differs)"
 
 
 def _strangers(root: Path, spec: DatasetSpec, version: str) -> list[str]:
@@ -1154,7 +1218,7 @@ def check_dataset(
 
     calls = [(str(root), spec.to_json() | {"format": version}, k) for k in todo]
     if client is None and workers is None and scheduler is None:
-        _run_local(check_chunk, calls, on_done, 1, tell)  # replays are Python: one thread
+        _run_local(check_chunk, calls, on_done, numba.get_num_threads(), tell)  # (the replays release the GIL)
     else:
         from . import cluster
 

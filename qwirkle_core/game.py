@@ -31,7 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _batch, _layout, _prng, _turn
-from ._constants import GOING_OUT_BONUS, HAND_SIZE, MAX_PLAYERS
+from ._constants import HAND_SIZE, MAX_PLAYERS
 from ._ints import read_int
 from ._iterables import items_of
 from .board import Board, hand_kinds, tile_kinds
@@ -63,6 +63,9 @@ MIN_PLAYERS = 2
 # position string with more is refused, and so is a turn that would pass it, so every
 # score the library writes it also reads, and none can wrap in the numba engine.
 MAX_SCORE = 1_000_000_000
+# turn_verdict's scratch: the pass rule looks for any one placement (what the table
+# then holds is never read, so every Game, in any thread, may share it).
+_PASS_TABLE = np.empty((1, _layout.OUT_COLS), np.int32)
 _NUMBER = re.compile(r"[0-9]{1,10}", re.ASCII)
 _HEX_STATE = re.compile(r"[0-9a-fA-F]{32}", re.ASCII)
 
@@ -555,37 +558,40 @@ class Game:
             action = Action(Action.PLACE, action)
         elif not isinstance(action, Action):
             raise InvalidMoveError(f"expected an Action, a Move or action text, got {show(action)}")
-        if self.is_over:
-            raise IllegalMoveError("the game is over")
-        hand = self.hand()
-        opening = self.opening_size
-        if action.kind == Action.PLACE:
-            assert action.move is not None
-            move = action.move
-            if opening and len(move) != opening:
-                raise IllegalMoveError(
-                    f"the opening move places the opener's largest group: {opening} tiles, not {len(move)}"
-                )
-            points = self._board.score(move, hand)  # raises IllegalMoveError naming the rule
-            if self.scores[self.to_move] + points + GOING_OUT_BONUS > MAX_SCORE:
-                raise IllegalMoveError(f"the score would pass the limit of {MAX_SCORE:,} points")
-        elif opening:
-            raise IllegalMoveError(f"the opening player must place their largest group ({opening} tiles)")
-        elif action.kind == Action.EXCHANGE:
-            held = Counter(t.kind for t in hand)
-            for kind, n in Counter(t.kind for t in action.tiles).items():
-                if held[kind] < n:
-                    raise IllegalMoveError(f"cannot exchange {ALL_TILES[kind]}: not that many in the hand")
-            if len(action.tiles) > self.bag_size:
-                raise IllegalMoveError(
-                    f"cannot exchange {len(action.tiles)} tiles: the bag holds only {self.bag_size}"
-                )
-        else:
-            if self.bag_size:
-                raise IllegalMoveError("a pass is only allowed when the bag is empty (exchange instead)")
-            if self._board.has_move(hand):
-                raise IllegalMoveError("a pass is only allowed when no tile can be placed")
+        if action.kind == Action.PLACE and action.move is not None and len(action.move) > HAND_SIZE:
+            raise IllegalMoveError(f"a move places at most {HAND_SIZE} tiles, got {len(action.move)}")
+        if len(action.tiles) > HAND_SIZE:
+            raise IllegalMoveError(f"cannot exchange {len(action.tiles)} tiles: a hand holds at most {HAND_SIZE}")
+        verdict, arg = _turn.turn_verdict(
+            self._board.state_arrays()[0], self._meta, self._hands, self._hand_sizes, self._scores,
+            _action_row(action), MAX_SCORE, _PASS_TABLE,
+        )
+        if verdict != _turn.LEGAL:
+            self._refuse(action, int(verdict), int(arg))
         return self._apply(action)
+
+    def _refuse(self, action: Action, verdict: int, arg: int) -> None:
+        """Raise the IllegalMoveError that words ``_turn.turn_verdict``'s verdict."""
+        hand = self.hand()
+        if verdict == _turn.V_PASS_MOVE and not self._board.has_move(hand):
+            # The kernel's search knows no playing area's edge: a placement it found
+            # past the coordinate limit is none (the board's query knows the edge).
+            return
+        if action.kind == Action.PLACE and verdict in (_turn.V_NOT_HELD, _turn.V_PLACEMENT):
+            assert action.move is not None
+            self._board.score(action.move, hand)  # raises, naming the rule and the cell
+        n = len(action.move) if action.move is not None else len(action.tiles)
+        words = {
+            _turn.V_OVER: "the game is over",
+            _turn.V_OPENING_SIZE: f"the opening move places the opener's largest group: {arg} tiles, not {n}",
+            _turn.V_OPENING_ONLY: f"the opening player must place their largest group ({arg} tiles)",
+            _turn.V_NOT_HELD: f"cannot exchange {ALL_TILES[arg]}: not that many in the hand",
+            _turn.V_SCORE_LIMIT: f"the score would pass the limit of {MAX_SCORE:,} points",
+            _turn.V_EXCHANGE_BAG: f"cannot exchange {n} tiles: the bag holds only {arg}",
+            _turn.V_PASS_BAG: "a pass is only allowed when the bag is empty (exchange instead)",
+            _turn.V_PASS_MOVE: "a pass is only allowed when no tile can be placed",
+        }
+        raise IllegalMoveError(words.get(verdict, f"the rules refuse this turn (verdict {verdict})"))
 
     def _arrays(self) -> tuple[npt.NDArray[np.int64], ...]:
         return (self._meta, self._hands, self._hand_sizes, self._bag, self._scores, self._rng)
