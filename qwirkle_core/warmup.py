@@ -89,8 +89,8 @@ else:  # the OpenSpiel game (the rl extra): its chance nodes and observations
             outcomes, probs = zip(*state.chance_outcomes())
             state.apply_action(int(rng.choice(outcomes, p=probs)))
         else:
+            state.observation_tensor(0); state.information_state_tensor(0)
             state.apply_action(int(rng.choice(state.legal_actions())))
-            state.observation_tensor(); state.information_state_tensor()
     state.to_game()
 """,
     "games": """
