@@ -133,7 +133,7 @@ def test_search_opponents_are_the_same_for_the_same_seed_and_reset_replays() -> 
     def run(env: VectorQwirkle) -> list[Any]:
         env.reset(3)  # also reseeds random_actions
         out = []
-        for _ in range(60 if SHORT else 200):
+        for _ in range(60 if SHORT else 100):
             obs, masks, rewards, *_ = env.step(env.random_actions())
             out.append((obs["board"].copy(), masks.copy(), rewards.copy()))
         return out
