@@ -50,7 +50,8 @@ R_STATUS = 0  # OK, or what is wrong (R_*)
 R_TURN = 1  # the turn it is about (0-based), -1 for the game as a whole
 R_DETAIL = 2  # R_ILLEGAL: the turn's verdict (_turn.V_*); R_DIFFERS: the first slot (L_*)
 # that differs; R_END: the end the replay reached (END_*); R_SCORES: the first seat
-REPORT_COLS = 3
+R_ARG = 3  # R_ILLEGAL: what the verdict says more (the kind not held, judge's verdict, ...)
+REPORT_COLS = 4
 OK = 0
 R_ILLEGAL = 1  # the rules refuse the turn
 R_DIFFERS = 2  # the turn as played differs from the record (a hand, a draw, a score, the seat)
@@ -64,8 +65,8 @@ R_SCORES = 6  # the final scores are not the record's
 def replay_one(
     players: KInt, seed_low: KInt, seed_high: KInt, tie_rank: KArray, log: KArray, max_score: KInt,
     final_scores: KArray, end: KInt, out: KArray,
-) -> tuple[KInt, KInt, KInt]:
-    """One recorded game's replay: (status, turn, detail) as a row of ``report``."""
+) -> tuple[KInt, KInt, KInt, KInt]:
+    """One recorded game's replay: (status, turn, detail, arg) as a row of ``report``."""
     st, meta, hands, hand_sizes, bag, scores, game_rng, _ = new_game_state(players, seed_low, seed_high, tie_rank)
     action = np.zeros(ACTION_COLS, np.int64)
     row = np.zeros(LOG_COLS, np.int32)
@@ -80,7 +81,7 @@ def replay_one(
                 meta[M_OVER] = 1
                 meta[M_END] = ended
         if meta[M_OVER]:
-            return R_AFTER_END, t, 0
+            return R_AFTER_END, t, 0, 0
         n = recorded[L_N]
         action[:] = 0
         action[A_TYPE] = recorded[L_TYPE]
@@ -91,26 +92,26 @@ def replay_one(
             action[A_KINDS + s] = recorded[L_KINDS + s]
         verdict, score = turn_verdict(st, meta, hands, hand_sizes, scores, action, max_score, out)
         if verdict != LEGAL:
-            return R_ILLEGAL, t, verdict
+            return R_ILLEGAL, t, verdict, score
         action[A_SCORE] = score
         if apply_action(st, meta, hands, hand_sizes, bag, scores, game_rng, action, row, scratch_log) == NEED_REGROW:
             st = regrown(st, action)
             apply_action(st, meta, hands, hand_sizes, bag, scores, game_rng, action, row, scratch_log)
         for c in range(LOG_COLS):
             if row[c] != recorded[c]:
-                return R_DIFFERS, t, c
+                return R_DIFFERS, t, c, 0
     if meta[M_OVER] == 0:
         ended = ending(st, meta, hands, hand_sizes, bag)
         if ended == END_NONE:
-            return R_NOT_OVER, -1, 0
+            return R_NOT_OVER, -1, 0, 0
         meta[M_OVER] = 1
         meta[M_END] = ended
     if meta[M_END] != end:
-        return R_END, -1, meta[M_END]
+        return R_END, -1, meta[M_END], 0
     for p in range(players):
         if scores[p] != final_scores[p]:
-            return R_SCORES, -1, p
-    return OK, -1, 0
+            return R_SCORES, -1, p, 0
+    return OK, -1, 0, 0
 
 
 @batch_kernel
@@ -123,10 +124,11 @@ def replay_games(
     ``ends[i]``) and write each one's verdict into ``report[i]`` (R_*)."""
     out = np.empty((1, OUT_COLS), np.int32)  # turn_verdict's scratch
     for i in range(seeds_low.shape[0]):
-        status, turn, detail = replay_one(
+        status, turn, detail, arg = replay_one(
             players, seeds_low[i], seeds_high[i], tie_rank, log[starts[i] : starts[i + 1]], max_score,
             final_scores[i], ends[i], out,
         )
         report[i, R_STATUS] = status
         report[i, R_TURN] = turn
         report[i, R_DETAIL] = detail
+        report[i, R_ARG] = arg

@@ -87,6 +87,12 @@ NOT_CONNECTED = 9
 TOO_MANY_COPIES = 10
 TOO_FAR = 11
 BAD_INPUT = 12
+VERDICT_NAMES = {  # a move's verdict in a few words (Board's messages say the cell too)
+    NO_TILES: "no tiles", TOO_MANY_TILES: "more than 6 tiles", SAME_CELL: "two tiles on one cell",
+    NOT_ONE_LINE: "not in one line", CELL_TAKEN: "a cell is taken", GAP: "a gap in the line",
+    NOT_TOUCHING: "not touching the board", INVALID_LINE: "an invalid line", NOT_CONNECTED: "not connected",
+    TOO_MANY_COPIES: "more than 3 copies of a tile", TOO_FAR: "too far out", BAD_INPUT: "not a move",
+}
 
 
 def empty_state() -> KArray:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._constants import GOING_OUT_BONUS, HAND_SIZE, N_KINDS, N_TILES
+from ._constants import COORD_MAX, GOING_OUT_BONUS, HAND_SIZE, N_KINDS, N_TILES
 from ._frontier import fitting_kinds
 from ._jit import borrowing_kernel, helper, inline_kernel, kernel
 from ._layout import (
@@ -128,7 +128,8 @@ def remove_from_hand(hand: KArray, hand_size: KInt, kind: KInt) -> KInt:
 # one; a dataset's check reports it).  The second value says more where noted.
 LEGAL = 0
 V_OVER = 1  # the game is over
-V_MALFORMED = 2  # not a place, an exchange or a pass, or a count of tiles out of range
+V_MALFORMED = 2  # not a place, an exchange or a pass, a count of tiles out of range, or a
+# cell outside the playing area (|row|, |col| <= COORD_MAX: what a Move may hold)
 V_OPENING_SIZE = 3  # the opening places the opener's largest group: its size
 V_OPENING_ONLY = 4  # before the opening only that placement is allowed: its size
 V_NOT_HELD = 5  # a tile placed or exchanged is not in the hand (that many times): the kind
@@ -139,7 +140,7 @@ V_PASS_BAG = 9  # a pass while the bag holds tiles
 V_PASS_MOVE = 10  # a pass while a tile can be placed
 VERDICT_RULES = {  # each verdict's rule, in words (Game.push says more: the tile, the cell)
     V_OVER: "the game is over",
-    V_MALFORMED: "not a place, an exchange or a pass of 0 to 6 tiles",
+    V_MALFORMED: "not a place, an exchange or a pass of 0 to 6 tiles within the playing area",
     V_OPENING_SIZE: "the opening move places the opener's largest group",
     V_OPENING_ONLY: "the opening player must place their largest group",
     V_NOT_HELD: "a tile placed or exchanged is not in the hand",
@@ -172,12 +173,6 @@ def unheld_kind(hand: KArray, hand_size: KInt, action: KArray) -> KInt:
 
 
 @kernel
-def hand_lacks(hand: KArray, hand_size: KInt, action: KArray) -> KInt:
-    """:func:`unheld_kind` for callers outside numba (the Board's checks)."""
-    return unheld_kind(hand, hand_size, action)
-
-
-@kernel
 def turn_verdict(
     st: KArray, meta: KArray, hands: KArray, hand_sizes: KArray, scores: KArray, action: KArray, max_score: KInt,
     out: KArray,
@@ -196,6 +191,10 @@ def turn_verdict(
         return V_MALFORMED, 0
     player = meta[M_PLAYER]
     opening = meta[M_OPENING]
+    if kind == PLACE:
+        for s in range(n):
+            if abs(action[A_ROWS + s]) > COORD_MAX or abs(action[A_COLS + s]) > COORD_MAX:
+                return V_MALFORMED, 0
     if kind == PLACE and opening and n != opening:
         return V_OPENING_SIZE, opening
     if kind != PLACE and opening:

@@ -51,7 +51,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from . import _batch, _bot_kernels, _layout, _replay, _turn
+from . import _batch, _bot_kernels, _layout, _replay, _state, _turn
 from ._constants import MAX_PLAYERS
 from ._ints import read_int
 from ._jit import batch_kernel
@@ -76,6 +76,7 @@ from .bots import BOT_IDS
 from .errors import QwirkleError, RunawayGameError, show
 from .game import END_NAMES, MAX_SCORE, MIN_PLAYERS, Game
 from .records import game_from_record, record_from_log
+from .tiles import ALL_TILES
 
 DATASET_FORMAT = "qwirkle-dataset/2"  # one directory per chunk
 OLD_FORMAT = "qwirkle-dataset/1"  # games/ and turns/ side by side: read and checked, not written
@@ -1132,10 +1133,15 @@ def _replay_problem(
     players: int,
 ) -> str:
     """A replay's verdict on one game (a ``report`` row of ``_replay``) in words."""
-    status, turn, detail = (int(v) for v in report)
+    status, turn, detail, arg = (int(v) for v in report)
     said = f"turn {turn}: "
     if status == _replay.R_ILLEGAL:
-        return said + "the rules refuse it: " + _turn.VERDICT_RULES.get(detail, f"verdict {detail}")
+        rule = _turn.VERDICT_RULES.get(detail, f"verdict {detail}")
+        if detail == _turn.V_NOT_HELD:
+            rule += f" ({ALL_TILES[arg]})"
+        elif detail == _turn.V_PLACEMENT:
+            rule += f" ({_state.VERDICT_NAMES.get(arg, arg)})"
+        return said + "the rules refuse it: " + rule
     if status == _replay.R_DIFFERS:
         assert row is not None
         if detail == _layout.L_SCORE:

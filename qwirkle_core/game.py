@@ -558,10 +558,18 @@ class Game:
             action = Action(Action.PLACE, action)
         elif not isinstance(action, Action):
             raise InvalidMoveError(f"expected an Action, a Move or action text, got {show(action)}")
-        if action.kind == Action.PLACE and action.move is not None and len(action.move) > HAND_SIZE:
-            raise IllegalMoveError(f"a move places at most {HAND_SIZE} tiles, got {len(action.move)}")
-        if len(action.tiles) > HAND_SIZE:
-            raise IllegalMoveError(f"cannot exchange {len(action.tiles)} tiles: a hand holds at most {HAND_SIZE}")
+        # More tiles than an action row holds: refused here, in the order the verdict
+        # would have refused them (the game's end and the opening first).
+        n = len(action.move) if action.move is not None else len(action.tiles)
+        if n > HAND_SIZE:
+            if self.is_over:
+                raise IllegalMoveError("the game is over")
+            opening = self.opening_size
+            if opening:
+                self._refuse(action, _turn.V_OPENING_SIZE if action.move is not None else _turn.V_OPENING_ONLY, opening)
+            if action.move is not None:
+                raise IllegalMoveError(f"a move places at most {HAND_SIZE} tiles, got {n}")
+            raise IllegalMoveError(f"cannot exchange {n} tiles: a hand holds at most {HAND_SIZE}")
         verdict, arg = _turn.turn_verdict(
             self._board.state_arrays()[0], self._meta, self._hands, self._hand_sizes, self._scores,
             _action_row(action), MAX_SCORE, _PASS_TABLE,

@@ -22,7 +22,7 @@ from .naive import mirror, naive_board_problem, naive_legal_moves, naive_masks, 
 # plain-Python reference, the same in every run).
 SETTINGS = settings(
     deadline=None,
-    max_examples=4 if numba.config.DISABLE_JIT else 8 if numba.config.BOUNDSCHECK else 14,
+    max_examples=4 if numba.config.DISABLE_JIT else 5 if numba.config.BOUNDSCHECK else 14,
     suppress_health_check=[HealthCheck.too_slow],
 )
 

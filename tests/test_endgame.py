@@ -119,7 +119,7 @@ def test_the_sample_covers_the_cases() -> None:
 
 
 @compiled_only
-@pytest.mark.parametrize("seed", range(4) if BOUNDS else range(12))
+@pytest.mark.parametrize("seed", range(4) if BOUNDS else range(8))
 def test_full_hands_replay_and_table_changes_nothing(seed: int) -> None:
     """The position where the bag first empties (hands up to 6 and 6): the PV replays
     to the spread, and a search without the transposition table finds the same spread

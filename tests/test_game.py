@@ -361,6 +361,23 @@ def test_unseen_tiles_and_determinization(seed: int, players: int, turns: int, v
         assert other.turn_count == game.turn_count + 1
 
 
+def test_more_than_six_tiles_are_refused_in_the_rules_order() -> None:
+    """The game's end first, then the opening, then the count."""
+    seven = Action.exchange(parse_tiles("Rc Rs Rd Rl Rx Rb Bc"))
+    game = Game(2, seed=1)
+    with pytest.raises(IllegalMoveError, match="opening player must place"):
+        game.push(seven)
+    with pytest.raises(IllegalMoveError, match="opening move places the opener's largest group: 2 tiles, not 7"):
+        game.push("Rc@0,0 Rs@0,1 Rd@0,2 Rl@0,3 Rx@0,4 Rb@0,5 Bc@0,6")
+    game.push(game.legal_actions()[0])
+    with pytest.raises(IllegalMoveError, match="cannot exchange 7 tiles"):
+        game.push(seven)
+    over = greedy_game(2, 3, 10_000)
+    assert over.is_over
+    with pytest.raises(IllegalMoveError, match="the game is over"):
+        over.push(seven)
+
+
 def test_a_loaded_position_counts_the_turns_it_was_given() -> None:
     game = greedy_game(2, 5, 9)
     parts = (game.board, game.hands, game.bag, game.scores, game.to_move)

@@ -62,7 +62,7 @@ def test_every_game_replays_as_itself(bots: tuple[str, ...]) -> None:
     players = len(bots) if len(bots) > 1 else 2
     games = [played(players, seed, bots) for seed in range(2 if JIT_OFF else 12)]
     report = replay(games, [g.turn_log() for g in games])
-    assert report.tolist() == [[_replay.OK, -1, 0]] * len(games)
+    assert report.tolist() == [[_replay.OK, -1, 0, 0]] * len(games)
     assert {g.end for g in games} >= {"out"}
 
 
@@ -100,25 +100,29 @@ def test_the_verdict_says_which_rule(game: Game) -> None:
     log = game.turn_log()
     log[3, _layout.L_TYPE] = _layout.PASS  # a pass while the bag holds tiles
     log[3, _layout.L_N] = 0
-    assert replay([game], [log])[0].tolist() == [_replay.R_ILLEGAL, 3, _turn.V_PASS_BAG]
+    assert replay([game], [log])[0, :3].tolist() == [_replay.R_ILLEGAL, 3, _turn.V_PASS_BAG]
     log = game.turn_log()
     log[0, _layout.L_N] -= 1  # the opening places fewer than the largest group
-    assert replay([game], [log])[0].tolist() == [_replay.R_ILLEGAL, 0, _turn.V_OPENING_SIZE]
+    assert replay([game], [log])[0, :3].tolist() == [_replay.R_ILLEGAL, 0, _turn.V_OPENING_SIZE]
     log = game.turn_log()
     log[4, _layout.L_N] = 7
-    assert replay([game], [log])[0].tolist() == [_replay.R_ILLEGAL, 4, _turn.V_MALFORMED]
+    assert replay([game], [log])[0, :3].tolist() == [_replay.R_ILLEGAL, 4, _turn.V_MALFORMED]
+    log = game.turn_log()
+    assert log[6, _layout.L_TYPE] == _layout.PLACE
+    log[6, _layout.L_ROWS : _layout.L_ROWS + 6] += 2_000_000_000  # beyond the playing area, as a row can hold
+    assert replay([game], [log])[0, :3].tolist() == [_replay.R_ILLEGAL, 6, _turn.V_MALFORMED]
 
 
 def test_the_game_as_a_whole(game: Game) -> None:
     log = game.turn_log()
-    assert replay([game], [log[:-1]])[0].tolist() == [_replay.R_NOT_OVER, -1, 0]
+    assert replay([game], [log[:-1]])[0].tolist() == [_replay.R_NOT_OVER, -1, 0, 0]
     assert replay([game], [np.concatenate([log, log[-1:]])])[0, :2].tolist() == [_replay.R_AFTER_END, len(log)]
     other = game.copy()
     other._scores[1] += 1  # the record's final scores, off by one
-    assert replay([other], [log])[0].tolist() == [_replay.R_SCORES, -1, 1]
+    assert replay([other], [log])[0].tolist() == [_replay.R_SCORES, -1, 1, 0]
     other = game.copy()
     other._meta[_layout.M_END] = _layout.END_DEAD
-    assert replay([other], [log])[0].tolist() == [_replay.R_END, -1, game.engine_state()[1][_layout.M_END]]
+    assert replay([other], [log])[0].tolist() == [_replay.R_END, -1, game.engine_state()[1][_layout.M_END], 0]
     # Games of one call are independent: a bad one between good ones.
     report = replay([game, other, game], [log, log, log])
     assert report[:, 0].tolist() == [_replay.OK, _replay.R_END, _replay.OK]
@@ -165,5 +169,5 @@ def test_kernel_and_referee_agree_on_a_tampered_game(
         refused: int | None = error.turn if error.turn is not None else -1
     else:
         refused = None
-    status, at, _ = replay([game], [log])[0].tolist()
+    status, at, _, _ = replay([game], [log])[0].tolist()
     assert (status != _replay.OK) == (refused is not None), (status, at, refused)
