@@ -154,6 +154,16 @@ def greedy_game(players: int, seed: int, turns: int) -> Any:
 
 
 
+def plays_out(game: Any, pv: list[str]) -> int:
+    """The final spread for the player to move of playing ``pv`` (each move legal in
+    turn, the game over after the last)."""
+    mover, play_game = game.to_move, game.copy()
+    for text in pv:
+        play_game.push(text)
+    assert play_game.is_over
+    return int(play_game.scores[mover] - play_game.scores[1 - mover])
+
+
 def greedy_until_bag_empty(seed: int, players: int = 2) -> Any:
     """Greedy self-play of ``Game(players, seed)`` until the bag is first empty (or the
     game ends)."""

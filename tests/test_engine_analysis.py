@@ -20,7 +20,7 @@ from qwirkle_core.client import EngineClient, EngineError
 from qwirkle_core.engine import EngineSession
 from qwirkle_core.game import Action, Game
 
-from .games import greedy_until_bag_empty, small_endgame
+from .games import greedy_until_bag_empty, plays_out, small_endgame
 
 # With the JIT off (the coverage run) every sampled game is plain Python, ~1,000x
 # slower: fewer iterations, one ply, smaller endgames.
@@ -61,16 +61,6 @@ def entries(results: list[simulation.SimResult]) -> list[dict[str, Any]]:
         }
         for r in results
     ]
-
-
-def plays_out(game: Game, pv: list[str]) -> int:
-    """The final spread for the player to move of playing ``pv`` (each move legal in
-    turn, the game over after the last)."""
-    mover, play_game = game.to_move, game.copy()
-    for text in pv:
-        play_game.push(text)
-    assert play_game.is_over
-    return play_game.scores[mover] - play_game.scores[1 - mover]
 
 
 # ------------------------------------------------------------------ sim

@@ -10,11 +10,9 @@ import pytest
 from qwirkle_core.analysis import endgame, simulation
 from qwirkle_core.analysis.endgame import solve_endgame
 from qwirkle_core.analysis.simulation import simulate
-from qwirkle_core.bots import make_bot
 from qwirkle_core.errors import QwirkleError
-from qwirkle_core.game import Game
 
-from .games import greedy_until_bag_empty, small_endgame
+from .games import greedy_game, greedy_until_bag_empty, plays_out, small_endgame
 
 # With the JIT off (the coverage run) every sampled game is plain Python: fewer
 # iterations, one ply, a smaller endgame.
@@ -24,26 +22,8 @@ PLIES = 1 if JIT_OFF else 2
 ENDGAME_TILES = 4 if JIT_OFF else 8
 
 
-def mid_game(seed: int = 2, turns: int = 8) -> Game:
-    game = Game(players=2, seed=seed)
-    bots = [make_bot("greedy", seed=seed, seat=s) for s in range(2)]
-    for _ in range(turns):
-        game.push(bots[game.to_move].choose(game))
-    return game
-
-
-def plays_out(game: Game, pv: list[str]) -> int:
-    """The final spread for the player to move of playing ``pv`` (each move legal in
-    turn, the game over after the last)."""
-    mover, play_game = game.to_move, game.copy()
-    for text in pv:
-        play_game.push(text)
-    assert play_game.is_over
-    return play_game.scores[mover] - play_game.scores[1 - mover]
-
-
 def test_simulate_stops_when_asked_between_rounds() -> None:
-    game = mid_game()
+    game = greedy_game(2, 2, 8)
     calls = []
 
     def after_two() -> bool:
