@@ -52,7 +52,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _batch, _bot_kernels, _layout, _replay, _state, _turn
-from ._constants import MAX_PLAYERS
+from ._constants import HAND_SIZE, MAX_PLAYERS
 from ._ints import read_int
 from ._jit import batch_kernel
 from ._layout import (
@@ -941,8 +941,11 @@ def read_tables(path: str | os.PathLike[str], progress: Progress | None = None) 
 
 
 def _list_slots(pc: Any, column: Any, rows: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], Any]:
-    """(row of each value, slot of each value within its row, values) of a list column."""
+    """(row of each value, slot of each value within its row, values) of a list column
+    (a turn's tiles: at most 6 a row, else DatasetError)."""
     sizes = pc.list_value_length(column).fill_null(0).to_numpy().astype(np.int64)
+    if sizes.size and int(sizes.max()) > HAND_SIZE:
+        raise DatasetError(f"a turn lists {int(sizes.max())} tiles where a turn has at most {HAND_SIZE}")
     owner = np.repeat(np.arange(rows), sizes)
     slot = np.arange(owner.shape[0]) - np.repeat(np.cumsum(sizes) - sizes, sizes)
     return owner, slot, pc.list_flatten(column)
@@ -1077,13 +1080,15 @@ def check_chunk(
             problems.append(f"{label}: bots {bots[i]} are not the manifest's {list(spec.bots)}")
         if listed[i] != counts[i]:
             problems.append(f"{label}: the games table says {listed[i]} turns, the turns table has {counts[i]}")
+    checked = 0
     try:
         log = logs_from_turns(turns)
+        if int(meta_players.min(initial=spec.players)) == int(meta_players.max(initial=spec.players)) == spec.players:
+            checked = _replay_chunk(spec, games, log, turn_ids, ids, problems, on_games)
     except DatasetError as exc:
-        return 0, [f"{where}: {exc}"]
-    checked = 0
-    if int(meta_players.min(initial=spec.players)) == int(meta_players.max(initial=spec.players)) == spec.players:
-        checked = _replay_chunk(spec, games, log, turn_ids, ids, problems, on_games)
+        return 0, [*problems, f"{where}: {exc}"]
+    except (pa.ArrowException, ValueError, TypeError) as exc:  # a null, a wrong type: not what a writer writes
+        return 0, [*problems, f"{where}: the tables do not hold what a dataset holds ({exc})"]
     lo = np.repeat(np.arange(stop - start), counts.astype(np.int64))
     bad = np.nonzero(numbers != expected)[0]
     if bad.size:
@@ -1104,7 +1109,10 @@ def _replay_chunk(
     if not ids.shape[0]:
         return 0
     seeds_low, seeds_high = seed_words(games.column("seed").to_pylist())
-    finals = pc.list_flatten(games.column("scores")).to_numpy().astype(np.int64)
+    flat = pc.list_flatten(games.column("scores"))
+    if flat.null_count:
+        raise DatasetError("a final score is null")
+    finals = flat.to_numpy().astype(np.int64)
     if finals.shape[0] != ids.shape[0] * spec.players:
         problems.append(f"games {int(ids[0])}..{int(ids[-1])}: the final scores are not one a seat")
         return 0

@@ -432,6 +432,20 @@ def test_check_catches_a_lost_chunk_a_stray_file_and_a_wrong_final_score(copy_of
     assert "final scores" in problems and ".tmp-" not in problems
 
 
+@pytest.mark.parametrize(("name", "column"), [("turns", "drawn"), ("games", "scores")])
+def test_check_reports_tables_no_writer_writes(copy_of_small: Path, name: str, column: str) -> None:
+    """A turn listing seven tiles drawn, a final score that is null: a problem of the
+    chunk in the report, not a crash."""
+    path = chunk_dir(copy_of_small, 0) / f"{name}.parquet"
+    table = pq.read_table(path)
+    values = table.column(column).to_pylist()
+    values[0] = values[0] * 7 if column == "drawn" else [None] * len(values[0])
+    new = pa.array(values, type=table.schema.field(column).type)
+    pq.write_table(table.set_column(table.column_names.index(column), column, new), path)
+    status, report = run_check(copy_of_small)
+    assert status == 1 and any(p.startswith("chunk 0: ") for p in report["problems"]), report["problems"]
+
+
 def test_check_catches_a_wrong_end(copy_of_small: Path) -> None:
     path = chunk_dir(copy_of_small, 0) / "games.parquet"
     table = pq.read_table(path)
