@@ -145,7 +145,7 @@ def used_slots(row: np.ndarray) -> list[int]:  # type: ignore[type-arg]
     return slots
 
 
-@settings(max_examples=8 if JIT_OFF else 150, deadline=None)
+@settings(max_examples=3 if JIT_OFF else 150, deadline=None)
 @given(
     seed=st.integers(0, 40), players=st.integers(2, 4), bots=st.sampled_from(["greedy", "random"]),
     where=st.floats(0, 1, exclude_max=True), pick=st.integers(0, 10**6), change=st.sampled_from([-2, -1, 1, 2, 7]),
