@@ -1039,7 +1039,7 @@ def check_chunk(
 ) -> tuple[int, list[str]]:
     """Replay every game of one chunk under the rules: (games checked, problems).
     ``on_games(n)``, in this process, is called as the replays go (n games at a time)."""
-    pa, _, pq = _pyarrow()
+    pa, pc, pq = _pyarrow()
     spec = DatasetSpec.from_json(spec_json, (DATASET_FORMAT, OLD_FORMAT))
     version = spec_json["format"]
     root = Path(out)
@@ -1069,15 +1069,23 @@ def check_chunk(
     listed = games.column("turns").to_numpy()
     numbers = turns.column("turn").to_numpy()
     expected = np.arange(turn_ids.shape[0]) - np.repeat(np.cumsum(counts) - counts, counts.astype(np.int64))
-    seeds = games.column("seed").to_numpy()
     meta_players = games.column("players").to_numpy()
-    bots = games.column("bots").to_pylist()
-    for i in range(ids.shape[0]):
+    # The games' own columns against the manifest, in numpy; words only for what differs.
+    expected_seeds = np.uint64(spec.seed) + ids.astype(np.uint64)  # wraps at 2**64, as seeds do
+    wrong_deal = (games.column("seed").to_numpy().astype(np.uint64) != expected_seeds) | (meta_players != spec.players)
+    bot_lists = games.column("bots")
+    named = pc.list_flatten(bot_lists).to_numpy(zero_copy_only=False)
+    lengths = pc.list_value_length(bot_lists).fill_null(-1).to_numpy()
+    if (lengths == len(spec.bots)).all():
+        wrong_bots = (named.reshape(-1, len(spec.bots)) != np.array(spec.bots, dtype=object)).any(axis=1)
+    else:  # lists of other lengths: each compared as it is (a damaged table only)
+        wrong_bots = np.array([tuple(b or ()) != spec.bots for b in bot_lists.to_pylist()], bool)
+    for i in np.flatnonzero(wrong_deal | wrong_bots | (listed != counts)).tolist():
         label = f"game {int(ids[i])}"
-        if int(seeds[i]) != (spec.seed + int(ids[i])) % SEED_LIMIT or meta_players[i] != spec.players:
+        if wrong_deal[i]:
             problems.append(f"{label}: seed or players are not the manifest's")
-        if tuple(bots[i]) != spec.bots:
-            problems.append(f"{label}: bots {bots[i]} are not the manifest's {list(spec.bots)}")
+        if wrong_bots[i]:
+            problems.append(f"{label}: bots {bot_lists[i].as_py()} are not the manifest's {list(spec.bots)}")
         if listed[i] != counts[i]:
             problems.append(f"{label}: the games table says {listed[i]} turns, the turns table has {counts[i]}")
     checked = 0
@@ -1108,7 +1116,9 @@ def _replay_chunk(
     _, pc, _ = _pyarrow()
     if not ids.shape[0]:
         return 0
-    seeds_low, seeds_high = seed_words(games.column("seed").to_pylist())
+    seeds = games.column("seed").to_numpy().astype(np.uint64)
+    seeds_low = (seeds & np.uint64(0xFFFFFFFF)).astype(np.int64)  # seed_words, in numpy
+    seeds_high = (seeds >> np.uint64(32)).astype(np.int64)
     flat = pc.list_flatten(games.column("scores"))
     if flat.null_count:
         raise DatasetError("a final score is null")

@@ -576,7 +576,7 @@ class Game:
         )
         if verdict != _turn.LEGAL:
             self._refuse(action, int(verdict), int(arg))
-        return self._apply(action)
+        return self._apply(action, int(arg))
 
     def _refuse(self, action: Action, verdict: int, arg: int) -> None:
         """Raise the IllegalMoveError that words ``_turn.turn_verdict``'s verdict."""
@@ -604,12 +604,16 @@ class Game:
     def _arrays(self) -> tuple[npt.NDArray[np.int64], ...]:
         return (self._meta, self._hands, self._hand_sizes, self._bag, self._scores, self._rng)
 
-    def _apply(self, action: Action) -> Action:
-        """Play a legal action (push has checked it) through the game loop's kernels."""
+    def _apply(self, action: Action, score: int) -> Action:
+        """Play a legal action (push has judged it: a placement's ``score``) through the
+        game loop's kernels."""
         self._undo.append(tuple(a.copy() for a in self._arrays()))
         if action.kind == Action.PLACE:
-            assert action.move is not None
-            action = Action(Action.PLACE, self._board.push(action.move))  # scored
+            move = action.move
+            assert move is not None
+            if move.score != score:
+                move = Move._trusted(move.placements, score, None)
+            action = Action(Action.PLACE, self._board.push(move, trusted=True))  # judged once, by the verdict
         row = _action_row(action)
         log_row = np.zeros((1, _layout.LOG_COLS), np.int32)
         _turn.settle_turn(
