@@ -10,14 +10,14 @@ PYTHON=${PYTHON:-python3}
 began=$SECONDS
 say() { printf '== %s (%ds)\n' "$*" "$((SECONDS - began))"; }
 
-say "setting up .venv (editable install with the test, docs, scale and rl extras)"
+say "setting up .venv (editable install with the test, docs, scale, query and rl extras)"
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 # --no-compile: pip would write the bytecode of the ~6,000 modules it installs one by one
 # (63 s for the install instead of 36); compileall writes it below on every core,
 # beside the static checks.  Bytecode there matters: where PYTHONDONTWRITEBYTECODE is
 # set, every process the tests start would otherwise compile numba's sources again.
 .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-compile \
-    --config-settings editable_mode=compat -e '.[test,docs,scale,rl]'
+    --config-settings editable_mode=compat -e '.[test,docs,scale,query,rl]'
 bin=.venv/bin
 export PYTHONHASHSEED=0
 export PYTHONUNBUFFERED=1  # live output through the pipes below

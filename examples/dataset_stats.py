@@ -5,9 +5,12 @@
 Reads the Parquet dataset in DIR (written by ``python -m qwirkle_core selfplay --out DIR``),
 or first writes one of ``--games`` greedy two-player games into a temporary directory.
 Prints the first player's advantage (the seat that opens wins how often), the score
-distribution of each seat and the length of the games, all computed on the columns with
-pyarrow and numpy (no game is replayed), and draws them as an SVG: the scores by seat
-and the game lengths.  The picture goes to ``--svg``, else beside the dataset.
+distribution of each seat and the length of the games, all computed on the games tables'
+columns with pyarrow and numpy (no game is replayed, no turn read), one chunk at a time
+into histograms, so that memory does not grow with the dataset (10 million games too);
+and draws them as an SVG: the scores by seat and the game lengths.  The picture goes to
+``--svg``, else beside the dataset.  Reads ``qwirkle-dataset/3`` directories (their
+``winners`` and ``opener`` columns).
 
 Needs the scale extra: pip install '.[scale]'.
 """
@@ -23,40 +26,89 @@ import numpy as np
 
 try:
     import pyarrow.compute as pc
+    import pyarrow.parquet as pq
 
     from qwirkle_core._progress import Progress
-    from qwirkle_core.datasets import read_tables, write_dataset
+    from qwirkle_core.datasets import chunk_files, write_dataset
 except ImportError:
     print("this example needs the scale extra (pyarrow, dask): pip install '.[scale]'", file=sys.stderr)
     sys.exit(2)
 
 SEAT_COLOURS = ["#3b82c4", "#e8743b", "#3a9a5b", "#9b59b6", "#c0392b", "#7f8c8d"]
+MAX_SCORE = 2000  # histogram bins of final scores (a score past it is counted in the last)
+MAX_TURNS = 2000
 
 
-def statistics(games, turns) -> dict:  # type: ignore[no-untyped-def]
-    """Per game: scores by seat, the seat that opened, the winner(s), turns."""
-    players = int(games.column("players")[0].as_py())
-    scores = pc.list_flatten(games.column("scores")).to_numpy().reshape(-1, players).astype(np.int64)
-    first_rows = pc.equal(turns.column("turn"), 0)
-    opener = turns.filter(first_rows).column("player").to_numpy().astype(np.int64)
-    at_top = scores == scores.max(axis=1, keepdims=True)
-    alone = at_top.sum(axis=1) == 1
-    opener_won = alone & at_top[np.arange(len(opener)), opener]
-    return {
-        "players": players,
-        "scores": scores,
-        "opener": opener,
-        "opener_wins": float(opener_won.mean()),
-        "decided": float(alone.mean()),
-        "turns": games.column("turns").to_numpy().astype(np.int64),
-        "ends": pc.value_counts(games.column("end").cast("string")).to_pylist(),
-    }
+class Statistics:
+    """Running counts over the games tables, a chunk at a time: histograms of the scores by
+    seat, of the opening seat's score and of the game lengths, the opener's wins and the
+    ends.  Its size does not grow with the games, so any dataset fits in memory."""
+
+    def __init__(self) -> None:
+        self.players = 0
+        self.games = 0
+        self.turns = 0
+        self.scores = np.zeros((0, MAX_SCORE + 1), np.int64)  # [seat, score]: games
+        self.opener_scores = np.zeros(MAX_SCORE + 1, np.int64)
+        self.lengths = np.zeros(MAX_TURNS + 1, np.int64)
+        self.opener_wins = 0
+        self.decided = 0
+        self.ends: dict[str, int] = {}
+
+    def add(self, games) -> None:  # type: ignore[no-untyped-def]
+        """Count one chunk's games table (the columns scores, winners, opener, end, turns)."""
+        players = int(games.column("players")[0].as_py())
+        if not self.players:
+            self.players = players
+            self.scores = np.zeros((players, MAX_SCORE + 1), np.int64)
+        scores = np.minimum(pc.list_flatten(games.column("scores")).to_numpy().reshape(-1, players), MAX_SCORE)
+        opener = games.column("opener").to_numpy().astype(np.int64)
+        winners = games.column("winners")
+        alone = pc.list_value_length(winners).to_numpy() == 1
+        first_winner = pc.list_element(winners, 0).to_numpy()
+        for seat in range(players):
+            self.scores[seat] += np.bincount(scores[:, seat], minlength=MAX_SCORE + 1)
+        self.opener_scores += np.bincount(scores[np.arange(len(opener)), opener], minlength=MAX_SCORE + 1)
+        length = np.minimum(games.column("turns").to_numpy(), MAX_TURNS)
+        self.lengths += np.bincount(length, minlength=MAX_TURNS + 1)
+        self.opener_wins += int((alone & (first_winner == opener)).sum())
+        self.decided += int(alone.sum())
+        self.games += games.num_rows
+        self.turns += int(length.sum())
+        for row in pc.value_counts(games.column("end").cast("string")).to_pylist():
+            self.ends[row["values"]] = self.ends.get(row["values"], 0) + row["counts"]
+
+
+def read_statistics(root: Path, progress) -> Statistics:  # type: ignore[no-untyped-def]
+    """The statistics of the dataset at ``root``, reading only the games tables' columns
+    they need, one chunk at a time."""
+    stats = Statistics()
+    paths = chunk_files(root, "games")
+    total = sum(pq.read_metadata(path).num_rows for path in paths)  # (file footers only)
+    for path in paths:
+        stats.add(pq.read_table(path, columns=["players", "scores", "winners", "opener", "end", "turns"]))
+        progress(stats.games, total)
+    return stats
+
+
+def mean(histogram: np.ndarray) -> float:  # type: ignore[type-arg]
+    return float((histogram * np.arange(len(histogram))).sum() / max(histogram.sum(), 1))
+
+
+def percentile(histogram: np.ndarray, q: float) -> int:  # type: ignore[type-arg]
+    """The smallest value with at least q % of the counts at or below it."""
+    return int(np.searchsorted(np.cumsum(histogram), q / 100 * histogram.sum()))
 
 
 def polyline_panel(x0: int, y0: int, w: int, h: int, series: list[tuple[str, str, np.ndarray]],
-                   bins: np.ndarray, title: str, label: str) -> list[str]:
-    """One panel of an SVG: the share of values per bin, one line per series."""
-    counts = [np.histogram(values, bins=bins)[0] / max(len(values), 1) for _, _, values in series]
+                   width: int, title: str, label: str) -> list[str]:
+    """One panel of an SVG: the share of games per bin of ``width`` values, one line per
+    series of histogram counts (index = value)."""
+    top = max(int(np.flatnonzero(c).max()) for _, _, c in series if c.any()) + width
+    low = min(int(np.flatnonzero(c).min()) for _, _, c in series if c.any()) // width * width
+    bins = np.arange(low, top + width, width)
+    counts = [np.add.reduceat(c[low : bins[-1]], np.arange(0, bins[-1] - low, width)) / max(c.sum(), 1)
+              for _, _, c in series]
     peak = max(float(c.max()) for c in counts) or 1.0
 
     def x(v: float) -> float:
@@ -72,32 +124,28 @@ def polyline_panel(x0: int, y0: int, w: int, h: int, series: list[tuple[str, str
     ]
     for v in bins[:: max(1, len(bins) // 6)]:
         parts.append(f'<text x="{x(v):.1f}" y="{y0 + h + 15}" text-anchor="middle">{int(v)}</text>')
-    step = float(bins[1] - bins[0])
-    for i, ((name, colour, values), c) in enumerate(zip(series, counts)):
-        points = " ".join(f"{x(b + step / 2):.1f},{y(f):.1f}" for b, f in zip(bins[:-1], c))
+    for i, ((name, colour, histogram), c) in enumerate(zip(series, counts)):
+        points = " ".join(f"{x(b + width / 2):.1f},{y(f):.1f}" for b, f in zip(bins[:-1], c))
         parts.append(f'<polyline points="{points}" fill="none" stroke="{colour}" stroke-width="2"/>')
         parts.append(
             f'<text x="{x0 + w}" y="{y0 + 14 * i}" text-anchor="end" fill="{colour}">'
-            f"{name}: mean {float(values.mean()):.1f}</text>"
+            f"{name}: mean {mean(histogram):.1f}</text>"
         )
     return parts
 
 
-def draw_svg(stats: dict, path: Path) -> None:  # type: ignore[type-arg]
+def draw_svg(stats: Statistics, path: Path) -> None:
     width, height = 900, 340
-    scores, turns = stats["scores"], stats["turns"]
-    score_bins = np.arange(0, int(scores.max()) + 20, 10)
-    seats = [(f"seat {p}", SEAT_COLOURS[p % 6], scores[:, p]) for p in range(stats["players"])]
-    opened = [("opening seat", "#222222", scores[np.arange(len(scores)), stats["opener"]])]
-    turn_bins = np.arange(int(turns.min()) // 5 * 5, int(turns.max()) + 10, 5)
+    seats = [(f"seat {p}", SEAT_COLOURS[p % 6], stats.scores[p]) for p in range(stats.players)]
+    opened = [("opening seat", "#222222", stats.opener_scores)]
+    wins = 100 * stats.opener_wins / max(stats.games, 1)
     parts = [
         (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
          'font-family="sans-serif" font-size="12">'),
         f'<rect width="{width}" height="{height}" fill="white"/>',
-        *polyline_panel(40, 50, 500, 220, seats + opened, score_bins,
-                        f"final scores ({len(scores)} games; opener wins {100 * stats['opener_wins']:.1f} %)",
-                        "final score"),
-        *polyline_panel(600, 50, 260, 220, [("games", "#555555", turns)], turn_bins, "game length", "turns"),
+        *polyline_panel(40, 50, 500, 220, seats + opened, 10,
+                        f"final scores ({stats.games} games; opener wins {wins:.1f} %)", "final score"),
+        *polyline_panel(600, 50, 260, 220, [("games", "#555555", stats.lengths)], 5, "game length", "turns"),
         "</svg>",
     ]
     path.write_text("\n".join(parts), encoding="utf-8")
@@ -118,18 +166,17 @@ def main() -> None:
     else:
         root = Path(args.dataset)
     with Progress("dataset_stats: reading", unit="games") as bar:
-        games, turns = read_tables(root, progress=bar)
-    stats = statistics(games, turns)
-    print(f"{games.num_rows} games, {turns.num_rows} turns, {stats['players']} players")
-    print(f"the opening seat wins {100 * stats['opener_wins']:.1f} % of the games "
-          f"({100 * stats['decided']:.1f} % have a single winner)")
-    for p in range(stats["players"]):
-        s = stats["scores"][:, p]
-        q = np.percentile(s, [10, 50, 90])
-        print(f"seat {p}: mean score {s.mean():.1f}, 10/50/90th percentiles {q[0]:.0f}/{q[1]:.0f}/{q[2]:.0f}")
-    t = stats["turns"]
-    print(f"game length: mean {t.mean():.1f} turns, shortest {t.min()}, longest {t.max()}")
-    print("ended: " + ", ".join(f"{e['values']} {e['counts']}" for e in stats["ends"]))
+        stats = read_statistics(root, bar)
+    print(f"{stats.games} games, {stats.turns} turns, {stats.players} players")
+    print(f"the opening seat wins {100 * stats.opener_wins / stats.games:.1f} % of the games "
+          f"({100 * stats.decided / stats.games:.1f} % have a single winner)")
+    for p in range(stats.players):
+        q = [percentile(stats.scores[p], v) for v in (10, 50, 90)]
+        print(f"seat {p}: mean score {mean(stats.scores[p]):.1f}, 10/50/90th percentiles {q[0]}/{q[1]}/{q[2]}")
+    t = stats.lengths
+    print(f"game length: mean {mean(t):.1f} turns, shortest {int(np.flatnonzero(t).min())}, "
+          f"longest {int(np.flatnonzero(t).max())}")
+    print("ended: " + ", ".join(f"{end} {count}" for end, count in sorted(stats.ends.items())))
     svg = Path(args.svg) if args.svg else root.parent / f"{root.name}-stats.svg"
     draw_svg(stats, svg)
     print(f"picture: {svg}")

@@ -8,11 +8,27 @@ writes for the same record (a test compares them), one record per line.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from . import _layout
 from ._jit import batch_kernel, inline_helper, kernel
 from ._layout import KArray, KInt
+
+
+def seed_digits(seeds: Sequence[int]) -> tuple[KArray, KArray]:
+    """The ASCII decimal digits of seeds (uint8[n, 20], a seed's in its row's first
+    ``lengths[i]``) and their lengths: what the kernels write a seed with (a seed reaches
+    2**64, past what a kernel's int64 holds)."""
+    digits = np.zeros((len(seeds), 20), np.uint8)
+    lengths = np.zeros(len(seeds), np.int64)
+    for i, seed in enumerate(seeds):
+        text = str(seed).encode()
+        digits[i, : len(text)] = np.frombuffer(text, np.uint8)
+        lengths[i] = len(text)
+    return digits, lengths
+
 
 # Fixed fragments, as uint8 arrays (numba compiles global arrays in as constants).
 
@@ -148,6 +164,39 @@ def _put_turn(out: KArray, pos: KInt, row: KArray) -> KInt:
     return _put_byte(out, pos, 125)  # '}'
 
 
+@kernel
+def _put_record(
+    out: KArray, pos: KInt, players: KInt, seed_digits: KArray, seed_length: KInt, scores: KArray, rows: KArray,
+    end: KInt,
+) -> KInt:
+    """One game's record and its newline: ``rows`` its turn log rows, ``scores`` its
+    final scores, ``end`` its END_* code, its seed the ASCII ``seed_digits[:seed_length]``."""
+    pos = _put(out, pos, RECORD_START)
+    pos = _put_uint(out, pos, players)
+    pos = _put(out, pos, SEED)
+    for i in range(seed_length):
+        out[pos + i] = seed_digits[i]
+    pos += seed_length
+    pos = _put(out, pos, TURNS)
+    for t in range(rows.shape[0]):
+        pos = _put_separator(out, pos, t == 0)
+        pos = _put_turn(out, pos, rows[t])
+    pos = _put(out, pos, SCORES)
+    pos = _put_byte(out, pos, 91)
+    for p in range(players):
+        pos = _put_separator(out, pos, p == 0)
+        pos = _put_uint(out, pos, scores[p])
+    pos = _put_byte(out, pos, 93)
+    pos = _put(out, pos, END)
+    if end == _layout.END_OUT:
+        return _put(out, pos, END_OUT)
+    if end == _layout.END_BLOCKED:
+        return _put(out, pos, END_BLOCKED)
+    if end == _layout.END_DEAD:
+        return _put(out, pos, END_DEAD)
+    return _put(out, pos, END_NULL)
+
+
 @batch_kernel
 def format_records(
     players: KInt, seed_digits: KArray, seed_lengths: KArray, scores: KArray, turns: KArray, ends: KArray,
@@ -160,30 +209,20 @@ def format_records(
     hold RECORD_BYTES per game plus TURN_BYTES per turn."""
     pos = 0
     for g in range(seed_lengths.shape[0]):
-        pos = _put(out, pos, RECORD_START)
-        pos = _put_uint(out, pos, players)
-        pos = _put(out, pos, SEED)
-        for i in range(seed_lengths[g]):
-            out[pos + i] = seed_digits[g, i]
-        pos += seed_lengths[g]
-        pos = _put(out, pos, TURNS)
-        for t in range(turns[g]):
-            pos = _put_separator(out, pos, t == 0)
-            pos = _put_turn(out, pos, logs[g, t])
-        pos = _put(out, pos, SCORES)
-        pos = _put_byte(out, pos, 91)
-        for p in range(players):
-            pos = _put_separator(out, pos, p == 0)
-            pos = _put_uint(out, pos, scores[g, p])
-        pos = _put_byte(out, pos, 93)
-        pos = _put(out, pos, END)
-        end = ends[g]
-        if end == _layout.END_OUT:
-            pos = _put(out, pos, END_OUT)
-        elif end == _layout.END_BLOCKED:
-            pos = _put(out, pos, END_BLOCKED)
-        elif end == _layout.END_DEAD:
-            pos = _put(out, pos, END_DEAD)
-        else:
-            pos = _put(out, pos, END_NULL)
+        pos = _put_record(out, pos, players, seed_digits[g], seed_lengths[g], scores[g], logs[g, : turns[g]], ends[g])
+    return pos
+
+
+@batch_kernel
+def format_flat_records(
+    players: KInt, seed_digits: KArray, seed_lengths: KArray, scores: KArray, starts: KArray, ends: KArray,
+    rows: KArray, out: KArray,
+) -> KInt:
+    """:func:`format_records` of games whose turns lie one after the other in ``rows``
+    (game i's are ``rows[starts[i] : starts[i + 1]]``), as a dataset's chunk holds them."""
+    pos = 0
+    for g in range(seed_lengths.shape[0]):
+        pos = _put_record(
+            out, pos, players, seed_digits[g], seed_lengths[g], scores[g], rows[starts[g] : starts[g + 1]], ends[g]
+        )
     return pos

@@ -51,8 +51,8 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from . import _batch, _bot_kernels, _layout, _replay, _state, _turn
-from ._constants import HAND_SIZE, MAX_PLAYERS
+from . import _batch, _bot_kernels, _layout, _recordtext, _replay, _state, _turn
+from ._constants import GOING_OUT_BONUS, HAND_SIZE, MAX_PLAYERS
 from ._ints import read_int
 from ._jit import batch_kernel
 from ._layout import (
@@ -75,11 +75,14 @@ from ._prng import SEED_LIMIT, seed_words
 from .bots import BOT_IDS
 from .errors import QwirkleError, RunawayGameError, show
 from .game import END_NAMES, MAX_SCORE, MIN_PLAYERS, Game
-from .records import game_from_record, record_from_log
+from .records import _check_log, game_from_record
+from .selfplay import MAX_SCORE as RECORD_MAX_SCORE
 from .tiles import ALL_TILES
 
-DATASET_FORMAT = "qwirkle-dataset/2"  # one directory per chunk
+DATASET_FORMAT = "qwirkle-dataset/3"  # hive-style chunk directories, game_id = the deal's seed
+V2_FORMAT = "qwirkle-dataset/2"  # chunk-000000/ directories, game_id = index: read and checked, not written
 OLD_FORMAT = "qwirkle-dataset/1"  # games/ and turns/ side by side: read and checked, not written
+READ_FORMATS = (DATASET_FORMAT, V2_FORMAT, OLD_FORMAT)
 MANIFEST = "manifest.json"
 SUCCESS = "_SUCCESS"  # written last: every chunk is there
 GAMES_FILE = "games.parquet"  # the files of a chunk's directory
@@ -193,17 +196,19 @@ class DatasetSpec:
         return cls(value["games"], value["players"], tuple(value["bots"]), value["seed"], value["chunk_size"])
 
 
-def chunk_name(chunk: int) -> str:
-    """The name of ``chunk``'s directory (``chunk-000000``; in a ``qwirkle-dataset/1``
-    directory, the name of its files, ``chunk-000000.parquet``)."""
-    return f"chunk-{chunk:06d}"
+def chunk_name(chunk: int, version: str = DATASET_FORMAT) -> str:
+    """The name of ``chunk``'s directory: ``chunk=000000``, a hive-style partition that
+    Parquet readers turn into a ``chunk`` column (``chunk-000000`` in a
+    ``qwirkle-dataset/2`` directory; in a ``qwirkle-dataset/1`` one, the name of its
+    files, ``chunk-000000.parquet``)."""
+    return f"chunk={chunk:06d}" if version == DATASET_FORMAT else f"chunk-{chunk:06d}"
 
 
 def _chunk_path(root: Path, version: str, chunk: int, table: str) -> Path:
     """The ``table`` file (games or turns) of ``chunk`` in a dataset of ``version``."""
     if version == OLD_FORMAT:
-        return root / table / f"{chunk_name(chunk)}.parquet"
-    return root / chunk_name(chunk) / f"{table}.parquet"
+        return root / table / f"{chunk_name(chunk, version)}.parquet"
+    return root / chunk_name(chunk, version) / f"{table}.parquet"
 
 
 def _root(path: Any) -> Path:
@@ -233,7 +238,7 @@ def _manifest(root: Path) -> tuple[DatasetSpec, str]:
         value = json.loads(text)
     except (ValueError, RecursionError) as exc:  # JSONDecodeError, or nested too deeply
         raise DatasetError(f"{root / MANIFEST}: not JSON: {str(exc)[:200]}") from None
-    spec = DatasetSpec.from_json(value, (DATASET_FORMAT, OLD_FORMAT))
+    spec = DatasetSpec.from_json(value, READ_FORMATS)
     return spec, value["format"]
 
 
@@ -379,7 +384,7 @@ def _done_chunks(root: Path, spec: DatasetSpec, version: str = DATASET_FORMAT) -
     ``qwirkle-dataset/1`` directory, their games file (written last)."""
     if version == OLD_FORMAT:
         return {k for k in range(spec.chunks) if _chunk_path(root, version, k, "games").exists()}
-    return {k for k in range(spec.chunks) if (root / chunk_name(k)).is_dir()}
+    return {k for k in range(spec.chunks) if (root / chunk_name(k, version)).is_dir()}
 
 
 def chunk_files(path: str | os.PathLike[str], table: str) -> list[str]:
@@ -537,6 +542,18 @@ def _list_array(pa: Any, sizes: npt.NDArray[np.int64], values: Any) -> Any:
     return pa.ListArray.from_arrays(pa.array(offsets), values)
 
 
+def _tile_fields(pa: Any, kinds: npt.NDArray[np.int8]) -> list[Any]:
+    """The colour and the shape of tiles given as kinds (``color * 6 + shape``)."""
+    return [pa.array(kinds // 6), pa.array(kinds % 6)]
+
+
+def _tile_structs(pa: Any, kinds: npt.NDArray[np.int8]) -> Any:
+    """Tiles as struct<color, shape>, as the game records write them (``[color, shape]``):
+    a reader asks for a colour or a shape with no arithmetic.  (Measured: 621 bytes a
+    game with zstd, against 593 for bare kinds and 1,016 for kind, colour and shape.)"""
+    return pa.StructArray.from_arrays(_tile_fields(pa, kinds), names=["color", "shape"])
+
+
 def chunk_tables(
     spec: DatasetSpec, chunk: int, scores: npt.NDArray[np.int64], turns: npt.NDArray[np.int64],
     ends: npt.NDArray[np.int64], rows: npt.NDArray[np.int32],
@@ -545,20 +562,27 @@ def chunk_tables(
     pa, _, _ = _pyarrow()
     start, stop = spec.chunk_range(chunk)
     n = stop - start
-    ids = np.arange(start, stop, dtype=np.int64)
-    seeds = np.array([(spec.seed + i) % SEED_LIMIT for i in range(start, stop)], np.uint64)
+    # game_id is the deal's seed: unique within the dataset, and the same deal's id in any other.
+    ids = np.uint64(spec.seed) + np.arange(start, stop, dtype=np.uint64)  # wraps at 2**64, as seeds do
     bot_names = sorted(set(spec.bots))
     bot_codes = np.tile(np.array([bot_names.index(b) for b in spec.bots], np.int8), n)
     seat_sizes = np.full(n, spec.players, np.int64)
+    at_top = scores == scores.max(axis=1, keepdims=True)
+    first_turn = np.cumsum(turns) - turns
+    last_turn = first_turn + turns - 1
+    opener = np.full(n, -1, np.int64)  # the seat of turn 0 (every game has one: a single tile always opens)
+    played = turns > 0
+    opener[played] = rows[first_turn[played], L_PLAYER]
     games = pa.table(
         {
             "game_id": ids,
-            "seed": seeds,
             "players": np.full(n, spec.players, np.int8),
             "bots": _list_array(
                 pa, seat_sizes, pa.DictionaryArray.from_arrays(bot_codes, pa.array(bot_names)).dictionary_decode()
             ),
             "scores": _list_array(pa, seat_sizes, pa.array(scores.reshape(-1).astype(np.int16))),
+            "winners": _list_array(pa, at_top.sum(axis=1), pa.array(np.nonzero(at_top)[1].astype(np.int8))),
+            "opener": opener.astype(np.int8),
             "end": pa.DictionaryArray.from_arrays((ends - 1).astype(np.int8), pa.array(ENDS)),
             "turns": turns.astype(np.int32),
         }
@@ -567,20 +591,23 @@ def chunk_tables(
         _turn_columns(rows)
     )
     placements = pa.StructArray.from_arrays(
-        [pa.array(place_rows), pa.array(place_cols), pa.array(place_kinds)], names=["row", "col", "tile"]
+        [pa.array(place_rows), pa.array(place_cols), *_tile_fields(pa, place_kinds)], names=["row", "col", "color", "shape"]
     )
-    first_turn = np.repeat(np.cumsum(turns) - turns, turns)
+    bonus = np.zeros(rows.shape[0], np.int8)
+    went_out = (ends == _layout.END_OUT) & (turns > 0)
+    bonus[last_turn[went_out]] = GOING_OUT_BONUS  # the turn that emptied a hand ended the game
     turns_table = pa.table(
         {
             "game_id": np.repeat(ids, turns),
-            "turn": (np.arange(rows.shape[0]) - first_turn).astype(np.int32),
+            "turn": (np.arange(rows.shape[0]) - np.repeat(first_turn, turns)).astype(np.int32),
             "player": rows[:, L_PLAYER].astype(np.int8),
             "action": pa.DictionaryArray.from_arrays(rows[:, L_TYPE].astype(np.int8), pa.array(ACTIONS)),
             "placements": _list_array(pa, placed_n, placements),
             "score": rows[:, L_SCORE].astype(np.int16),
-            "exchanged": _list_array(pa, exchanged_n, pa.array(exchanged)),
-            "drawn": _list_array(pa, drawn_n, pa.array(drawn)),
-            "hand": _list_array(pa, hand_n, pa.array(hand)),
+            "bonus": bonus,
+            "exchanged": _list_array(pa, exchanged_n, _tile_structs(pa, exchanged)),
+            "drawn": _list_array(pa, drawn_n, _tile_structs(pa, drawn)),
+            "hand": _list_array(pa, hand_n, _tile_structs(pa, hand)),
         }
     )
     return games, turns_table
@@ -742,7 +769,8 @@ def load_chunk_kernels(replay: bool = True, bots: Sequence[str] | None = None) -
     if replay:
         problems: list[str] = []
         ids = games.column("game_id").to_numpy()
-        _replay_chunk(spec, games, logs_from_turns(turn_table), turn_table.column("game_id").to_numpy(), ids, problems, None)
+        turn_places = _positions(turn_table.column("game_id").to_numpy(), spec.seed)
+        _replay_chunk(spec, games, logs_from_turns(turn_table), turn_places, _positions(ids, spec.seed), ids, problems, None)
         if problems:  # (a game just played that does not replay: a bug, said as one)
             raise DatasetError(f"the warm-up game does not replay: {problems[0]}")
     return time.perf_counter() - began
@@ -951,6 +979,31 @@ def _list_slots(pc: Any, column: Any, rows: int) -> tuple[npt.NDArray[np.int64],
     return owner, slot, pc.list_flatten(column)
 
 
+def _kinds(pc: Any, values: Any) -> npt.NDArray[np.int64]:
+    """The tile kinds (``color * 6 + shape``) of a list column's values: tiles given as
+    struct<color, shape> (``qwirkle-dataset/3``; a colour or a shape out of 0..5 gives
+    -1, a kind no tile has, which the replay then refuses), a struct's ``tile`` field
+    (a placement of the older layouts), or kinds themselves (their other tile lists)."""
+    fields = getattr(values.type, "get_field_index", None)
+    if fields is not None and fields("color") >= 0:
+        color = pc.struct_field(values, "color").to_numpy().astype(np.int64)
+        shape = pc.struct_field(values, "shape").to_numpy().astype(np.int64)
+        valid = (color >= 0) & (color < 6) & (shape >= 0) & (shape < 6)
+        return np.where(valid, color * 6 + shape, -1)
+    if fields is not None:
+        values = pc.struct_field(values, "tile")
+    kinds: npt.NDArray[np.int64] = values.to_numpy().astype(np.int64)
+    return kinds
+
+
+def _deal_seeds(games: Any) -> npt.NDArray[np.uint64]:
+    """The seed each game of a games table was dealt from: its ``game_id`` (which is the
+    seed, ``qwirkle-dataset/3``), or the ``seed`` column of the older layouts."""
+    column = games.column("seed" if "seed" in games.column_names else "game_id")
+    seeds: npt.NDArray[np.uint64] = column.to_numpy().astype(np.uint64)
+    return seeds
+
+
 def logs_from_turns(turns: Any) -> npt.NDArray[np.int32]:
     """The turn table's rows as the game loop's log rows (int32[rows, LOG_COLS])."""
     pa, pc, _ = _pyarrow()
@@ -963,46 +1016,79 @@ def logs_from_turns(turns: Any) -> npt.NDArray[np.int32]:
     log[:, _layout.L_TYPE] = codes.to_numpy()
     log[:, _layout.L_SCORE] = turns.column("score").to_numpy()
     owner, slot, values = _list_slots(pc, turns.column("hand"), n)
-    log[owner, _layout.L_HAND + slot] = values.to_numpy()
+    log[owner, _layout.L_HAND + slot] = _kinds(pc, values)
     log[:, _layout.L_HAND_SIZE] = np.bincount(owner, minlength=n)
     owner, slot, values = _list_slots(pc, turns.column("placements"), n)
     log[owner, _layout.L_ROWS + slot] = pc.struct_field(values, "row").to_numpy()
     log[owner, _layout.L_COLS + slot] = pc.struct_field(values, "col").to_numpy()
-    log[owner, _layout.L_KINDS + slot] = pc.struct_field(values, "tile").to_numpy()
+    log[owner, _layout.L_KINDS + slot] = _kinds(pc, values)
     log[:, _layout.L_N] = np.bincount(owner, minlength=n)
     owner, slot, values = _list_slots(pc, turns.column("exchanged"), n)
-    log[owner, _layout.L_KINDS + slot] = values.to_numpy()
+    log[owner, _layout.L_KINDS + slot] = _kinds(pc, values)
     log[:, _layout.L_N] += np.bincount(owner, minlength=n).astype(np.int32)
     owner, slot, values = _list_slots(pc, turns.column("drawn"), n)
-    log[owner, _layout.L_DRAWN + slot] = values.to_numpy()
+    log[owner, _layout.L_DRAWN + slot] = _kinds(pc, values)
     log[:, _layout.L_DRAWN_N] = np.bincount(owner, minlength=n)
     return log
 
 
-def _chunk_records(games: Any, turns: Any) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(game id, record) of each game of a games table and its turns table."""
+def _positions(ids: npt.NDArray[Any], base: int) -> npt.NDArray[np.int64]:
+    """Game ids as places from ``base`` (mod 2**64: ids that are seeds wrap past 2**64 - 1
+    to 0, places do not)."""
+    places: npt.NDArray[np.int64] = (ids.astype(np.uint64) - np.uint64(base)).astype(np.int64)
+    return places
+
+
+def _chunk_record_lines(games: Any, turns: Any) -> bytes:
+    """The ``qwirkle-record/1`` records of a chunk's games, one JSON line each, written
+    by the kernel that writes ``selfplay --record``'s (``_recordtext``): the same text
+    byte for byte.  What the kernel reads is checked first (InvalidRecordError from
+    the records' own checks where a table holds what no game does)."""
     _, pc, _ = _pyarrow()
-    log = logs_from_turns(turns)
-    turn_ids = turns.column("game_id").to_numpy()
     ids = games.column("game_id").to_numpy()
-    players = games.column("players").to_numpy()
-    seeds = games.column("seed").to_numpy()
-    flat_scores = pc.list_flatten(games.column("scores")).to_numpy()
-    ends = _end_codes(games)
-    score_at = np.concatenate([[0], np.cumsum(players)])
-    bounds = np.searchsorted(turn_ids, np.stack([ids, ids + 1]), side="left")
-    for i in range(ids.shape[0]):
-        lo, hi = int(bounds[0, i]), int(bounds[1, i])
-        scores = [int(s) for s in flat_scores[score_at[i] : score_at[i + 1]]]
-        yield int(ids[i]), record_from_log(int(players[i]), int(seeds[i]), log[lo:hi], scores, int(ends[i]))
+    n = ids.shape[0]
+    if not n:
+        return b""
+    log = logs_from_turns(turns)
+    places = _positions(ids, int(ids[0]))  # the games of a chunk: consecutive ids, in order
+    turn_places = _positions(turns.column("game_id").to_numpy(), int(ids[0]))
+    players = games.column("players").to_numpy().astype(np.int64)
+    if int(players.min()) != int(players.max()):
+        raise DatasetError("the games of a chunk have one number of players")
+    seats = int(players[0])
+    flat = pc.list_flatten(games.column("scores"))
+    if flat.null_count or len(flat) != n * seats:
+        raise DatasetError("a game's final scores are not one a seat")
+    scores = flat.to_numpy().astype(np.int64).reshape(n, seats)
+    _check_log(seats, 0, log, [0] * seats, 0)  # seats, actions, counts and kinds in range
+    if ((scores < 0) | (scores > RECORD_MAX_SCORE)).any() or (log[:, _layout.L_SCORE] < 0).any():
+        raise DatasetError(f"a score is out of 0..{RECORD_MAX_SCORE:,}")
+    starts = np.searchsorted(turn_places, np.append(places, places[-1] + 1), side="left").astype(np.int64)
+    digits, lengths = _recordtext.seed_digits(_deal_seeds(games).tolist())
+    out = np.empty(n * _recordtext.RECORD_BYTES + log.shape[0] * _recordtext.TURN_BYTES, np.uint8)
+    written = _recordtext.format_flat_records(seats, digits, lengths, scores, starts, _end_codes(games), log, out)
+    return out[:written].tobytes()
 
 
 def read_records(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
     """Each game of a dataset as its ``qwirkle-record/1`` record (the same object that
-    ``selfplay --record`` writes as a JSON line), in game order, a chunk at a time."""
-    for games, turns in iter_chunks(path):
-        for _, record in _chunk_records(games, turns):
-            yield record
+    ``selfplay --record`` writes as a JSON line), in game order, a chunk at a time
+    (written as JSON by a kernel, then parsed by ``json.loads``: C speed on both sides;
+    the next chunk is read and written on a second thread while this one's are parsed)."""
+    return _record_stream(iter_chunks(path))
+
+
+def _record_stream(chunks: Iterator[tuple[Any, Any]]) -> Iterator[dict[str, Any]]:
+    def next_text() -> bytes | None:
+        pair = next(chunks, None)  # (only this thread draws from ``chunks``)
+        return None if pair is None else _chunk_record_lines(*pair)
+
+    with ThreadPoolExecutor(1, thread_name_prefix="qwirkle-records") as pool:
+        ahead = pool.submit(next_text)
+        while (text := ahead.result()) is not None:
+            ahead = pool.submit(next_text)
+            for line in text.splitlines():
+                yield json.loads(line)
 
 
 def read_games(path: str | os.PathLike[str]) -> Iterator[Game]:
@@ -1040,7 +1126,7 @@ def check_chunk(
     """Replay every game of one chunk under the rules: (games checked, problems).
     ``on_games(n)``, in this process, is called as the replays go (n games at a time)."""
     pa, pc, pq = _pyarrow()
-    spec = DatasetSpec.from_json(spec_json, (DATASET_FORMAT, OLD_FORMAT))
+    spec = DatasetSpec.from_json(spec_json, READ_FORMATS)
     version = spec_json["format"]
     root = Path(out)
     start, stop = spec.chunk_range(chunk)
@@ -1057,22 +1143,27 @@ def check_chunk(
     except (OSError, pa.ArrowException) as exc:
         return 0, [f"{where}: unreadable: {exc}"]
     problems: list[str] = []
+    # Game ids are seeds (qwirkle-dataset/3: game i is seed + i, mod 2**64), or indexes i;
+    # as places (i) they must be start..stop-1, in order.
+    base = spec.seed if version == DATASET_FORMAT else 0
+    first_id, last_id = (base + start) % SEED_LIMIT, (base + stop - 1) % SEED_LIMIT
     ids = games.column("game_id").to_numpy()
-    if ids.tolist() != list(range(start, stop)):
-        problems.append(f"{where}: holds game ids other than {start}..{stop - 1}, each once in order")
+    places = _positions(ids, base)
+    if not np.array_equal(places, np.arange(start, stop)):
+        problems.append(f"{where}: holds game ids other than {first_id}..{last_id}, each once in order")
         return 0, problems
-    turn_ids = turns.column("game_id").to_numpy()
-    counts = np.bincount(turn_ids - start, minlength=stop - start) if turn_ids.size else np.zeros(stop - start)
-    if (np.diff(turn_ids) < 0).any() or (turn_ids < start).any() or (turn_ids >= stop).any():
-        problems.append(f"{where}: the turns table is not in game order within {start}..{stop - 1}")
+    turn_places = _positions(turns.column("game_id").to_numpy(), base)
+    if (np.diff(turn_places) < 0).any() or (turn_places < start).any() or (turn_places >= stop).any():
+        problems.append(f"{where}: the turns table is not in game order within {first_id}..{last_id}")
         return 0, problems
+    counts = np.bincount(turn_places - start, minlength=stop - start)
     listed = games.column("turns").to_numpy()
     numbers = turns.column("turn").to_numpy()
-    expected = np.arange(turn_ids.shape[0]) - np.repeat(np.cumsum(counts) - counts, counts.astype(np.int64))
+    expected = np.arange(turn_places.shape[0]) - np.repeat(np.cumsum(counts) - counts, counts.astype(np.int64))
     meta_players = games.column("players").to_numpy()
     # The games' own columns against the manifest, in numpy; words only for what differs.
-    expected_seeds = np.uint64(spec.seed) + ids.astype(np.uint64)  # wraps at 2**64, as seeds do
-    wrong_deal = (games.column("seed").to_numpy().astype(np.uint64) != expected_seeds) | (meta_players != spec.players)
+    expected_seeds = np.uint64(spec.seed) + places.astype(np.uint64)  # wraps at 2**64, as seeds do
+    wrong_deal = (_deal_seeds(games) != expected_seeds) | (meta_players != spec.players)
     bot_lists = games.column("bots")
     named = pc.list_flatten(bot_lists).to_numpy(zero_copy_only=False)
     lengths = pc.list_value_length(bot_lists).fill_null(-1).to_numpy()
@@ -1092,7 +1183,9 @@ def check_chunk(
     try:
         log = logs_from_turns(turns)
         if int(meta_players.min(initial=spec.players)) == int(meta_players.max(initial=spec.players)) == spec.players:
-            checked = _replay_chunk(spec, games, log, turn_ids, ids, problems, on_games)
+            checked = _replay_chunk(spec, games, log, turn_places, places, ids, problems, on_games)
+            if checked and not problems and version == DATASET_FORMAT:
+                problems.extend(f"{where}: {p}" for p in _derived_problems(spec, chunk, games, turns, log))
     except DatasetError as exc:
         return 0, [*problems, f"{where}: {exc}"]
     except (pa.ArrowException, ValueError, TypeError) as exc:  # a null, a wrong type: not what a writer writes
@@ -1100,7 +1193,7 @@ def check_chunk(
     lo = np.repeat(np.arange(stop - start), counts.astype(np.int64))
     bad = np.nonzero(numbers != expected)[0]
     if bad.size:
-        problems.append(f"game {start + int(lo[bad[0]])}: turn numbers are not 0, 1, 2, ...")
+        problems.append(f"game {int(ids[lo[bad[0]]])}: turn numbers are not 0, 1, 2, ...")
     return checked, problems
 
 
@@ -1108,15 +1201,18 @@ REPLAY_SLICE = 1024  # games a replay kernel call replays (then progress is told
 
 
 def _replay_chunk(
-    spec: DatasetSpec, games: Any, log: npt.NDArray[np.int32], turn_ids: npt.NDArray[Any],
-    ids: npt.NDArray[Any], problems: list[str], on_games: Callable[[int], None] | None,
+    spec: DatasetSpec, games: Any, log: npt.NDArray[np.int32], turn_places: npt.NDArray[np.int64],
+    places: npt.NDArray[np.int64], ids: npt.NDArray[Any], problems: list[str],
+    on_games: Callable[[int], None] | None,
 ) -> int:
     """Replay a chunk's games in the kernels (``_replay``), a slice at a time; add each
-    game's problem (its first) to ``problems``; returns the games replayed."""
+    game's problem (its first, named by its id in ``ids``) to ``problems``; returns the
+    games replayed.  ``places`` and ``turn_places`` are the games' and the turns' game
+    places (in order)."""
     _, pc, _ = _pyarrow()
     if not ids.shape[0]:
         return 0
-    seeds = games.column("seed").to_numpy().astype(np.uint64)
+    seeds = _deal_seeds(games)
     seeds_low = (seeds & np.uint64(0xFFFFFFFF)).astype(np.int64)  # seed_words, in numpy
     seeds_high = (seeds >> np.uint64(32)).astype(np.int64)
     flat = pc.list_flatten(games.column("scores"))
@@ -1128,7 +1224,7 @@ def _replay_chunk(
         return 0
     finals = finals.reshape(-1, spec.players)
     ends = _end_codes(games)
-    starts = np.searchsorted(turn_ids, np.append(ids, ids[-1] + 1), side="left").astype(np.int64)
+    starts = np.searchsorted(turn_places, np.append(places, places[-1] + 1), side="left").astype(np.int64)
     tie_rank = np.arange(MAX_PLAYERS, dtype=np.int64)
     report = np.zeros((ids.shape[0], _replay.REPORT_COLS), np.int64)
     for lo in range(0, ids.shape[0], REPLAY_SLICE):
@@ -1144,6 +1240,26 @@ def _replay_chunk(
         row = log[starts[i] + turn] if turn >= 0 else None
         problems.append(f"game {int(ids[i])}: " + _replay_problem(report[i], row, finals[i], int(ends[i]), spec.players))
     return int(ids.shape[0])
+
+
+DERIVED_COLUMNS = {"games": ("winners", "opener"), "turns": ("placements", "bonus", "exchanged", "drawn", "hand")}
+
+
+def _derived_problems(spec: DatasetSpec, chunk: int, games: Any, turns: Any, log: npt.NDArray[np.int32]) -> list[str]:
+    """The columns a reader is given for convenience (winners, opener, the going-out
+    bonus, each tile's colour and shape) that are not what the chunk's games give, once
+    the replay found those games right: the tables the writer makes of the same games
+    are compared with the file's, column by column."""
+    _, pc, _ = _pyarrow()
+    scores = pc.list_flatten(games.column("scores")).to_numpy().astype(np.int64).reshape(-1, spec.players)
+    counts = games.column("turns").to_numpy().astype(np.int64)
+    rebuilt = chunk_tables(spec, chunk, scores, counts, _end_codes(games), log)
+    wrong = []
+    for name, table, again in (("games", games, rebuilt[0]), ("turns", turns, rebuilt[1])):
+        for column in DERIVED_COLUMNS[name]:
+            if column not in table.column_names or not table.column(column).equals(again.column(column)):
+                wrong.append(f"the {name} table's {column!r} column is not what its games give")
+    return wrong
 
 
 def _replay_problem(
@@ -1182,7 +1298,7 @@ def _replay_problem(
 
 def _strangers(root: Path, spec: DatasetSpec, version: str) -> list[str]:
     """Names in the dataset that no chunk of it explains (a writer's leftovers apart)."""
-    names = {chunk_name(k) for k in range(spec.chunks)}
+    names = {chunk_name(k, version) for k in range(spec.chunks)}
     if version == OLD_FORMAT:
         return sorted(
             p.name for sub in (GAMES_DIR, TURNS_DIR) for p in (root / sub).glob("*.parquet")
@@ -1216,7 +1332,7 @@ def check_dataset(
             start, stop = spec.chunk_range(k)
             report.problems.append(f"chunk {k} (games {start}..{stop - 1}) is missing")
     report.problems.extend(f"{name}: not a chunk of this dataset" for name in _strangers(root, spec, version))
-    if version == DATASET_FORMAT and len(done) == spec.chunks and not (root / SUCCESS).is_file():
+    if version != OLD_FORMAT and len(done) == spec.chunks and not (root / SUCCESS).is_file():
         report.problems.append(
             f"no {SUCCESS} marker: the run that wrote the chunks did not finish; run it again to complete it"
         )

@@ -178,7 +178,8 @@ def _check_log(players: Any, seed: Any, log: Any, scores: Any, end: Any) -> tupl
     final = [int_value(v) for v in values[:players]] if values is not None else []
     if len(final) < players or None in final:
         raise InvalidRecordError(f"scores are {players} integers, one per seat, got {show(scores)}")
-    rows = log.astype(np.int64)
+    # (int32 and int64 logs compared as they are: a copy of a chunk's log cost more than the checks)
+    rows = log if log.dtype in (np.int32, np.int64) else log.astype(np.int64)
     slots = np.arange(6)
 
     def bad(column: int, lo: int, hi: int) -> bool:

@@ -171,12 +171,7 @@ def _records_text(
     """:func:`records_text` of arguments known good (the game loop's own arrays);
     ``format_records`` is the kernel, or its plain-Python twin while it compiles."""
     n = len(seeds)
-    digits = np.zeros((n, 20), np.uint8)
-    lengths = np.zeros(n, np.int64)
-    for i, s in enumerate(seeds):
-        text = str(s).encode()
-        digits[i, : len(text)] = np.frombuffer(text, np.uint8)
-        lengths[i] = len(text)
+    digits, lengths = _recordtext.seed_digits(seeds)
     size = n * _recordtext.RECORD_BYTES + int(turns.sum()) * _recordtext.TURN_BYTES
     out = np.empty(size, np.uint8)
     written = format_records(players, digits, lengths, scores, turns, ends, logs, out)

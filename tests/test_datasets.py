@@ -33,6 +33,7 @@ from qwirkle_core.datasets import (
     read_tables,
     write_dataset,
 )
+from qwirkle_core.errors import QwirkleError
 from qwirkle_core.game import Game
 from qwirkle_core.records import game_from_record
 from qwirkle_core.selfplay import selfplay
@@ -86,18 +87,37 @@ def test_chunks_one_at_a_time_are_the_tables_in_order(small: Path, tmp_path: Pat
 def test_tables_hold_each_game_once_with_the_documented_columns(small: Path) -> None:
     games, turns = read_tables(small)
     n = games.num_rows
-    assert games.column("game_id").to_pylist() == list(range(n))
-    assert games.column("seed").to_pylist() == [11 + i for i in range(n)]
+    assert games.column("game_id").to_pylist() == [11 + i for i in range(n)]  # the deals' seeds
     assert games.column("bots").to_pylist() == [MIXED] * n
     assert set(games.column("end").to_pylist()) <= {"out", "blocked", "dead"}
-    assert games.column_names == ["game_id", "seed", "players", "bots", "scores", "end", "turns"]
+    assert games.column_names == ["game_id", "players", "bots", "scores", "winners", "opener", "end", "turns"]
     assert turns.column_names == [
-        "game_id", "turn", "player", "action", "placements", "score", "exchanged", "drawn", "hand"
+        "game_id", "turn", "player", "action", "placements", "score", "bonus", "exchanged", "drawn", "hand"
     ]
     assert turns.num_rows == sum(games.column("turns").to_pylist())
     docs = (Path(__file__).resolve().parent.parent / "docs" / "datasets.md").read_text()
     for name in games.column_names + turns.column_names:
         assert f"`{name}`" in docs
+
+
+def test_the_reader_columns_say_what_the_records_say(small: Path) -> None:
+    # winners, opener, the going-out bonus and the tiles' colours and shapes, each
+    # against the game's record (another writer: the records' own kernel).
+    games, turns = read_tables(small)
+    by_game = turns.to_pylist()
+    for game, record in zip(games.to_pylist(), read_records(small)):
+        rows = [row for row in by_game if row["game_id"] == game["game_id"]]
+        top = max(record["scores"])
+        assert game["winners"] == [seat for seat, score in enumerate(record["scores"]) if score == top]
+        assert game["opener"] == record["turns"][0]["player"]
+        for row, turn in zip(rows, record["turns"]):
+            out = row is rows[-1] and record["end"] == "out"
+            assert row["bonus"] == (6 if out else 0)
+            assert [[t["color"], t["shape"]] for t in row["hand"]] == turn["hand"]
+            assert [[t["color"], t["shape"]] for t in row["drawn"]] == turn.get("drawn", [])
+            assert [[t["color"], t["shape"]] for t in row["exchanged"]] == turn.get("tiles", [])
+            assert [[p["row"], p["col"], p["color"], p["shape"]] for p in row["placements"]] == turn.get("placements", [])
+        assert sum(r["score"] + r["bonus"] for r in rows if r["player"] == 0) == record["scores"][0]
 
 
 def test_a_tally_of_parts_is_the_tally_of_the_whole() -> None:
@@ -143,8 +163,8 @@ def test_a_rerun_writes_only_what_is_missing(tmp_path: Path) -> None:
     # temporary directory and manifest left behind.
     shutil.rmtree(chunk_dir(root, 1))
     (root / "_SUCCESS").unlink()
-    (root / ".tmp-chunk-000001-123").mkdir()
-    (root / ".tmp-chunk-000001-123" / "turns.parquet").write_bytes(b"half a file")
+    (root / ".tmp-chunk=000001-123").mkdir()
+    (root / ".tmp-chunk=000001-123" / "turns.parquet").write_bytes(b"half a file")
     (root / ".tmp-manifest.json-456").write_bytes(b"{")
     kept = {p: p.stat().st_mtime_ns for p in root.glob("chunk-*/*.parquet")}
     second = write_dataset(root, n, 2, ["greedy", "random"], seed=8, chunk_size=chunk)
@@ -207,8 +227,8 @@ def test_a_kill_at_any_step_resumes_to_the_same_bytes(tmp_path: Path, monkeypatc
     clean = files(tmp_path / "clean")
     steps = counter.steps
     assert sorted(clean) == [
-        "_SUCCESS", "chunk-000000/games.parquet", "chunk-000000/turns.parquet",
-        "chunk-000001/games.parquet", "chunk-000001/turns.parquet", "manifest.json",
+        "_SUCCESS", "chunk=000000/games.parquet", "chunk=000000/turns.parquet",
+        "chunk=000001/games.parquet", "chunk=000001/turns.parquet", "manifest.json",
     ]
     # The order that makes it safe: the manifest first, each chunk renamed whole, the marker last.
     assert steps[0] == "makedirs clean" and steps[1].startswith("write .tmp-manifest.json-")
@@ -229,7 +249,7 @@ def test_a_kill_at_any_step_resumes_to_the_same_bytes(tmp_path: Path, monkeypatc
             )
             chunks = sorted({int(name[6:12]) for name in seen})
             if chunks:
-                ids = [i for k in chunks for i in range(2 * k, min(3, 2 * k + 2))]
+                ids = [5 + i for k in chunks for i in range(2 * k, min(3, 2 * k + 2))]  # seed 5
                 assert read_tables(root)[0].column("game_id").to_pylist() == ids
         summary = write_dataset(root, **args)  # the same command, after the kill
         assert files(root) == clean, at
@@ -242,7 +262,7 @@ def test_chunk_files_are_what_a_parquet_reader_should_read(small: Path, tmp_path
 
     root = tmp_path / "ds"
     shutil.copytree(small, root)
-    shutil.copytree(chunk_dir(root, 1), root / ".tmp-chunk-000001-abc")  # a writer not done yet
+    shutil.copytree(chunk_dir(root, 1), root / ".tmp-chunk=000001-abc")  # a writer not done yet
     shutil.rmtree(chunk_dir(root, 1))
     games, turns = read_tables(root)
     for table, expected in (("games", games), ("turns", turns)):
@@ -250,7 +270,7 @@ def test_chunk_files_are_what_a_parquet_reader_should_read(small: Path, tmp_path
         assert paths == sorted(paths) and all(Path(p).is_absolute() and ".tmp-" not in p for p in paths)
         assert pads.dataset(paths).to_table().equals(expected)
     assert datasets.chunk_files(root, "games") == [
-        str(p) for p in sorted(root.glob("chunk-*/games.parquet"))  # the documented glob: the same files
+        str(p) for p in sorted(root.glob("chunk=*/games.parquet"))  # the documented glob: the same files
     ]
     for bad in ("moves", None, ["games"]):
         with pytest.raises(DatasetError, match="table is"):
@@ -264,17 +284,46 @@ def test_check_wants_the_marker_of_a_finished_run(copy_of_small: Path) -> None:
     assert report["checked"] == report["games"]
 
 
-def old_layout(root: Path) -> None:
-    """Turn a dataset into the layout of qwirkle-dataset/1 (games/ and turns/ side by side)."""
+def kinds_of(column: Any, *fields: str) -> Any:
+    """A list<struct<..., color, shape>> column with bare kinds (``color * 6 + shape``),
+    or structs of ``fields`` and ``tile``, as the older layouts wrote tiles."""
+    col = column.combine_chunks()
+    values = col.values
+    kinds = pa.array((values.field("color").to_numpy() * 6 + values.field("shape").to_numpy()).astype(np.int8))
+    if fields:
+        kinds = pa.StructArray.from_arrays([*(values.field(f) for f in fields), kinds], names=[*fields, "tile"])
+    return pa.ListArray.from_arrays(col.offsets, kinds)
+
+
+def older_layout(root: Path, version: int) -> None:
+    """Turn a dataset into the layout of qwirkle-dataset/2 (chunk-000000/ directories,
+    game_id 0..N-1 and a seed column, tiles as kinds) or /1 (games/ and turns/ side by
+    side, the same tables)."""
     manifest = json.loads((root / "manifest.json").read_text())
-    for table in ("games", "turns"):
-        (root / table).mkdir()
-        for k in range(-(-manifest["games"] // manifest["chunk_size"])):
-            (chunk_dir(root, k) / f"{table}.parquet").rename(root / table / f"{datasets.chunk_name(k)}.parquet")
     for k in range(-(-manifest["games"] // manifest["chunk_size"])):
-        chunk_dir(root, k).rmdir()
-    (root / "_SUCCESS").unlink()
-    (root / "manifest.json").write_text(json.dumps(manifest | {"format": "qwirkle-dataset/1"}))
+        games = pq.read_table(chunk_dir(root, k) / "games.parquet")
+        turns = pq.read_table(chunk_dir(root, k) / "turns.parquet")
+        seeds = games.column("game_id")
+        index = pa.array(seeds.to_numpy().astype(np.int64) - manifest["seed"])
+        games = games.drop_columns(["winners", "opener"]).set_column(0, "game_id", index).add_column(1, "seed", seeds)
+        turn_index = pa.array(turns.column("game_id").to_numpy().astype(np.int64) - manifest["seed"])
+        turns = turns.drop_columns(["bonus"]).set_column(0, "game_id", turn_index)
+        for name in ("hand", "drawn", "exchanged"):
+            turns = turns.set_column(turns.column_names.index(name), name, kinds_of(turns.column(name)))
+        turns = turns.set_column(turns.column_names.index("placements"), "placements",
+                                 kinds_of(turns.column("placements"), "row", "col"))
+        shutil.rmtree(chunk_dir(root, k))
+        for table, name in ((games, "games"), (turns, "turns")):
+            path = root / f"chunk-{k:06d}" / f"{name}.parquet" if version == 2 else root / name / f"chunk-{k:06d}.parquet"
+            path.parent.mkdir(exist_ok=True)
+            pq.write_table(table, path, compression="zstd")
+    if version == 1:
+        (root / "_SUCCESS").unlink()
+    (root / "manifest.json").write_text(json.dumps(manifest | {"format": f"qwirkle-dataset/{version}"}))
+
+
+def old_layout(root: Path) -> None:
+    older_layout(root, 1)
 
 
 def test_a_first_layout_directory_is_read_and_checked_not_written(small: Path, tmp_path: Path) -> None:
@@ -282,7 +331,8 @@ def test_a_first_layout_directory_is_read_and_checked_not_written(small: Path, t
     shutil.copytree(small, root)
     old_layout(root)
     games, turns = read_tables(root)
-    assert games.equals(read_tables(small)[0]) and turns.equals(read_tables(small)[1])
+    assert games.column("seed").equals(read_tables(small)[0].column("game_id"))
+    assert turns.num_rows == read_tables(small)[1].num_rows
     assert list(read_records(root)) == list(read_records(small))
     assert datasets.chunk_files(root, "turns")[0].endswith("turns/chunk-000000.parquet")
     assert check_dataset(root).ok
@@ -291,6 +341,22 @@ def test_a_first_layout_directory_is_read_and_checked_not_written(small: Path, t
     manifest = json.loads((root / "manifest.json").read_text())
     with pytest.raises(DatasetError, match="qwirkle-dataset/1 dataset .* never added to"):
         write_dataset(root, manifest["games"], 3, MIXED, seed=11, chunk_size=manifest["chunk_size"])
+
+
+def test_a_second_layout_directory_is_read_and_checked_not_written(small: Path, tmp_path: Path) -> None:
+    root = tmp_path / "v2"
+    shutil.copytree(small, root)
+    older_layout(root, 2)
+    games, _ = read_tables(root)
+    assert games.column("game_id").to_pylist() == list(range(games.num_rows))
+    assert list(read_records(root)) == list(read_records(small))
+    assert datasets.chunk_files(root, "games")[0].endswith("chunk-000000/games.parquet")
+    assert check_dataset(root).ok
+    tamper(chunk_dir(root, 0).with_name("chunk-000000") / "turns.parquet", "hand", lambda k: (k + 1) % 36)
+    problems = check_dataset(root).problems
+    assert problems and problems[0].startswith("game 0: turn 0:"), problems
+    with pytest.raises(DatasetError, match="qwirkle-dataset/2 dataset .* never added to"):
+        write_dataset(root, games.num_rows, 3, MIXED, seed=11, chunk_size=15 if not JIT_OFF else 2)
 
 
 def test_other_parameters_are_refused(tmp_path: Path) -> None:
@@ -355,10 +421,13 @@ def tamper(path: Path, column: str, change: Any) -> None:
     col = table.column(column).combine_chunks()
     if pa.types.is_list(col.type):
         values = col.values
-        if pa.types.is_struct(values.type):
-            tiles = change(values.field("tile").to_numpy(zero_copy_only=False).copy())
+        if pa.types.is_struct(values.type):  # tiles: struct<(row, col,) color, shape>
+            kinds = values.field("color").to_numpy().astype(np.int64) * 6 + values.field("shape").to_numpy()
+            tiles = change(kinds.copy())
+            kept = [f.name for f in values.type if f.name not in ("color", "shape")]
             values = pa.StructArray.from_arrays(
-                [values.field("row"), values.field("col"), pa.array(tiles)], names=["row", "col", "tile"]
+                [*(values.field(k) for k in kept), pa.array((tiles // 6).astype(np.int8)), pa.array((tiles % 6).astype(np.int8))],
+                names=[*kept, "color", "shape"],
             )
         else:
             values = pa.array(change(values.to_numpy(zero_copy_only=False).copy()))
@@ -403,7 +472,7 @@ def test_check_catches_a_tampered_score(copy_of_small: Path) -> None:
     tamper(chunk_dir(copy_of_small, 0) / "turns.parquet", "score", plus_one)
     status, report = run_check(copy_of_small)
     assert status == 1 and not report["ok"]
-    assert len(report["problems"]) == 1 and "game 0: turn" in report["problems"][0]
+    assert len(report["problems"]) == 1 and "game 11: turn" in report["problems"][0]  # (seed 11)
     assert "the record scores" in report["problems"][0]
 
 
@@ -415,14 +484,44 @@ def test_check_catches_a_tampered_tile(copy_of_small: Path, column: str) -> None
 
     tamper(chunk_dir(copy_of_small, 1) / "turns.parquet", column, other_tile)
     status, report = run_check(copy_of_small)
-    start = datasets._read_manifest(copy_of_small).chunk_range(1)[0]
-    assert status == 1 and report["problems"] and report["problems"][0].startswith(f"game {start}:")
+    spec = datasets._read_manifest(copy_of_small)
+    first = spec.seed + spec.chunk_range(1)[0]  # the first game's id: its seed
+    assert status == 1 and report["problems"] and report["problems"][0].startswith(f"game {first}:")
+
+
+@pytest.mark.parametrize(("name", "column"), [("games", "opener"), ("games", "winners"), ("turns", "bonus")])
+def test_check_catches_a_reader_column_that_its_games_do_not_give(copy_of_small: Path, name: str, column: str) -> None:
+    path = chunk_dir(copy_of_small, 0) / f"{name}.parquet"
+    table = pq.read_table(path)
+    values = table.column(column).to_pylist()
+    values[0] = [2] if column == "winners" and values[0] != [2] else [1] if column == "winners" else 1 - values[0]
+    new = pa.array(values, type=table.schema.field(column).type)
+    pq.write_table(table.set_column(table.column_names.index(column), column, new), path)
+    status, report = run_check(copy_of_small)
+    assert status == 1 and report["problems"] == [f"chunk 0: the {name} table's {column!r} column is not what its games give"]
+
+
+@pytest.mark.parametrize("column", ["placements", "hand"])
+def test_a_colour_no_tile_has_is_a_problem_for_check_and_an_error_for_read_records(
+    copy_of_small: Path, column: str
+) -> None:
+    path = chunk_dir(copy_of_small, 0) / "turns.parquet"
+    table = pq.read_table(path)
+    values = table.column(column).to_pylist()
+    first = next(i for i, tiles in enumerate(values) if tiles)
+    values[first][0]["color"] = 9  # a seventh colour: no kind, and past what a record's digit says
+    new = pa.array(values, type=table.schema.field(column).type)
+    pq.write_table(table.set_column(table.column_names.index(column), column, new), path)
+    status, report = run_check(copy_of_small)
+    assert status == 1 and report["problems"][0].startswith("game 11: turn"), report["problems"]
+    with pytest.raises(QwirkleError, match="tile kinds 0..35"):
+        list(read_records(copy_of_small))
 
 
 def test_check_catches_a_lost_chunk_a_stray_file_and_a_wrong_final_score(copy_of_small: Path) -> None:
     shutil.rmtree(chunk_dir(copy_of_small, 1))
     (copy_of_small / "chunk-999999").mkdir()
-    (copy_of_small / ".tmp-chunk-000001-789").mkdir()  # a writer's leftover: no problem of the dataset
+    (copy_of_small / ".tmp-chunk=000001-789").mkdir()  # a writer's leftover: no problem of the dataset
     tamper(chunk_dir(copy_of_small, 0) / "games.parquet", "scores", lambda s: s + 1)
     status, report = run_check(copy_of_small)
     problems = "\n".join(report["problems"])
@@ -455,7 +554,7 @@ def test_check_catches_a_wrong_end(copy_of_small: Path) -> None:
     pq.write_table(table.set_column(table.column_names.index("end"), "end", column), path)
     status, report = run_check(copy_of_small)
     assert status == 1 and len(report["problems"]) == 1
-    assert report["problems"][0].startswith(f"game 0: the record says the game ended {ends[0]!r}, the replay")
+    assert report["problems"][0].startswith(f"game 11: the record says the game ended {ends[0]!r}, the replay")
 
 
 def test_check_command_text_and_bad_arguments(small: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -577,7 +676,7 @@ def test_a_killed_worker_loses_nothing_and_doubles_nothing(client: Any, tmp_path
     assert killed and killed[0] < n  # the worker died mid-run, with chunks of its own
     assert summary.written == n
     games, _ = read_tables(tmp_path / "disturbed")
-    assert games.column("game_id").to_pylist() == list(range(n))  # every game once
+    assert games.column("game_id").to_pylist() == [77 + i for i in range(n)]  # every game once
     assert files(tmp_path / "disturbed") == files(tmp_path / "undisturbed")
     assert not list((tmp_path / "disturbed").rglob(".tmp-*"))
 

@@ -11,6 +11,7 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytestmark = pytest.mark.slow  # each example is a fresh process
@@ -78,12 +79,17 @@ def test_monte_carlo_bot() -> None:
 
 def test_dataset_stats(tmp_path: Path) -> None:
     pytest.importorskip("pyarrow", reason="the example needs the scale extra: pip install -e '.[scale]'")
-    from qwirkle_core.datasets import write_dataset
+    from qwirkle_core.datasets import read_tables, write_dataset
 
     write_dataset(tmp_path / "ds", 6, 2, ["greedy", "random"], seed=3, chunk_size=4)
     svg = tmp_path / "stats.svg"
     out = run("dataset_stats.py", str(tmp_path / "ds"), "--svg", str(svg), progress="dataset_stats: reading")
     assert "6 games" in out and "the opening seat wins" in out and "game length" in out
+    games, _ = read_tables(tmp_path / "ds")  # the histograms' figures, against the columns themselves
+    scores = np.array(games.column("scores").to_pylist())
+    assert f"seat 1: mean score {scores[:, 1].mean():.1f}," in out
+    lengths = games.column("turns").to_pylist()
+    assert f"shortest {min(lengths)}, longest {max(lengths)}" in out
     root = ET.parse(svg).getroot()
     assert len([e for e in root.iter() if e.tag.endswith("polyline")]) == 4  # 2 seats, the opener, lengths
     # Writes its own, into a temporary directory.
