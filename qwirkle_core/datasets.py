@@ -32,6 +32,7 @@ dask.distributed for clusters); ``import qwirkle_core`` does not.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import json
 import operator
@@ -326,10 +327,16 @@ def _remove_temporaries(root: Path) -> None:
         _disk.remove(path)
 
 
-def _inspect(root: Path, spec: DatasetSpec) -> bool:
-    """Whether ``root`` already holds this dataset (True) or can hold it (False, nothing
-    there but leftovers of a run killed before its manifest was in place); else a
-    DatasetError saying why not.  Reads only: nothing is created."""
+def _extends(there: DatasetSpec, spec: DatasetSpec) -> bool:
+    """Whether ``spec`` is ``there`` with more games (the same games first, then more)."""
+    return there.games < spec.games and dataclasses.replace(there, games=spec.games) == spec
+
+
+def _inspect(root: Path, spec: DatasetSpec, extend: bool = False) -> bool:
+    """Whether ``root`` already holds this dataset (True: or, with ``extend``, its first
+    games) or can hold it (False, nothing there but leftovers of a run killed before its
+    manifest was in place); else a DatasetError saying why not.  Reads only: nothing is
+    created."""
     if (root / MANIFEST).exists():
         there, version = _manifest(root)
         if version != DATASET_FORMAT:
@@ -337,15 +344,21 @@ def _inspect(root: Path, spec: DatasetSpec) -> bool:
                 f"{root} holds a {version} dataset (the layout of an older version): it is read and "
                 "checked as it is, never added to; write the games into a new directory"
             )
-        if there != spec:
+        if extend and there != spec and not _extends(there, spec):
+            raise DatasetError(
+                f"{root} holds {there.games:,} games of other parameters than asked, or more games: a dataset "
+                "is extended with its own players, bots, seed and chunk size, to more games"
+            )
+        if there != spec and not (extend and _extends(there, spec)):
             diff = ", ".join(
                 f"{k} {there.to_json()[k]!r} there, {v!r} asked"
                 for k, v in spec.to_json().items()
                 if there.to_json()[k] != v
             )
+            more = " (or extend it: --extend, extend=True)" if _extends(there, spec) else ""
             raise DatasetError(
                 f"{root} holds a dataset with other parameters ({diff}); "
-                "use another directory, or the same parameters to resume it"
+                f"use another directory, or the same parameters to resume it{more}"
             )
         return True
     if root.exists() and not root.is_dir():
@@ -360,17 +373,42 @@ def _inspect(root: Path, spec: DatasetSpec) -> bool:
     return False
 
 
-def _create(root: Path, spec: DatasetSpec) -> None:
+def _create(root: Path, spec: DatasetSpec, extend: bool = False) -> None:
     """Clear the leftovers of killed runs and, for a new dataset, create the directory
-    and write its manifest (first, atomically)."""
-    if _inspect(root, spec):
+    and write its manifest (first, atomically); with ``extend``, grow the dataset there
+    to ``spec``'s games (:func:`_grow`)."""
+    if _inspect(root, spec, extend):
         _remove_temporaries(root)
+        there = _read_manifest(root)
+        if there != spec:
+            _grow(root, there, spec)
         return
     try:
         _disk.makedirs(root)
     except OSError as exc:
         raise DatasetError(f"cannot create {root}: {exc.strerror}") from None
     _remove_temporaries(root)
+    _atomic_write(root / MANIFEST, (json.dumps(spec.to_json(), indent=2) + "\n").encode())
+
+
+def _grow(root: Path, there: DatasetSpec, spec: DatasetSpec) -> None:
+    """Make the dataset ``there`` at ``root`` the first games of ``spec`` (more games),
+    in steps that each leave a directory the same command resumes from: the ``_SUCCESS``
+    marker removed (the dataset is no longer complete); the last chunk, if it holds fewer
+    games than a chunk does (it will hold more), renamed to a ``.tmp-`` name (a reader
+    sees it missing) and removed; then the manifest replaced (atomically).  The chunks
+    that are missing are then written as on a resume: the same bytes as a dataset of
+    ``spec`` written in one run, since game i is dealt from seed + i in chunk i // C."""
+    if (root / SUCCESS).exists():
+        _disk.remove(root / SUCCESS)
+        _disk.fsync_dir(root)
+    last = there.chunks - 1
+    partial = root / chunk_name(last)
+    if there.games % there.chunk_size and partial.is_dir():
+        away = _temporary(root, chunk_name(last))
+        _disk.rename(partial, away)
+        _disk.fsync_dir(root)
+        _disk.remove(away)
     _atomic_write(root / MANIFEST, (json.dumps(spec.to_json(), indent=2) + "\n").encode())
 
 
@@ -839,6 +877,7 @@ def write_dataset(
     scheduler: str | None = None,
     client: Any = None,
     progress: Progress | None = None,
+    extend: bool = False,
 ) -> DatasetSummary:
     """Play ``games`` self-play games (game i from seed ``seed + i``) and write them as a
     Parquet dataset in ``out``; returns the summary over the whole dataset.
@@ -851,14 +890,20 @@ def write_dataset(
     machine every half second or so while chunks are being played, on a cluster after
     each chunk (resumed chunks count as done).
     Running it again with the same arguments writes only the chunks that are missing.
+    With ``extend=True``, a dataset of the same players, bots, seed and chunk size but
+    fewer games there is grown to ``games`` in place: the games there are kept (but
+    those of a last, partial chunk, written again whole), the next ones added; the
+    files are those one run of ``games`` writes, byte for byte.
     """
+    if type(extend) is not bool:
+        raise DatasetError(f"extend is True or False, got {show(extend)}")
     bots = tuple(bots)
     if len(bots) == 1:
         bots *= players
     spec = DatasetSpec(games, players, bots, seed, chunk_size)
     _pyarrow()
     root = _root(out)  # absolute: the workers' working directory is not ours
-    _inspect(root, spec)  # refused at once (other parameters, another directory), nothing created
+    _inspect(root, spec, extend)  # refused at once (other parameters, another directory), nothing created
     finished = skipped = 0
     reported = -1
     stats: dict[int, ChunkStats] = {}
@@ -879,7 +924,7 @@ def write_dataset(
     def begin() -> list[tuple[Any, ...]]:
         """Create the directory, or clean it up to resume: once the cluster answers."""
         nonlocal finished, skipped
-        _create(root, spec)
+        _create(root, spec, extend)
         done = _done_chunks(root, spec)
         todo.extend(k for k in range(spec.chunks) if k not in done)
         stats.update({k: _stats_from_file(root, spec, k) for k in sorted(done)})
@@ -968,17 +1013,6 @@ def read_tables(path: str | os.PathLike[str], progress: Progress | None = None) 
     return pa.concat_tables(games), pa.concat_tables(turns)
 
 
-def _list_slots(pc: Any, column: Any, rows: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], Any]:
-    """(row of each value, slot of each value within its row, values) of a list column
-    (a turn's tiles: at most 6 a row, else DatasetError)."""
-    sizes = pc.list_value_length(column).fill_null(0).to_numpy().astype(np.int64)
-    if sizes.size and int(sizes.max()) > HAND_SIZE:
-        raise DatasetError(f"a turn lists {int(sizes.max())} tiles where a turn has at most {HAND_SIZE}")
-    owner = np.repeat(np.arange(rows), sizes)
-    slot = np.arange(owner.shape[0]) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-    return owner, slot, pc.list_flatten(column)
-
-
 def _kinds(pc: Any, values: Any) -> npt.NDArray[np.int64]:
     """The tile kinds (``color * 6 + shape``) of a list column's values: tiles given as
     struct<color, shape> (``qwirkle-dataset/3``; a colour or a shape out of 0..5 gives
@@ -1004,31 +1038,66 @@ def _deal_seeds(games: Any) -> npt.NDArray[np.uint64]:
     return seeds
 
 
+TILE_LISTS = ("hand", "placements", "exchanged", "drawn")  # the turns table's tile lists, in _log_rows' order
+
+
+@batch_kernel
+def _log_rows(
+    player: KArray, action: KArray, score: KArray, sizes: KArray, hand: KArray, place_rows: KArray,
+    place_cols: KArray, place_kinds: KArray, exchanged: KArray, drawn: KArray, log: KArray,
+) -> None:
+    """Fill ``log`` (int32[n, LOG_COLS], zeros) with the turns table's columns: per turn
+    its seat, action code and score, and ``sizes[j, t]`` tiles of list j (hand,
+    placements, exchanged, drawn) taken in turn order from that list's flat values
+    (each size at most 6: the caller checks).  The inverse of :func:`_turn_columns`."""
+    at = np.zeros(4, np.int64)
+    for t in range(log.shape[0]):
+        log[t, L_PLAYER] = player[t]
+        log[t, L_TYPE] = action[t]
+        log[t, L_SCORE] = score[t]
+        log[t, L_HAND_SIZE] = sizes[0, t]
+        for s in range(sizes[0, t]):
+            log[t, L_HAND + s] = hand[at[0] + s]
+        for s in range(sizes[1, t]):
+            log[t, L_ROWS + s] = place_rows[at[1] + s]
+            log[t, L_COLS + s] = place_cols[at[1] + s]
+            log[t, L_KINDS + s] = place_kinds[at[1] + s]
+        for s in range(sizes[2, t]):  # (a turn has placements or an exchange, not both)
+            log[t, L_KINDS + s] = exchanged[at[2] + s]
+        log[t, L_N] = sizes[1, t] + sizes[2, t]
+        log[t, L_DRAWN_N] = sizes[3, t]
+        for s in range(sizes[3, t]):
+            log[t, L_DRAWN + s] = drawn[at[3] + s]
+        for j in range(4):
+            at[j] += sizes[j, t]
+
+
 def logs_from_turns(turns: Any) -> npt.NDArray[np.int32]:
-    """The turn table's rows as the game loop's log rows (int32[rows, LOG_COLS])."""
+    """The turn table's rows as the game loop's log rows (int32[rows, LOG_COLS]), filled
+    by a kernel from the columns' flat values (DatasetError where a turn lists more than
+    6 tiles or an unknown action)."""
     pa, pc, _ = _pyarrow()
     n = turns.num_rows
-    log = np.zeros((n, _layout.LOG_COLS), np.int32)
-    log[:, _layout.L_PLAYER] = turns.column("player").to_numpy()
     codes = pc.index_in(turns.column("action").cast(pa.string()), value_set=pa.array(ACTIONS))
     if codes.null_count:
         raise DatasetError("a turn has an unknown action")
-    log[:, _layout.L_TYPE] = codes.to_numpy()
-    log[:, _layout.L_SCORE] = turns.column("score").to_numpy()
-    owner, slot, values = _list_slots(pc, turns.column("hand"), n)
-    log[owner, _layout.L_HAND + slot] = _kinds(pc, values)
-    log[:, _layout.L_HAND_SIZE] = np.bincount(owner, minlength=n)
-    owner, slot, values = _list_slots(pc, turns.column("placements"), n)
-    log[owner, _layout.L_ROWS + slot] = pc.struct_field(values, "row").to_numpy()
-    log[owner, _layout.L_COLS + slot] = pc.struct_field(values, "col").to_numpy()
-    log[owner, _layout.L_KINDS + slot] = _kinds(pc, values)
-    log[:, _layout.L_N] = np.bincount(owner, minlength=n)
-    owner, slot, values = _list_slots(pc, turns.column("exchanged"), n)
-    log[owner, _layout.L_KINDS + slot] = _kinds(pc, values)
-    log[:, _layout.L_N] += np.bincount(owner, minlength=n).astype(np.int32)
-    owner, slot, values = _list_slots(pc, turns.column("drawn"), n)
-    log[owner, _layout.L_DRAWN + slot] = _kinds(pc, values)
-    log[:, _layout.L_DRAWN_N] = np.bincount(owner, minlength=n)
+    sizes = np.zeros((4, n), np.int64)
+    flat = []
+    for j, name in enumerate(TILE_LISTS):
+        column = turns.column(name)
+        sizes[j] = pc.list_value_length(column).fill_null(0).to_numpy()
+        flat.append(pc.list_flatten(column))
+    if n and int(sizes.max()) > HAND_SIZE:
+        raise DatasetError(f"a turn lists {int(sizes.max())} tiles where a turn has at most {HAND_SIZE}")
+    placed = flat[1]
+    log = np.zeros((n, _layout.LOG_COLS), np.int32)
+    _log_rows(
+        turns.column("player").to_numpy().astype(np.int64), codes.to_numpy().astype(np.int64),
+        turns.column("score").to_numpy().astype(np.int64), sizes, _kinds(pc, flat[0]),
+        pc.struct_field(placed, "row").to_numpy().astype(np.int64),
+        pc.struct_field(placed, "col").to_numpy().astype(np.int64), _kinds(pc, placed), _kinds(pc, flat[2]),
+        _kinds(pc, flat[3]), log,
+    )
     return log
 
 
@@ -1087,8 +1156,7 @@ def _record_stream(chunks: Iterator[tuple[Any, Any]]) -> Iterator[dict[str, Any]
         ahead = pool.submit(next_text)
         while (text := ahead.result()) is not None:
             ahead = pool.submit(next_text)
-            for line in text.splitlines():
-                yield json.loads(line)
+            yield from map(json.loads, text.splitlines())
 
 
 def read_games(path: str | os.PathLike[str]) -> Iterator[Game]:

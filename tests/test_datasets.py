@@ -257,6 +257,63 @@ def test_a_kill_at_any_step_resumes_to_the_same_bytes(tmp_path: Path, monkeypatc
     assert len(steps) >= 19
 
 
+def test_extending_in_place_gives_the_bytes_of_one_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args: dict[str, Any] = {"players": 2, "bots": ["greedy", "random"], "seed": 5, "chunk_size": 2}
+    write_dataset(tmp_path / "fresh", 7, **args)
+    for first in (3, 4):  # a last chunk half full (written again whole), or full (kept)
+        root = tmp_path / f"from-{first}"
+        write_dataset(root, first, **args)
+        kept = files(root)["chunk=000000/games.parquet"]
+        summary = write_dataset(root, 7, **args, extend=True)
+        assert files(root) == files(tmp_path / "fresh") and files(root)["chunk=000000/games.parquet"] == kept
+        assert (summary.written, summary.skipped) == (7 - first // 2 * 2, first // 2 * 2)
+        assert check_dataset(root).ok
+    assert write_dataset(root, 7, **args, extend=True).written == 0  # already that size: nothing to do
+    with pytest.raises(DatasetError, match="extend it: --extend"):
+        write_dataset(root, 9, **args)  # more games, not asked to extend
+    for change in ({"games": 5}, {"games": 9, "seed": 6}, {"games": 9, "chunk_size": 3}):
+        with pytest.raises(DatasetError, match="extended with its own players"):
+            write_dataset(root, **(args | {"games": 7} | change), extend=True)
+    with pytest.raises(DatasetError, match="extend is True or False"):
+        write_dataset(root, 9, **args, extend="yes")  # type: ignore[arg-type]
+    assert files(root) == files(tmp_path / "fresh")  # refusals change nothing
+    assert main(["selfplay", "--games", "9", "--seed", "5", "--bots", "greedy,random", "--chunk-size", "2",
+                 "--out", str(root), "--extend"]) == 0
+    assert check_dataset(root).ok and datasets._read_manifest(root).games == 9
+    assert main(["selfplay", "--games", "9", "--extend"]) == 2
+    assert "give --out DIR" in capsys.readouterr().err
+
+
+def test_an_extension_killed_at_any_step_resumes_to_the_same_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    args: dict[str, Any] = {"players": 2, "bots": ["greedy", "random"], "seed": 5, "chunk_size": 2}
+    monkeypatch.setattr(numba, "get_num_threads", lambda: 1)  # one writer thread: the same steps each time
+    write_dataset(tmp_path / "fresh", 5, **args)
+    write_dataset(tmp_path / "small", 3, **args)
+    disk = datasets._disk
+    counter = KillAt(disk, None)
+    shutil.copytree(tmp_path / "small", tmp_path / "counted")
+    monkeypatch.setattr(datasets, "_disk", counter)
+    write_dataset(tmp_path / "counted", 5, **args, extend=True)
+    steps = counter.steps
+    # The order that makes it safe: the marker removed, the half chunk moved away, then the manifest.
+    assert steps[0] == "remove _SUCCESS" and steps[2].startswith("rename chunk=000001")
+    assert steps[5].startswith("write .tmp-manifest.json-")
+    for at in range(len(steps)):
+        root = tmp_path / f"killed-{at}"
+        shutil.copytree(tmp_path / "small", root)
+        monkeypatch.setattr(datasets, "_disk", KillAt(disk, at))
+        with pytest.raises(Killed):
+            write_dataset(root, 5, **args, extend=True)
+        monkeypatch.setattr(datasets, "_disk", disk)
+        seen = [str(Path(f).relative_to(root)) for f in datasets.chunk_files(root, "games")]
+        fresh = files(tmp_path / "fresh")
+        assert all(files(root)[name] == fresh[name] for name in seen if name != "chunk=000001/games.parquet"), at
+        write_dataset(root, 5, **args, extend=True)  # the same command, after the kill
+        assert files(root) == fresh, at
+
+
 def test_chunk_files_are_what_a_parquet_reader_should_read(small: Path, tmp_path: Path) -> None:
     import pyarrow.dataset as pads
 

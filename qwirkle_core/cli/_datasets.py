@@ -42,7 +42,7 @@ class ChunkProgress:
 def dataset_options(args: argparse.Namespace) -> str | None:
     """The first problem with how --out, --workers, --scheduler and the rest combine."""
     if args.out is None:
-        return "--workers and --scheduler write a dataset: give --out DIR too"
+        return "--workers, --scheduler and --extend write a dataset: give --out DIR too"
     if args.workers is not None and args.scheduler is not None:
         return "--workers starts a local cluster, --scheduler uses one: give one of them"
     if args.record is not None or getattr(args, "append", False):
@@ -79,7 +79,7 @@ def run_selfplay_dataset(
     try:
         summary = write_dataset(
             args.out, games, players, bots, seed, chunk_size=chunk_size, workers=workers,
-            scheduler=args.scheduler, progress=bar,
+            scheduler=args.scheduler, progress=bar, extend=bool(getattr(args, "extend", False)),
         )
     except DatasetError as exc:
         bar.close(last_line=False)

@@ -209,6 +209,10 @@ def register(subparsers: Any) -> None:
     scale.add_argument("--workers", metavar="K", help="start a local Dask cluster of K worker processes")
     scale.add_argument("--scheduler", metavar="ADDRESS", help="use the Dask cluster of this scheduler")
     scale.add_argument("--chunk-size", metavar="C", help="games per chunk file (default 5000)")
+    scale.add_argument(
+        "--extend", action="store_true",
+        help="grow the dataset in DIR (same players, bots, seed and chunk size) to --games games in place",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -226,7 +230,7 @@ def run(args: argparse.Namespace) -> int:
     except SelfPlayArgumentError as exc:
         return fail(str(exc), EXIT_BAD_ARGS)
     search = searches(bots)
-    if args.out is not None or args.workers is not None or args.scheduler is not None:
+    if args.out is not None or args.workers is not None or args.scheduler is not None or args.extend:
         if search:
             return fail(
                 "a Parquet dataset (--out, --workers, --scheduler) is written by the kernel bots only "
