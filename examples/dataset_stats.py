@@ -69,12 +69,12 @@ class Statistics:
         for seat in range(players):
             self.scores[seat] += np.bincount(scores[:, seat], minlength=MAX_SCORE + 1)
         self.opener_scores += np.bincount(scores[np.arange(len(opener)), opener], minlength=MAX_SCORE + 1)
-        length = np.minimum(games.column("turns").to_numpy(), MAX_TURNS)
-        self.lengths += np.bincount(length, minlength=MAX_TURNS + 1)
+        turns = games.column("turns").to_numpy().astype(np.int64)
+        self.lengths += np.bincount(np.minimum(turns, MAX_TURNS), minlength=MAX_TURNS + 1)
         self.opener_wins += int((alone & (first_winner == opener)).sum())
         self.decided += int(alone.sum())
         self.games += games.num_rows
-        self.turns += int(length.sum())
+        self.turns += int(turns.sum())
         for row in pc.value_counts(games.column("end").cast("string")).to_pylist():
             self.ends[row["values"]] = self.ends.get(row["values"], 0) + row["counts"]
 
@@ -167,6 +167,8 @@ def main() -> None:
         root = Path(args.dataset)
     with Progress("dataset_stats: reading", unit="games") as bar:
         stats = read_statistics(root, bar)
+    if not stats.games:
+        sys.exit(f"{root} holds no finished chunk yet")
     print(f"{stats.games} games, {stats.turns} turns, {stats.players} players")
     print(f"the opening seat wins {100 * stats.opener_wins / stats.games:.1f} % of the games "
           f"({100 * stats.decided / stats.games:.1f} % have a single winner)")

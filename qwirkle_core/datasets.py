@@ -3,9 +3,9 @@
 A dataset is a directory::
 
     DIR/manifest.json                  the parameters (games, players, bots, seed, chunk size)
-    DIR/chunk-000000/games.parquet     one row per game
-    DIR/chunk-000000/turns.parquet     one row per turn
-    DIR/chunk-000001/...
+    DIR/chunk=000000/games.parquet     one row per game
+    DIR/chunk=000000/turns.parquet     one row per turn
+    DIR/chunk=000001/...
     DIR/_SUCCESS                       written last, once every chunk is there
 
 Game ``i`` is dealt from seed ``seed + i`` (mod 2**64) and belongs to chunk
@@ -21,9 +21,10 @@ directory.  The manifest (first) and the ``_SUCCESS`` marker (last) are written 
 same way: a hidden temporary file, fsynced, renamed.  Running the same
 :func:`write_dataset` again into the same directory, after a kill at any moment,
 removes the temporary leftovers and writes only the missing chunks; other parameters
-are refused (:class:`DatasetError`).  Directories of the first layout
-(``qwirkle-dataset/1``: ``games/`` and ``turns/`` side by side) are still read and
-checked, never written.
+are refused (:class:`DatasetError`), but a dataset is extended to more games in place
+with ``extend=True``.  Directories of the older layouts (``qwirkle-dataset/2``:
+``chunk-000000/`` directories; ``qwirkle-dataset/1``: ``games/`` and ``turns/`` side by
+side) are still read and checked, never written.
 
 Needs the ``scale`` extra (``pip install '.[scale]'``: pyarrow, and
 dask.distributed for clusters); ``import qwirkle_core`` does not.
@@ -791,7 +792,7 @@ def load_chunk_kernels(replay: bool = True, bots: Sequence[str] | None = None) -
     there is none): for each set of bots that can be in play (the game loop is compiled
     for each set; only the set of ``bots`` when given), one game played and turned into
     tables in memory, and with ``replay`` (what a check task runs) replayed under the
-    rules.  Returns the seconds.  (``qwirkle_core.warmup.warm_kernels`` is the entry
+    rules (and written as records, as ``read_records`` does).  Returns the seconds.  (``qwirkle_core.warmup.warm_kernels`` is the entry
     point for callers outside.)"""
     from .warmup import bot_mixes
 
@@ -811,6 +812,7 @@ def load_chunk_kernels(replay: bool = True, bots: Sequence[str] | None = None) -
         _replay_chunk(spec, games, logs_from_turns(turn_table), turn_places, _positions(ids, spec.seed), ids, problems, None)
         if problems:  # (a game just played that does not replay: a bug, said as one)
             raise DatasetError(f"the warm-up game does not replay: {problems[0]}")
+        _chunk_record_lines(games, turn_table)  # read_records' kernel
     return time.perf_counter() - began
 
 
@@ -992,9 +994,15 @@ def _chunks(root: Path, version: str, chunks: list[int], ranges: list[tuple[int,
     # A generator of its own, so that iter_chunks checks its arguments when called.
     total = sum(hi - lo for lo, hi in ranges)
     done = 0
-    for k in chunks:
-        games = pq.read_table(_chunk_path(root, version, k, "games"))
-        turns = pq.read_table(_chunk_path(root, version, k, "turns"))
+    for k, (lo, hi) in zip(chunks, ranges):
+        try:
+            games = pq.read_table(_chunk_path(root, version, k, "games"))
+            turns = pq.read_table(_chunk_path(root, version, k, "turns"))
+        except FileNotFoundError:
+            games = None
+        if games is None or games.num_rows != hi - lo:
+            # A writer extended the dataset after this read began (a chunk written again whole).
+            raise DatasetError(f"{root}: chunk {k} changed while it was read (a run extending the dataset?)")
         done += games.num_rows
         if progress is not None:
             progress(done, total)
@@ -1112,7 +1120,15 @@ def _chunk_record_lines(games: Any, turns: Any) -> bytes:
     """The ``qwirkle-record/1`` records of a chunk's games, one JSON line each, written
     by the kernel that writes ``selfplay --record``'s (``_recordtext``): the same text
     byte for byte.  What the kernel reads is checked first (InvalidRecordError from
-    the records' own checks where a table holds what no game does)."""
+    the records' own checks, DatasetError, where a table holds what no game does)."""
+    pa, _, _ = _pyarrow()
+    try:
+        return _record_lines(games, turns)
+    except (pa.ArrowException, KeyError, TypeError, ValueError) as exc:  # a missing column, a null, a type
+        raise DatasetError(f"a chunk's tables do not hold what a dataset holds ({exc})") from None
+
+
+def _record_lines(games: Any, turns: Any) -> bytes:
     _, pc, _ = _pyarrow()
     ids = games.column("game_id").to_numpy()
     n = ids.shape[0]
@@ -1121,6 +1137,11 @@ def _chunk_record_lines(games: Any, turns: Any) -> bytes:
     log = logs_from_turns(turns)
     places = _positions(ids, int(ids[0]))  # the games of a chunk: consecutive ids, in order
     turn_places = _positions(turns.column("game_id").to_numpy(), int(ids[0]))
+    # Each game's turns are one slice of the log: ids in order, turns in game order.
+    if not np.array_equal(places, np.arange(n)) or (np.diff(turn_places) < 0).any() or (
+        turn_places.size and (turn_places[0] < 0 or turn_places[-1] >= n)
+    ):
+        raise DatasetError("a chunk's game ids are not consecutive, or its turns not in game order")
     players = games.column("players").to_numpy().astype(np.int64)
     if int(players.min()) != int(players.max()):
         raise DatasetError("the games of a chunk have one number of players")
@@ -1134,7 +1155,7 @@ def _chunk_record_lines(games: Any, turns: Any) -> bytes:
         raise DatasetError(f"a score is out of 0..{RECORD_MAX_SCORE:,}")
     starts = np.searchsorted(turn_places, np.append(places, places[-1] + 1), side="left").astype(np.int64)
     digits, lengths = _recordtext.seed_digits(_deal_seeds(games).tolist())
-    out = np.empty(n * _recordtext.RECORD_BYTES + log.shape[0] * _recordtext.TURN_BYTES, np.uint8)
+    out = np.empty(n * _recordtext.RECORD_BYTES + int(starts[-1] - starts[0]) * _recordtext.TURN_BYTES, np.uint8)
     written = _recordtext.format_flat_records(seats, digits, lengths, scores, starts, _end_codes(games), log, out)
     return out[:written].tobytes()
 
@@ -1193,11 +1214,11 @@ def check_chunk(
 ) -> tuple[int, list[str]]:
     """Replay every game of one chunk under the rules: (games checked, problems).
     ``on_games(n)``, in this process, is called as the replays go (n games at a time)."""
-    pa, pc, pq = _pyarrow()
+    pa, _, pq = _pyarrow()
     spec = DatasetSpec.from_json(spec_json, READ_FORMATS)
     version = spec_json["format"]
     root = Path(out)
-    start, stop = spec.chunk_range(chunk)
+    spec.chunk_range(chunk)  # (a chunk of the dataset, else DatasetError)
     where = f"chunk {chunk}"
     if not (root / MANIFEST).is_file():  # a worker on a machine that does not share the directory
         unseen = (
@@ -1210,6 +1231,19 @@ def check_chunk(
         turns = pq.read_table(_chunk_path(root, version, chunk, "turns"))
     except (OSError, pa.ArrowException) as exc:
         return 0, [f"{where}: unreadable: {exc}"]
+    try:
+        return _check_tables(spec, version, chunk, games, turns, on_games)
+    except (KeyError, pa.ArrowException, ValueError, TypeError) as exc:  # a missing column, a wrong type
+        return 0, [f"{where}: the tables do not hold what a dataset holds ({exc})"]
+
+
+def _check_tables(
+    spec: DatasetSpec, version: str, chunk: int, games: Any, turns: Any, on_games: Callable[[int], None] | None
+) -> tuple[int, list[str]]:
+    """:func:`check_chunk` of a chunk's two tables, read."""
+    pa, pc, _ = _pyarrow()
+    start, stop = spec.chunk_range(chunk)
+    where = f"chunk {chunk}"
     problems: list[str] = []
     # Game ids are seeds (qwirkle-dataset/3: game i is seed + i, mod 2**64), or indexes i;
     # as places (i) they must be start..stop-1, in order.
@@ -1310,22 +1344,24 @@ def _replay_chunk(
     return int(ids.shape[0])
 
 
-DERIVED_COLUMNS = {"games": ("winners", "opener"), "turns": ("placements", "bonus", "exchanged", "drawn", "hand")}
-
-
 def _derived_problems(spec: DatasetSpec, chunk: int, games: Any, turns: Any, log: npt.NDArray[np.int32]) -> list[str]:
-    """The columns a reader is given for convenience (winners, opener, the going-out
-    bonus, each tile's colour and shape) that are not what the chunk's games give, once
-    the replay found those games right: the tables the writer makes of the same games
-    are compared with the file's, column by column."""
+    """The columns that are not what the chunk's games give, once the replay found those
+    games right: the tables the writer makes of the same games are compared with the
+    file's, column by column, types included.  This catches the columns a reader is
+    given for convenience (winners, opener, the going-out bonus, each tile's colour and
+    shape) and anything the replay reads through a cast (a seat or a score of another
+    integer type, a null)."""
     _, pc, _ = _pyarrow()
     scores = pc.list_flatten(games.column("scores")).to_numpy().astype(np.int64).reshape(-1, spec.players)
     counts = games.column("turns").to_numpy().astype(np.int64)
     rebuilt = chunk_tables(spec, chunk, scores, counts, _end_codes(games), log)
     wrong = []
     for name, table, again in (("games", games, rebuilt[0]), ("turns", turns, rebuilt[1])):
-        for column in DERIVED_COLUMNS[name]:
-            if column not in table.column_names or not table.column(column).equals(again.column(column)):
+        if table.column_names != again.column_names:
+            wrong.append(f"the {name} table's columns are {table.column_names}, not {again.column_names}")
+            continue
+        for column in again.column_names:
+            if not table.column(column).equals(again.column(column)):
                 wrong.append(f"the {name} table's {column!r} column is not what its games give")
     return wrong
 

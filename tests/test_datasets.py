@@ -102,11 +102,14 @@ def test_tables_hold_each_game_once_with_the_documented_columns(small: Path) -> 
 
 def test_the_reader_columns_say_what_the_records_say(small: Path) -> None:
     # winners, opener, the going-out bonus and the tiles' colours and shapes, each
-    # against the game's record (another writer: the records' own kernel).
+    # against the game's record as self-play writes it (not read back from the tables).
     games, turns = read_tables(small)
     by_game = turns.to_pylist()
-    for game, record in zip(games.to_pylist(), read_records(small)):
+    records = selfplay(games.num_rows, 3, MIXED, seed=11, record=True).records
+    assert len(records) == games.num_rows
+    for game, record in zip(games.to_pylist(), records):
         rows = [row for row in by_game if row["game_id"] == game["game_id"]]
+        assert len(rows) == len(record["turns"]) == game["turns"]
         top = max(record["scores"])
         assert game["winners"] == [seat for seat, score in enumerate(record["scores"]) if score == top]
         assert game["opener"] == record["turns"][0]["player"]
@@ -166,7 +169,8 @@ def test_a_rerun_writes_only_what_is_missing(tmp_path: Path) -> None:
     (root / ".tmp-chunk=000001-123").mkdir()
     (root / ".tmp-chunk=000001-123" / "turns.parquet").write_bytes(b"half a file")
     (root / ".tmp-manifest.json-456").write_bytes(b"{")
-    kept = {p: p.stat().st_mtime_ns for p in root.glob("chunk-*/*.parquet")}
+    kept = {p: p.stat().st_mtime_ns for p in root.glob("chunk=*/*.parquet")}
+    assert len(kept) == 2 * (-(-n // chunk) - 1)
     second = write_dataset(root, n, 2, ["greedy", "random"], seed=8, chunk_size=chunk)
     assert (second.written, second.skipped) == (chunk, n - chunk)
     assert {p: p.stat().st_mtime_ns for p in kept} == kept  # the other chunks untouched
@@ -307,9 +311,11 @@ def test_an_extension_killed_at_any_step_resumes_to_the_same_bytes(
         with pytest.raises(Killed):
             write_dataset(root, 5, **args, extend=True)
         monkeypatch.setattr(datasets, "_disk", disk)
-        seen = [str(Path(f).relative_to(root)) for f in datasets.chunk_files(root, "games")]
+        # What a reader sees meanwhile: chunks of the manifest there, the old one's or the new one's.
         fresh = files(tmp_path / "fresh")
-        assert all(files(root)[name] == fresh[name] for name in seen if name != "chunk=000001/games.parquet"), at
+        meant = files(tmp_path / "small") if datasets._read_manifest(root).games == 3 else fresh
+        seen = [str(Path(f).relative_to(root)) for t in ("games", "turns") for f in datasets.chunk_files(root, t)]
+        assert seen and all(files(root)[name] == meant[name] for name in seen), at
         write_dataset(root, 5, **args, extend=True)  # the same command, after the kill
         assert files(root) == fresh, at
 
@@ -544,6 +550,31 @@ def test_check_catches_a_tampered_tile(copy_of_small: Path, column: str) -> None
     spec = datasets._read_manifest(copy_of_small)
     first = spec.seed + spec.chunk_range(1)[0]  # the first game's id: its seed
     assert status == 1 and report["problems"] and report["problems"][0].startswith(f"game {first}:")
+
+
+def test_read_records_refuses_games_out_of_order_and_a_chunk_that_changed(copy_of_small: Path) -> None:
+    path = chunk_dir(copy_of_small, 0) / "games.parquet"
+    table = pq.read_table(path)
+    ids = table.column("game_id").to_pylist()
+    ids[0], ids[1] = ids[1], ids[0]  # two games swapped: their turns no longer one slice each
+    pq.write_table(table.set_column(0, "game_id", pa.array(ids, pa.uint64())), path)
+    with pytest.raises(DatasetError, match="not consecutive"):
+        list(read_records(copy_of_small))
+    pq.write_table(table, path)
+    chunks = iter_chunks(copy_of_small)
+    next(chunks)
+    shutil.rmtree(chunk_dir(copy_of_small, 1))  # as an extension does to a last, partial chunk
+    with pytest.raises(DatasetError, match="changed while it was read"):
+        next(chunks)
+
+
+def test_check_catches_a_seat_of_another_integer_type(copy_of_small: Path) -> None:
+    path = chunk_dir(copy_of_small, 0) / "turns.parquet"
+    table = pq.read_table(path)
+    seats = table.column("player").to_numpy().astype(np.int64) + 2**32  # read through an int32: the same seats
+    pq.write_table(table.set_column(table.column_names.index("player"), "player", pa.array(seats)), path)
+    status, report = run_check(copy_of_small)
+    assert status == 1 and report["problems"] == ["chunk 0: the turns table's 'player' column is not what its games give"]
 
 
 @pytest.mark.parametrize(("name", "column"), [("games", "opener"), ("games", "winners"), ("turns", "bonus")])
