@@ -1098,13 +1098,19 @@ def logs_from_turns(turns: Any) -> npt.NDArray[np.int32]:
     if n and int(sizes.max()) > HAND_SIZE:
         raise DatasetError(f"a turn lists {int(sizes.max())} tiles where a turn has at most {HAND_SIZE}")
     placed = flat[1]
+
+    def int32(values: Any) -> npt.NDArray[np.int32]:
+        # The log's type, cast here (numpy wraps a value past it, as the kernel would; with
+        # the JIT off an assignment would raise instead): a column stored in another integer
+        # type is then told apart by check's comparison of the rebuilt tables.
+        return np.asarray(values).astype(np.int32)
+
     log = np.zeros((n, _layout.LOG_COLS), np.int32)
     _log_rows(
-        turns.column("player").to_numpy().astype(np.int64), codes.to_numpy().astype(np.int64),
-        turns.column("score").to_numpy().astype(np.int64), sizes, _kinds(pc, flat[0]),
-        pc.struct_field(placed, "row").to_numpy().astype(np.int64),
-        pc.struct_field(placed, "col").to_numpy().astype(np.int64), _kinds(pc, placed), _kinds(pc, flat[2]),
-        _kinds(pc, flat[3]), log,
+        int32(turns.column("player").to_numpy()), int32(codes.to_numpy()), int32(turns.column("score").to_numpy()),
+        sizes, int32(_kinds(pc, flat[0])), int32(pc.struct_field(placed, "row").to_numpy()),
+        int32(pc.struct_field(placed, "col").to_numpy()), int32(_kinds(pc, placed)), int32(_kinds(pc, flat[2])),
+        int32(_kinds(pc, flat[3])), log,
     )
     return log
 
