@@ -375,3 +375,39 @@ def test_vector_autoreset_never_gives_a_sampler_an_empty_mask() -> None:
         _, _, terminated, truncated, info = vector.step(actions)
         ended += int((terminated | truncated).sum())
     assert ended >= 4  # autoresets happened
+
+
+# ------------------------------------------------------------- point 5: the spaces
+@pytest.mark.parametrize("players", [2, 4])
+def test_observation_bounds_are_each_entry_s_own_and_hold(players: int) -> None:
+    """The Box bounds are those of each entry (not int16's): every observation of whole
+    games of random sub-steps lies within them, in both envs, and a normaliser that
+    scales by them keeps the board and hand entries apart (SuperSuit's normalize_obs
+    squashed everything into [0, 0.0028] with the int16 bounds)."""
+    from qwirkle_core.envs import _common
+
+    gym_env = QwirkleVsBot(players=players, opponents="random")
+    space = gym_env.observation_space
+    low, high = _common.observation_bounds(gym_env._vec.window)
+    assert (space.low == low).all() and (space.high == high).all() and int(high.max()) == _common.SCORE_BOUND
+    aec = make_aec(players=players)
+    assert (aec.observation_space("player_0")["observation"].high == high).all()
+    rng = np.random.default_rng(players)
+    seen_low, seen_high = np.full(low.shape, 10**6), np.full(low.shape, -(10**6))
+    for episode in range(EPISODES // 2):
+        obs, info = gym_env.reset(seed=episode)
+        while True:
+            assert space.contains(obs)
+            seen_low, seen_high = np.minimum(seen_low, obs), np.maximum(seen_high, obs)
+            obs, _, terminated, truncated, info = gym_env.step(random_choice(rng, info["action_mask"]))
+            if terminated or truncated:
+                assert space.contains(obs)
+                break
+        aec.reset(seed=episode)
+        for agent in aec.agent_iter():
+            observation, _, terminated, truncated, _ = aec.last()
+            assert aec.observation_space(agent).contains(observation)
+            aec.step(None if terminated or truncated else random_choice(rng, observation["action_mask"]))
+    cells = 2 * gym_env._vec.window ** 2
+    assert seen_high[:cells].max() == 35 and seen_low[:cells].min() == -1  # the board's kinds, as declared
+    assert 0 < seen_high[cells : cells + 72].max() <= 3

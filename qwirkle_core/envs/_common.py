@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .. import _layout
+from .. import _constants, _layout
 from .._ints import int_value
 from ..errors import QwirkleError, show
 from ..render import SVG_COLORS
@@ -114,6 +114,36 @@ def read_action(action: Any) -> int:
 def observation_size(width: int) -> int:
     """Length of the flat observation: 2·W² board cells, 72 hand counts, the scalars."""
     return 2 * width * width + 72 + k.N_SCALARS
+
+
+# No game scores more: a move of k tiles scores at most its line and one crossing line a
+# tile, each at most 6 + 6 (a Qwirkle), so 12(k + 1) <= 24k, and 108 tiles are placed at
+# most once each; then the going-out bonus.  (Self-play scores are about 200.)
+SCORE_BOUND = 24 * _constants.N_TILES + _constants.GOING_OUT_BONUS
+
+
+def observation_bounds(width: int) -> tuple[npt.NDArray[np.int16], npt.NDArray[np.int16]]:
+    """The lowest and highest value of each entry of the flat observation (the Box
+    bounds the environments declare): kinds -1..35 on both board planes, hand counts
+    0..3 (copies of a kind), then the scalars: scores 0..SCORE_BOUND, hand sizes 0..6,
+    the bag 0..108, players 2..6, the opening's tiles 0..6, the seat 0..5, the sub-steps
+    and the marks of the turn 0..6."""
+    cells = 2 * width * width
+    low = np.concatenate((np.full(cells, -1), np.zeros(72), np.zeros(k.N_SCALARS))).astype(np.int16)
+    high = np.concatenate(
+        (np.full(cells, _constants.N_KINDS - 1), np.full(72, _constants.COPIES_PER_KIND), np.zeros(k.N_SCALARS))
+    ).astype(np.int16)
+    scalars = high[cells + 72 :]  # (a view: filled in place)
+    scalars[k.O_SCORES : k.O_SCORES + 6] = SCORE_BOUND
+    scalars[k.O_HAND_SIZES : k.O_HAND_SIZES + 6] = _constants.HAND_SIZE
+    scalars[k.O_BAG] = _constants.N_TILES
+    scalars[k.O_PLAYERS] = _constants.MAX_PLAYERS
+    scalars[k.O_OPENING] = _constants.HAND_SIZE
+    scalars[k.O_SEAT] = _constants.MAX_PLAYERS - 1
+    scalars[k.O_PLACED] = _constants.HAND_SIZE
+    scalars[k.O_MARKED] = _constants.HAND_SIZE
+    low[cells + 72 + k.O_PLAYERS] = 2
+    return low, high
 
 
 def flat_observation(env: VectorQwirkle, i: int, seat: int) -> npt.NDArray[np.int16]:

@@ -88,8 +88,8 @@ class QwirkleVsBot(gym.Env):  # type: ignore[misc, unused-ignore]
         self.render_mode = render_mode
         self.learner = self._vec.learner
         self.illegal_reward = value
-        size = _common.observation_size(window)
-        self.observation_space = spaces.Box(low=-1, high=np.iinfo(np.int16).max, shape=(size,), dtype=np.int16)
+        low, high = _common.observation_bounds(window)  # each entry's own range, not int16's
+        self.observation_space = spaces.Box(low=low, high=high, dtype=np.int16)
         self.action_space = spaces.Discrete(action_count(window))
         self._value = 0.0  # the learner's value (seat_values) after the last step
         self._over = True

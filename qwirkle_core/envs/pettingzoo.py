@@ -76,10 +76,10 @@ class QwirkleAEC(AECEnv):  # type: ignore[misc, unused-ignore]
         self.window = self._vec.window
         self.possible_agents = [f"player_{p}" for p in range(players)]
         self.agents = list(self.possible_agents)
-        size = _common.observation_size(window)
+        low, high = _common.observation_bounds(window)  # each entry's own range, not int16's
         self._observation_space = spaces.Dict(
             {
-                "observation": spaces.Box(low=-1, high=np.iinfo(np.int16).max, shape=(size,), dtype=np.int16),
+                "observation": spaces.Box(low=low, high=high, dtype=np.int16),
                 "action_mask": spaces.Box(low=0, high=1, shape=(action_count(window),), dtype=np.int8),
             }
         )
