@@ -144,3 +144,32 @@ def test_small_window_truncates_instead_of_inventing_a_rule() -> None:
     truncated_games += int(info["games_skipped"].sum())
     assert outside > 0
     assert NO_JIT or truncated_games > 0
+
+
+@pytest.mark.parametrize(
+    ("players", "opponents", "learner"), [(3, None, 0), (2, "greedy", 0), (4, ["random", None, "greedy", "random"], 1)]
+)
+def test_seat_rewards_sum_to_each_seat_s_points_over_a_game(players: int, opponents: object, learner: int) -> None:
+    """``seat_rewards()`` after each step, summed over a game, is each seat's final score
+    less its score before the caller's first step (the bots' turns inside reset, or
+    after an autoreset); with no bots the acting seat's entry is ``rewards``."""
+    env = VectorQwirkle(3, players=players, seed=40 + players, opponents=opponents, learner=learner)  # type: ignore[arg-type]
+    env.reset()
+    assert not env.seat_rewards().any() and env.seat_rewards().shape == (3, players)
+    start = env._scores[:, :players].copy()
+    total = np.zeros((3, players))
+    games = 0
+    for _ in range(300 if NO_JIT else 3000):
+        acting = env.info()["to_move"].copy()
+        _, _, rewards, terminated, truncated, info = env.step(env.random_actions())
+        gains = env.seat_rewards()
+        if opponents is None:
+            assert np.array_equal(gains[np.arange(3), acting], rewards)
+            assert np.count_nonzero(gains) <= np.count_nonzero(rewards)  # the acting seat only
+        total += gains
+        for i in np.flatnonzero(terminated | truncated):
+            assert np.array_equal(total[i], info["final_scores"][i, :players] - start[i])
+            total[i] = 0
+            start[i] = env._scores[i, :players]  # the next game, its bots' first turns played
+            games += 1
+    assert games >= 1

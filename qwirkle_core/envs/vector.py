@@ -185,6 +185,7 @@ class VectorQwirkle:
         self.terminated: npt.NDArray[np.bool_] = np.zeros(n, np.bool_)
         self.truncated: npt.NDArray[np.bool_] = np.zeros(n, np.bool_)
         self._final_scores = np.zeros((n, _constants.MAX_PLAYERS), np.int64)
+        self._before = np.zeros((n, _constants.MAX_PLAYERS), np.int64)  # the scores before the last step
         self._started = False
 
     def _check_movetime(self, movetime: Any) -> float | None:
@@ -231,6 +232,7 @@ class VectorQwirkle:
         if self._search_names:
             self._search_bots = [None] * self.n
             self._play_search_seats(np.ones(self.n, np.bool_))
+        self._before[:] = self._scores  # no step yet: no seat has scored in one
         return self.obs, self.masks, self.info()
 
     def _start_game(self, i: int) -> None:
@@ -262,7 +264,7 @@ class VectorQwirkle:
         if not self._started:  # after the checks: a refused call changes nothing
             self.reset()
         acts = acts.astype(np.int64, copy=False)
-        before = self._scores.copy() if self._search_names else self._scores
+        before = self._scores.copy()
         games_before = self._env[:, k.E_GAMES].copy() if self._search_names else self._env[:, k.E_GAMES]
         bad = k.step_envs(
             acts, self._sts, self._metas, self._hands, self._hand_sizes, self._bags, self._scores, self._rngs,
@@ -276,9 +278,22 @@ class VectorQwirkle:
             a = int(acts[bad])
             what = describe(a, self.window) if 0 <= a < self.action_count else a
             raise IllegalMoveError(f"env {bad}: action {a} {what} is not a legal sub-step")
+        self._before = before
         if self._search_names:
             self._after_search_step(acts, before, games_before)
         return self.obs, self.masks, self.rewards, self.terminated, self.truncated, self.info()
+
+    def seat_rewards(self) -> npt.NDArray[np.float32]:
+        """float32[n, players], a new array: the points each seat scored in the last step
+        (as pgx's ``rewards[n, players]``), the going-out bonus included, and the bots'
+        turns within the step included; for a game that ended in the step, up to its end
+        (its final scores), also where autoreset has dealt the next.  Summed over a
+        game's steps, a seat's entries are its final score less what it scored before
+        the first step (the bots' turns inside ``reset``).  Zeros before any step."""
+        ended = (self.terminated | self.truncated)[:, None]
+        after = np.where(ended, self._final_scores, self._scores)
+        gains: npt.NDArray[np.float32] = (after - self._before)[:, : self.players].astype(np.float32)
+        return gains
 
     # -------------------------------------------------------------- search opponents
     def _waiting(self) -> npt.NDArray[np.bool_]:
