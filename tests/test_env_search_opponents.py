@@ -49,7 +49,8 @@ def mirror(env: VectorQwirkle, names: dict[int, str], steps: int) -> int:
     """Step ``env`` with random legal sub-steps beside a Game per env, playing each
     search seat's turns on the Game with the bot make_bot makes for that game; compare
     the env with the Games at every step (so every opponent move is the bot's choice)
-    and each reward with the learner's margin over the step.  Returns the games
+    and each reward with the learner's margin over the step (over the game so far in
+    its first step: the bots' opening turns count there).  Returns the games
     finished."""
     learner = env.learner
     bots: list[dict[int, Bot]] = [{} for _ in range(env.n)]
@@ -68,11 +69,13 @@ def mirror(env: VectorQwirkle, names: dict[int, str], steps: int) -> int:
         return game
 
     games = [new_game(i) for i in range(env.n)]
+    first = [True] * env.n  # no step of the game yet
     turn: list[list[int]] = [[] for _ in range(env.n)]
     finished = 0
     for _ in range(steps):
         actions = env.random_actions()
-        before = [g.scores for g in games]
+        before = [[0] * env.players if first[i] else g.scores for i, g in enumerate(games)]
+        first = [False] * env.n
         _obs, masks, rewards, terminated, truncated, info = env.step(actions)
         for i, game in enumerate(games):
             turn[i].append(int(actions[i]))
@@ -88,6 +91,7 @@ def mirror(env: VectorQwirkle, names: dict[int, str], steps: int) -> int:
                 assert game.is_over
                 assert info["final_scores"][i, : env.players].tolist() == game.scores
                 games[i] = new_game(i)
+                first[i] = True
                 finished += 1
                 continue
             assert not game.is_over

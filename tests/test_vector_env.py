@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 
 import numpy as np
@@ -173,3 +174,78 @@ def test_seat_rewards_sum_to_each_seat_s_points_over_a_game(players: int, oppone
             start[i] = env._scores[i, :players]  # the next game, its bots' first turns played
             games += 1
     assert games >= 1
+
+
+def margin(scores: object, learner: int) -> float:
+    """The learner's score less the mean of the others' (written from the docs)."""
+    values = [float(s) for s in scores]  # type: ignore[attr-defined]
+    return values[learner] - (sum(values) - values[learner]) / (len(values) - 1)
+
+
+@pytest.mark.parametrize(("players", "learner"), [(2, 1), (3, 0)])
+def test_rewards_against_bots_sum_to_the_final_margin(players: int, learner: int) -> None:
+    """After every step a game's rewards so far are the learner's margin now, the bots'
+    turns before its first turn (inside reset or an autoreset) included; at the end,
+    the final margin (before, a bot's opening was in no reward)."""
+    n = 6
+    env = VectorQwirkle(n, players=players, seed=20 + players, opponents="greedy", learner=learner)
+    env.reset()
+    bots_opened = sum(env.scores(i)[learner] == 0 and sum(env.scores(i)) > 0 for i in range(n))
+    assert bots_opened >= 1  # the seeds are chosen so: the case the issue found
+    total = np.zeros(n)
+    fresh = np.zeros(n, bool)  # a game dealt in the last step: none of its steps yet
+    games = 0
+    for _ in range(40 if NO_JIT else 500):
+        _, _, rewards, terminated, truncated, info = env.step(env.random_actions())
+        total += rewards
+        for i in range(n):
+            if terminated[i] or truncated[i]:
+                assert total[i] == pytest.approx(margin(info["final_scores"][i, :players], learner))
+                total[i], fresh[i] = 0.0, True
+                games += 1
+            elif fresh[i]:
+                fresh[i] = False
+            else:
+                assert total[i] == pytest.approx(margin(env.scores(i), learner))
+    assert NO_JIT or games >= 10
+
+
+def test_illegal_reward_refuses_one_env_and_steps_the_others() -> None:
+    kwargs = {"players": 2, "seed": 9, "opponents": "random"}
+    env = VectorQwirkle(3, illegal_reward=-0.5, **kwargs)  # type: ignore[arg-type]
+    twin = VectorQwirkle(3, **kwargs)  # type: ignore[arg-type]
+    env.reset()
+    twin.reset()
+    for step in range(12):  # env 1 is given illegal actions only; envs 0 and 2 legal ones
+        actions = twin.random_actions()
+        wrong = actions.copy()
+        wrong[1] = np.flatnonzero(~env.masks[1])[step] if step % 2 else -3  # in and out of the space
+        board, mask, turn = env.obs["board"][1].copy(), env.masks[1].copy(), env.partial_turn(1)
+        scores = env.scores(1)
+        _, masks, rewards, _, _, info = env.step(wrong)
+        assert info["illegal"].tolist() == [False, True, False] and rewards[1] == -0.5
+        assert (env.obs["board"][1] == board).all() and (masks[1] == mask).all()
+        assert env.partial_turn(1) == turn and env.scores(1) == scores
+        _, twin_masks, twin_rewards, _, _, twin_info = twin.step(actions)
+        assert not twin_info["illegal"].any()
+        for i in (0, 2):  # the others stepped as they would have
+            assert (masks[i] == twin_masks[i]).all() and rewards[i] == twin_rewards[i]
+            assert env.scores(i) == twin.scores(i) and env.partial_turn(i) == twin.partial_turn(i)
+    with pytest.raises(IllegalMoveError):  # the default still refuses the whole batch
+        twin.step(np.array([-1, -1, -1]))
+    for bad in (math.nan, math.inf, 10**400, "1", True, [1.0]):
+        with pytest.raises(QwirkleError, match="illegal_reward"):
+            VectorQwirkle(1, illegal_reward=bad)  # type: ignore[arg-type]
+
+
+def test_step_returns_new_reward_flag_and_info_arrays() -> None:
+    env = VectorQwirkle(2, players=2, seed=3)
+    obs, masks, info = env.reset()
+    first = env.step(env.random_actions())
+    second = env.step(env.random_actions())
+    assert first[0] is second[0] is obs and first[1] is second[1] is masks  # the documented buffers
+    for a, b in zip(first[2:5], second[2:5]):
+        assert a is not b and not np.shares_memory(a, b)
+    for key, value in first[5].items():
+        assert not np.shares_memory(value, second[5][key]), key
+        assert not np.shares_memory(value, info[key]), key

@@ -523,10 +523,12 @@ def step_envs(
     scores: KArray, rngs: KArray, bot_rngs: KArray, bots: KArray, env: KArray, partial: KArray,
     cache_ids: KArray, cache_scores: KArray, ex: KArray, masks: KArray, set_lists: KArray,
     ob_board: KArray, ob_hand: KArray, ob_scalars: KArray, rewards: KArray, terminated: KArray,
-    truncated: KArray, final_scores: KArray, players: KInt, autoreset: KInt,
+    truncated: KArray, final_scores: KArray, players: KInt, autoreset: KInt, illegal: KArray, penalize: KInt,
 ) -> KInt:
     """Play one sub-step in each env; returns -1, or (changing nothing) the first env
-    whose action is not legal."""
+    whose action is not legal.  With ``penalize``, an env whose action is not legal
+    (``illegal[i]`` set) is left as it was, and the others play theirs: one policy's
+    mistake in one game does not stop the batch."""
     n_envs = actions.shape[0]
     width = ob_board.shape[2]
     area = width * width
@@ -538,7 +540,9 @@ def step_envs(
     out = _turn.new_table()
     for i in range(n_envs):
         a = actions[i]
-        if env[i, E_DONE] or a < 0 or a >= masks.shape[1] or not masks[i, a]:
+        wrong = env[i, E_DONE] != 0 or a < 0 or a >= masks.shape[1] or not masks[i, a]
+        illegal[i] = wrong
+        if wrong and not penalize:
             return i
     for i in range(n_envs):
         a = actions[i]
@@ -549,6 +553,8 @@ def step_envs(
         rewards[i] = 0.0
         terminated[i] = False
         truncated[i] = False
+        if illegal[i]:
+            continue
         if a < base + N_KINDS:
             kind = a // area if a < base else a - base
             if a < base:

@@ -140,7 +140,7 @@ class QwirkleVsBot(gym.Env):  # type: ignore[misc, unused-ignore]
             raise RuntimeError("the episode is over: call reset()")
         number = _common.read_action(action)
         try:
-            _, _, _, terminated, truncated, info = self._vec.step(np.array([number], np.int64))
+            _, _, _, terminated, truncated, info = self._vec._step(np.array([number], np.int64))
         except IllegalMoveError:
             illegal = self._info()
             illegal["illegal"] = True

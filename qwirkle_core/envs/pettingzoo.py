@@ -138,7 +138,7 @@ class QwirkleAEC(AECEnv):  # type: ignore[misc, unused-ignore]
             self._was_dead_step(action)
             return
         number = _common.read_action(action)
-        _, _, _, terminated, truncated, info = self._vec.step(np.array([number], np.int64))
+        _, _, _, terminated, truncated, info = self._vec._step(np.array([number], np.int64))
         over = bool(terminated[0] or truncated[0])
         before = self._values
         self._values = _common.seat_values(self._vec._scores[0, : self.players], self.reward, over)

@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -84,7 +85,10 @@ class VectorQwirkle:
     for the same seeds.  Without a search opponent nothing of this runs.
 
     ``step(actions)`` returns ``(obs, masks, rewards, terminated, truncated, info)``.
-    Every array is preallocated and the same object at every call (copy what you keep):
+    ``obs`` and ``masks`` are the env's own buffers, the same objects at every call and
+    rewritten by it (copy what you keep: a copy of the masks would cost n × 36,902
+    bytes a step); ``rewards``, ``terminated``, ``truncated`` and ``info``'s arrays are
+    new arrays each call (n entries each):
 
     - ``obs["board"]``: int8[n, 2, W, W]: the kinds on the board (-1 empty) in the turn's
       window, and the tiles placed so far this turn;
@@ -96,7 +100,9 @@ class VectorQwirkle:
     - ``masks``: bool[n, 36·W² + 38], the legal sub-steps;
     - ``rewards``: float32[n]: the points the acting seat scored in the step (the going-out
       bonus included); against bots, the learner's points less the mean of the bots'
-      points over the step (their turns are played within it);
+      points over the step (their turns are played within it), and in a game's first
+      step also over the bots' turns before it (inside ``reset`` or an autoreset), so
+      a game's rewards sum to its final margin;
     - ``terminated``: the game ended by the rules; ``truncated``: stopped at MAX_TURNS, or
       a turn whose every legal move left the window (see the encoding).  Either way the
       env starts its next game in the same step (autoreset, unless ``autoreset=False``):
@@ -104,8 +110,14 @@ class VectorQwirkle:
     - ``info``: ``to_move`` (seat), ``seed`` (the game's), ``games`` (finished games),
       ``moves_outside_window`` (legal moves of the turn outside the window),
       ``games_skipped`` (games over or truncated before the caller's first turn: dealt
-      again with the next seed, and counted here, never silently), and
-      ``final_scores`` (int64[n, 6], rows written when a game ends).
+      again with the next seed, and counted here, never silently),
+      ``final_scores`` (int64[n, 6], rows written when a game ends), and ``illegal``
+      (bool[n]: the env's action was refused, with ``illegal_reward``).
+
+    ``illegal_reward=None`` (the default): an action that is not a legal sub-step (in a
+    finished game without autoreset, any action) raises IllegalMoveError and no env
+    moves.  A number: that env alone is left as it was and rewarded it, and the others
+    play their actions.
     """
 
     def __init__(
@@ -118,6 +130,7 @@ class VectorQwirkle:
         window: int = DEFAULT_WINDOW,
         autoreset: bool = True,
         opponent_movetime: float | None = None,
+        illegal_reward: float | None = None,
     ) -> None:
         if type(n) is not int or not 1 <= n <= MAX_ENVS:
             raise QwirkleError(f"n is a number of games 1..{MAX_ENVS:,}, got {show(n)}")
@@ -155,6 +168,8 @@ class VectorQwirkle:
                     self.bots[p] = k.SEARCH_SEAT
                     self._search_names[p] = str(name)
         self.opponent_movetime = self._check_movetime(opponent_movetime)
+        self.illegal_reward = self._check_illegal_reward(illegal_reward)
+        self._against_bots = opponents is not None  # then every seat but the learner's is a bot
         # Per env: (games played, game seed) of the game its search bots were made for.
         self._search_bots: list[tuple[tuple[int, int], dict[int, Bot]] | None] = [None] * n
         self._seed = self._check_seed(seed, n)
@@ -186,6 +201,10 @@ class VectorQwirkle:
         self.truncated: npt.NDArray[np.bool_] = np.zeros(n, np.bool_)
         self._final_scores = np.zeros((n, _constants.MAX_PLAYERS), np.int64)
         self._before = np.zeros((n, _constants.MAX_PLAYERS), np.int64)  # the scores before the last step
+        self._illegal = np.zeros(n, np.bool_)  # whose action the last step refused (illegal_reward)
+        # Against bots: the learner's margin when its first turn of the game begins (the
+        # bots' turns inside reset or an autoreset), owed to the game's first step.
+        self._owed = np.zeros(n, np.float64)
         self._started = False
 
     def _check_movetime(self, movetime: Any) -> float | None:
@@ -200,6 +219,19 @@ class VectorQwirkle:
                 f"opponent_movetime is for the search opponents ({', '.join(SEARCH_BOTS)}): none plays here"
             )
         return seconds
+
+    @staticmethod
+    def _check_illegal_reward(value: Any) -> float | None:
+        """``illegal_reward``: None (an illegal action raises) or a finite number."""
+        if value is None:
+            return None
+        try:
+            number = float(value) if isinstance(value, (int, float, np.integer, np.floating)) else math.nan
+        except OverflowError:  # an int past the floats
+            number = math.nan
+        if isinstance(value, (bool, np.bool_)) or not math.isfinite(number):
+            raise QwirkleError(f"illegal_reward is None or a finite number, got {show(value)}")
+        return number
 
     @staticmethod
     def _check_seed(seed: int, n: int) -> int:
@@ -229,11 +261,21 @@ class VectorQwirkle:
         self.rewards[:] = 0
         self.terminated[:] = False
         self.truncated[:] = False
+        self._illegal[:] = False
         if self._search_names:
             self._search_bots = [None] * self.n
             self._play_search_seats(np.ones(self.n, np.bool_))
         self._before[:] = self._scores  # no step yet: no seat has scored in one
+        if self._against_bots:  # against bots
+            self._owed[:] = self._margins(np.ones(self.n, np.bool_))
         return self.obs, self.masks, self.info()
+
+    def _margins(self, rows: npt.NDArray[np.bool_]) -> npt.NDArray[np.float64]:
+        """The learner's score less the mean of the others' in the games of ``rows``."""
+        scores = self._scores[rows, : self.players]
+        mine = scores[:, self.learner]
+        margins: npt.NDArray[np.float64] = mine - (scores.sum(axis=1) - mine) / (self.players - 1)
+        return margins
 
     def _start_game(self, i: int) -> None:
         """Deal env i's next game and let the kernel bots play to the caller's turn (or
@@ -252,7 +294,21 @@ class VectorQwirkle:
         npt.NDArray[np.bool_], npt.NDArray[np.bool_], dict[str, Any],
     ]:
         """Play one sub-step in every env (``actions``: int[n]).  Raises
-        IllegalMoveError, changing nothing, if an action is not legal."""
+        IllegalMoveError, changing nothing, if an action is not legal; with
+        ``illegal_reward`` set, that env alone is left as it was, rewarded
+        ``illegal_reward``, with ``info["illegal"]`` True.  ``obs`` and ``masks`` are the
+        env's buffers (rewritten by the next call); the rest are new arrays."""
+        obs, masks, rewards, terminated, truncated, info = self._step(actions)
+        return obs, masks, rewards.copy(), terminated.copy(), truncated.copy(), info
+
+    def _step(
+        self, actions: npt.ArrayLike
+    ) -> tuple[
+        dict[str, npt.NDArray[Any]], npt.NDArray[np.bool_], npt.NDArray[np.float32],
+        npt.NDArray[np.bool_], npt.NDArray[np.bool_], dict[str, Any],
+    ]:
+        """``step``, returning the env's own reward and flag buffers (for the
+        single-env wrappers, which read one entry of each)."""
         try:
             if not isinstance(actions, np.ndarray) and _length(actions) not in (-1, self.n):
                 raise ValueError  # the wrong length: never converted (a range of 10**12)
@@ -271,6 +327,7 @@ class VectorQwirkle:
             self._bot_rngs, self.bots, self._env, self._partial, self._cache_ids, self._cache_scores, self._ex,
             self.masks, self._set_lists, self.obs["board"], self.obs["hand"], self.obs["scalars"], self.rewards,
             self.terminated, self.truncated, self._final_scores, self.players, int(self.autoreset),
+            self._illegal, int(self.illegal_reward is not None),
         )
         if bad >= 0:
             if self._env[bad, k.E_DONE]:
@@ -281,6 +338,18 @@ class VectorQwirkle:
         self._before = before
         if self._search_names:
             self._after_search_step(acts, before, games_before)
+        if self.illegal_reward is not None:
+            self.rewards[self._illegal] = self.illegal_reward
+        if self._against_bots:  # against bots
+            # What the bots scored before the learner's first turn of a game is in the
+            # game's first step's reward, so a game's rewards sum to its final margin.
+            # (An env whose action was refused has not played: it is owed them still.)
+            paid = self._owed if self.illegal_reward is None else np.where(self._illegal, 0.0, self._owed)
+            self.rewards += paid
+            self._owed -= paid
+            if self.autoreset:
+                dealt = self.terminated | self.truncated  # a new game began in this step
+                self._owed[dealt] = self._margins(dealt)
         return self.obs, self.masks, self.rewards, self.terminated, self.truncated, self.info()
 
     def seat_rewards(self) -> npt.NDArray[np.float32]:
@@ -379,15 +448,17 @@ class VectorQwirkle:
         self.rewards[turn_ended] = (mine - others)[turn_ended]
 
     def info(self) -> dict[str, Any]:
-        """Per env (numpy arrays): the seat to move, the game's seed, the games played and
-        skipped, the moves outside the window, and the final scores of the last game."""
+        """Per env (new numpy arrays): the seat to move, the game's seed, the games played
+        and skipped, the moves outside the window, the final scores of the last game, and
+        whether the last step refused the env's action (``illegal_reward``)."""
         return {
-            "to_move": self._metas[:, _layout.M_PLAYER],
-            "seed": self._env[:, k.E_SEED],
-            "games": self._env[:, k.E_GAMES],
-            "games_skipped": self._env[:, k.E_SKIPPED],
-            "moves_outside_window": self._env[:, k.E_DROPPED],
-            "final_scores": self._final_scores,
+            "to_move": self._metas[:, _layout.M_PLAYER].copy(),
+            "seed": self._env[:, k.E_SEED].copy(),
+            "games": self._env[:, k.E_GAMES].copy(),
+            "games_skipped": self._env[:, k.E_SKIPPED].copy(),
+            "moves_outside_window": self._env[:, k.E_DROPPED].copy(),
+            "final_scores": self._final_scores.copy(),
+            "illegal": self._illegal.copy(),
         }
 
     def random_actions(self) -> npt.NDArray[np.int64]:
