@@ -64,7 +64,7 @@ from ..errors import QwirkleError
 from ..jsonio import BadInputError
 
 # One module per command, each with register(subparsers); listed in --help order.
-_COMMAND_MODULES = ("moves", "selfplay", "match", "check", "render", "engine", "warmup")
+_COMMAND_MODULES = ("moves", "selfplay", "match", "check", "render", "engine", "serve", "warmup")
 
 NAME = "qwirkle-core"  # the program's name in every error line
 ERROR_PREFIX = f"{NAME}: error: "

@@ -1,0 +1,194 @@
+"""The engine sessions behind the analysis board: one per page, capped and expired.
+
+Each page gets an :class:`~qwirkle_core.engine.EngineSession` of its own and sends it
+the engine's JSON requests unchanged (``POST /engine``), plus four of the board's own
+that the engine process has no use for (``view``, ``check``, ``load_record``,
+``record``).  Every rule, move and score comes from the engine and the library: this
+module only routes requests, bounds them and keeps hidden information hidden.
+
+Hidden information (the other hands, the bag, the position string, a record) reaches
+a page only in the referee's view, which the page asks for with ``{"cmd": "view",
+"referee": true}``: until then ``"reveal": true`` and ``record`` are refused, so a
+page in the player's view cannot see, even in its own network log, what a player at
+the table could not.  No import here needs the ``web`` extra.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..engine import MAX_TIMEOUT, EngineSession, Limits, _read_action, reply_line
+from ..errors import QwirkleError
+from ..game import Game
+from ..jsonio import BadInputError, brief, loads
+
+# The requests a page may not send: "quit" would end an engine process, and a page's
+# session ends by expiring instead.
+REFUSED = frozenset({"quit"})
+BOARD_COMMANDS = ("view", "check", "load_record", "record")
+
+
+@dataclass(frozen=True)
+class WebLimits:
+    """What the server allows: ``max_sessions`` pages at once (the least recently used
+    is dropped for a new one), each dropped after ``session_ttl`` seconds unused; a
+    request body of at most ``max_body_bytes``; a request runs at most ``timeout``
+    seconds (a search then replies with its best so far, as in the engine); a
+    ``selfplay`` request plays at most ``max_games`` games."""
+
+    max_sessions: int = 16
+    session_ttl: float = 3600.0
+    max_body_bytes: int = 1 << 20
+    timeout: float = 30.0
+    max_games: int = 1000
+
+    def __post_init__(self) -> None:
+        for name in ("max_sessions", "max_body_bytes", "max_games"):
+            value = getattr(self, name)
+            if type(value) is not int or value < 1:
+                raise QwirkleError(f"{name} must be a positive integer, got {brief(value)}")
+        for name in ("session_ttl", "timeout"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= MAX_TIMEOUT:
+                raise QwirkleError(f"{name} must be a number of seconds in (0, {MAX_TIMEOUT:g}], got {brief(value)}")
+
+    def engine_limits(self) -> Limits:
+        return Limits(max_line_bytes=self.max_body_bytes, max_games=self.max_games, timeout=self.timeout)
+
+
+class BoardSession:
+    """One page's engine session, its view (player or referee) and when it was used."""
+
+    def __init__(self, limits: WebLimits, clock: Callable[[], float] = time.monotonic) -> None:
+        self.limits = limits
+        self.engine = EngineSession(limits.engine_limits())
+        self.referee = False
+        self.clock = clock
+        self.last_used = clock()
+        # One request at a time per session (the engine's state is not shared between
+        # threads); a "stop" does not wait for it, which is its point.
+        self.lock = threading.Lock()
+
+    def handle(self, request: Any) -> dict[str, Any]:
+        """Answer one request: an engine request or one of the board's own.  Never
+        raises; a bad request gets ``{"id": ..., "error": ...}`` and changes nothing."""
+        reply: dict[str, Any] = loads(self.answer(request))
+        return reply
+
+    def answer(self, request: Any) -> str:
+        """:meth:`handle`'s reply as one line of JSON, as the engine process writes it:
+        a long move list goes out as the engine encoded it, column by column, not
+        decoded into Python objects and encoded again (about 1 s for 38,642 moves)."""
+        return reply_line(self._reply(request))
+
+    def _reply(self, request: Any) -> dict[str, Any]:
+        self.last_used = self.clock()
+        rid = request.get("id") if isinstance(request, dict) else None
+        if not isinstance(request, dict) or not isinstance(request.get("cmd"), str):
+            return self.engine._answer(request)  # the engine's own error for it
+        cmd = request["cmd"]
+        if cmd == "stop":
+            self.engine.stop()
+            return {"id": rid, "ok": True, "stopped": self.lock.locked()}
+        with self.lock:
+            try:
+                return self._handle(cmd, request, rid)
+            finally:
+                self.last_used = self.clock()
+
+    def _handle(self, cmd: str, request: dict[str, Any], rid: Any) -> dict[str, Any]:
+        try:
+            if cmd in REFUSED:
+                raise BadInputError(f'"{cmd}" is not served here: a page\'s session ends when it expires')
+            if request.get("reveal") is True and not self.referee:
+                raise BadInputError('"reveal" needs the referee\'s view: send {"cmd": "view", "referee": true} first')
+            timeout = request.get("timeout")
+            if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > self.limits.timeout:
+                # The server's bound holds whatever a page asks for.
+                request = {**request, "timeout": self.limits.timeout}
+            if cmd in BOARD_COMMANDS:
+                return {"id": rid, "ok": True, **getattr(self, "_" + cmd)(request)}
+        except QwirkleError as exc:
+            return {"id": rid, "error": str(exc)}
+        return self.engine._answer(request)
+
+    # ------------------------------------------------------------ the board's commands
+    def _game(self) -> Game:
+        if self.engine.game is None:
+            raise BadInputError('no game yet: send "new" or "position" first')
+        return self.engine.game
+
+    def _view(self, request: dict[str, Any]) -> dict[str, Any]:
+        referee = request.get("referee")
+        if type(referee) is not bool:
+            raise BadInputError('"referee" must be true or false')
+        self.referee = referee
+        return {"referee": referee}
+
+    def _check(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Whether an action is legal for the player to move, and its score, judged by
+        ``Game.push`` on a copy of the game: its error names the rule broken.  The
+        action is given as ``play`` takes it (the engine reads it)."""
+        played = self._game().copy().push(_read_action(request.get("action"), '"action"'))
+        return {"legal": True, "action": played.text(), "score": played.score or 0}
+
+    def _load_record(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Replay a ``qwirkle-record/1`` record (an object or its JSON text) under the
+        rules; the session's game becomes the game at its end."""
+        record = request.get("record")
+        if not isinstance(record, (dict, str)):
+            raise BadInputError('"record" must be a qwirkle-record/1 object or its JSON text')
+        game = Game.from_record(record)
+        self.engine.game = game
+        return {"turns": game.turn_count}
+
+    def _record(self, request: dict[str, Any]) -> dict[str, Any]:
+        """The game so far as a record: every hand and the bag, so the referee's only."""
+        if not self.referee:
+            raise BadInputError("a record holds every hand and the bag: switch to the referee's view first")
+        return {"record": self._game().to_record()}
+
+
+class SessionStore:
+    """The pages' sessions, by an unguessable id: at most ``max_sessions``, each
+    dropped ``session_ttl`` seconds after its last request."""
+
+    def __init__(self, limits: WebLimits | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+        self.limits = limits if limits is not None else WebLimits()
+        self.clock = clock
+        self._sessions: dict[str, BoardSession] = {}
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._sessions)
+
+    def _expire(self) -> None:
+        oldest = self.clock() - self.limits.session_ttl
+        for key in [k for k, s in self._sessions.items() if s.last_used < oldest and not s.lock.locked()]:
+            del self._sessions[key]
+
+    def create(self) -> tuple[str, BoardSession]:
+        """A new session.  At the cap the least recently used idle one makes room; when
+        every one is busy, QwirkleError."""
+        with self._lock:
+            self._expire()
+            if len(self._sessions) >= self.limits.max_sessions:
+                idle = [(s.last_used, k) for k, s in self._sessions.items() if not s.lock.locked()]
+                if not idle:
+                    raise QwirkleError(f"all {self.limits.max_sessions} sessions are busy: try again shortly")
+                del self._sessions[min(idle)[1]]
+            key = secrets.token_urlsafe(18)
+            session = BoardSession(self.limits, self.clock)
+            self._sessions[key] = session
+            return key, session
+
+    def get(self, key: str) -> BoardSession | None:
+        """The session of ``key``, or None when there is none (never was, or expired)."""
+        with self._lock:
+            self._expire()
+            return self._sessions.get(key)

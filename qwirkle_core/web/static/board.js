@@ -1,0 +1,815 @@
+// The analysis board's page.  It knows no rule of Qwirkle: every legal move, score,
+// refusal and ending comes from the engine (POST /engine, the requests of
+// `qwirkle-core engine`, docs/engine.md).  The lit cells of a tile are read off the
+// engine's full move list; a move's score is that list's score; an illegal placement
+// shows the message the library gives for it (the board's `check` request).
+"use strict";
+(() => {
+  const CELL = 48;
+  const COLORS = "ROYGBP";
+  const SHAPES = "csdlxb";
+  const BOTS = ["human", "random", "greedy", "heuristic", "sim"];
+  const $ = (id) => document.getElementById(id);
+  const SVGNS = "http://www.w3.org/2000/svg";
+
+  const S = {
+    session: null,
+    summary: null,      // the engine's game summary (what the player to move may know)
+    board: [],          // [[row, col, color, shape], ...]
+    cells: new Map(),   // "r,c" -> kind
+    history: [],
+    moves: [],          // the engine's full move list: {placements, score, text}
+    keys: [],           // per move: a Set of "r,c,kind"
+    byKind: [],         // kind -> indices of the moves that place it
+    pending: [],        // [{r, c, kind, index}] tiles put down this turn, not yet played
+    selected: null,     // hand index
+    lit: [],            // [[r, c], ...] where the selected tile fits
+    redo: [],           // actions undone, the next one last
+    seats: ["human", "greedy"],
+    referee: false,
+    cursor: { r: 0, c: 0 },
+    ghost: null,        // a suggestion drawn on hover
+    exchange: null,     // a Set of hand indices while choosing an exchange
+    view: null,         // the board's viewBox {x, y, w, h}
+    busy: false,
+    inflight: 0,        // engine requests on their way (the tests wait for none)
+    timings: { lit: [], litFrame: [], moves: [] },
+    lastError: "",
+  };
+
+  const kindOf = (color, shape) => color * 6 + shape;
+  const tileText = (kind) => COLORS[Math.floor(kind / 6)] + SHAPES[kind % 6];
+  const tileName = (kind) => {
+    const title = document.querySelector(`#tile-${kind} title`);
+    return title ? title.textContent : tileText(kind);
+  };
+
+  // ------------------------------------------------------------------ the engine
+  async function post(path, body) {
+    const headers = { "Content-Type": "application/json" };
+    if (S.session) headers["X-Qwirkle-Session"] = S.session;
+    S.inflight += 1;
+    try {
+      const response = await fetch(path, { method: "POST", headers, body: JSON.stringify(body) });
+      return { status: response.status, json: await response.json() };
+    } finally {
+      S.inflight -= 1;
+    }
+  }
+
+  async function startSession() {
+    S.session = null;
+    const { json } = await post("/session", {});
+    if (!json.session) throw new Error(json.error || "no session");
+    S.session = json.session;
+    if (S.referee) await post("/engine", { cmd: "view", referee: true });
+  }
+
+  // One engine request; an error reply is returned as it is (callers show it).
+  async function engine(request) {
+    let { status, json } = await post("/engine", request);
+    if (status === 410) {  // the session expired: a new one, then the game is gone
+      await startSession();
+      ({ status, json } = await post("/engine", request));
+    }
+    if (status !== 200 && !json.error) json.error = `HTTP ${status}`;
+    return json;
+  }
+
+  function withReveal(request) {
+    return S.referee ? { ...request, reveal: true } : request;
+  }
+
+  // ------------------------------------------------------------------ state
+  async function refresh(options = {}) {
+    const state = await engine(withReveal({ cmd: "state" }));
+    if (state.error) { showError(state.error); return; }
+    S.summary = state;
+    S.board = state.board;
+    S.cells = new Map(S.board.map(([r, c, co, sh]) => [`${r},${c}`, kindOf(co, sh)]));
+    S.history = state.history;
+    S.pending = [];
+    S.selected = null;
+    S.lit = [];
+    S.ghost = null;
+    S.exchange = null;
+    $("preview").textContent = "";
+    await loadMoves();
+    if (options.fit || !S.view) fitView();
+    render();
+    suggest();
+  }
+
+  // The full move list of the position, and an index of it by tile kind, so that a
+  // click on a tile lights its cells without asking the server again.
+  async function loadMoves() {
+    const started = performance.now();
+    const reply = await engine({ cmd: "moves" });
+    S.moves = reply.error ? [] : reply.moves;
+    S.keys = S.moves.map((m) => new Set(m.placements.map(([r, c, co, sh]) => `${r},${c},${kindOf(co, sh)}`)));
+    S.byKind = Array.from({ length: 36 }, () => []);
+    S.moves.forEach((m, i) => {
+      const seen = new Set();
+      for (const [, , co, sh] of m.placements) {
+        const k = kindOf(co, sh);
+        if (!seen.has(k)) { seen.add(k); S.byKind[k].push(i); }
+      }
+    });
+    const took = performance.now() - started;
+    S.timings.moves.push(took);
+    return took;
+  }
+
+  function hand() {
+    return S.summary ? S.summary.hand.map(([co, sh]) => kindOf(co, sh)) : [];
+  }
+
+  function humanToMove() {
+    return S.summary && !S.summary.over && S.seats[S.summary.to_move] === "human";
+  }
+
+  // ------------------------------------------------------------------ placing tiles
+  const pendingKeys = () => S.pending.map((p) => `${p.r},${p.c},${p.kind}`);
+
+  // The cells where `kind` fits with the tiles put down so far: the cells at which some
+  // legal move (the engine's list) places it along with every pending tile.
+  function litCells(kind) {
+    const need = pendingKeys();
+    const out = new Map();
+    for (const i of S.byKind[kind] || []) {
+      const keys = S.keys[i];
+      if (keys.size <= need.length || !need.every((k) => keys.has(k))) continue;
+      for (const [r, c, co, sh] of S.moves[i].placements) {
+        if (kindOf(co, sh) !== kind) continue;
+        const cell = `${r},${c}`;
+        if (!S.pending.some((p) => p.r === r && p.c === c)) out.set(cell, [r, c]);
+      }
+    }
+    return [...out.values()];
+  }
+
+  function selectTile(index, eventTime) {
+    const started = eventTime !== undefined ? eventTime : performance.now();
+    if (S.exchange) {
+      if (S.exchange.has(index)) S.exchange.delete(index); else S.exchange.add(index);
+      renderHand();
+      return;
+    }
+    if (index >= hand().length || S.pending.some((p) => p.index === index)) return;
+    S.selected = S.selected === index ? null : index;
+    S.lit = S.selected === null ? [] : litCells(hand()[S.selected]);
+    renderBoard();
+    renderHand();
+    S.timings.lit.push(performance.now() - started);
+    requestAnimationFrame(() => S.timings.litFrame.push(performance.now() - started));
+  }
+
+  // The pending tiles as `play` takes them.
+  const pendingAction = () => ({
+    action: "place",
+    placements: S.pending.map((p) => [p.r, p.c, Math.floor(p.kind / 6), p.kind % 6]),
+  });
+
+  // The move the pending tiles make, if the engine listed it.
+  function pendingMove() {
+    const need = pendingKeys();
+    if (!need.length) return null;
+    const found = (S.byKind[S.pending[0].kind] || []).find((i) => S.keys[i].size === need.length && need.every((k) => S.keys[i].has(k)));
+    return found === undefined ? null : S.moves[found];
+  }
+
+  async function placeAt(r, c) {
+    if (S.selected === null || S.cells.has(`${r},${c}`) || S.pending.some((p) => p.r === r && p.c === c)) return;
+    S.pending.push({ r, c, kind: hand()[S.selected], index: S.selected });
+    S.selected = null;
+    S.lit = [];
+    await updatePreview();
+  }
+
+  function takeBack(r, c) {
+    const at = r === undefined ? S.pending.length - 1 : S.pending.findIndex((p) => p.r === r && p.c === c);
+    if (at < 0) return;
+    S.pending.splice(at, 1);
+    S.selected = null;
+    S.lit = [];
+    updatePreview();
+  }
+
+  // The score of the pending tiles if they make a move, else the library's reason why not.
+  async function updatePreview() {
+    showError("");
+    const move = pendingMove();
+    S.pendingBad = false;
+    if (!S.pending.length) {
+      $("preview").textContent = "";
+    } else if (move) {
+      $("preview").textContent = `${move.text}: ${move.score} point${move.score === 1 ? "" : "s"}`;
+    } else {
+      const open = S.pending.length < 6 && litAny();
+      const reply = await engine({ cmd: "check", action: pendingAction() });
+      $("preview").textContent = open ? "not a move yet: add tiles on the lit cells of a tile" : "";
+      if (reply.error) {
+        S.pendingBad = !open;
+        showError((open ? "not legal on its own: " : "illegal: ") + reply.error);
+      }
+    }
+    render();
+  }
+
+  // Whether any hand tile can still join the pending tiles in a legal move.
+  function litAny() {
+    const used = new Set(S.pending.map((p) => p.index));
+    return hand().some((k, i) => !used.has(i) && litCells(k).length > 0);
+  }
+
+  async function playAction(action) {
+    if (S.busy) return null;
+    S.busy = true;
+    try {
+      const reply = await engine(withReveal({ cmd: "play", action }));
+      if (reply.error) { showError(reply.error); return null; }
+      // The turn undone next is played again: the rest of the line stays; else it goes.
+      const top = S.redo[S.redo.length - 1];
+      if (top !== undefined && top === reply.played) S.redo.pop(); else S.redo = [];
+      showError("");
+      $("preview").textContent = "";
+      await refresh();
+      return reply;
+    } finally {
+      S.busy = false;
+    }
+  }
+
+  async function playPending() {
+    if (!S.pending.length) return;
+    if (await playAction(pendingAction())) botTurns();
+  }
+
+  // ------------------------------------------------------------------ bots
+  async function botTurns() {
+    while (S.summary && !S.summary.over && S.seats[S.summary.to_move] !== "human") {
+      await new Promise((done) => setTimeout(done, 120));  // so that a person sees each turn
+      if (!(await botMove(S.seats[S.summary.to_move]))) break;
+    }
+  }
+
+  async function botMove(name) {
+    const seed = Number($("seed").value) || 0;
+    const best = await engine({ cmd: "best", bot: name, seed, movetime: name === "sim" ? 1 : undefined });
+    if (best.error) { showError(best.error); return false; }
+    if (best.action === null) return false;
+    return (await playAction(best.action)) !== null;
+  }
+
+  // ------------------------------------------------------------------ undo, redo, stepping
+  // Step to the position after `turns` turns: undo back, or play the undone turns
+  // again (the same tiles are drawn: the engine's undo puts the bag back as it was).
+  // One redraw at the end, however many turns it steps.
+  async function goTo(turns) {
+    if (S.busy) return false;
+    S.busy = true;
+    let at = S.history.length;
+    try {
+      while (at > turns && at > 0) {
+        const reply = await engine({ cmd: "undo" });
+        if (reply.error) { showError(reply.error); break; }
+        S.redo.push(reply.undone);
+        at -= 1;
+      }
+      while (at < turns && S.redo.length) {
+        const reply = await engine({ cmd: "play", action: S.redo[S.redo.length - 1] });
+        if (reply.error) { showError(reply.error); break; }
+        S.redo.pop();
+        at += 1;
+      }
+    } finally {
+      S.busy = false;
+    }
+    await refresh();
+    return true;
+  }
+
+  const undo = () => goTo(S.history.length - 1);
+  const redo = () => goTo(S.history.length + 1);
+
+  // ------------------------------------------------------------------ suggestions
+  async function suggest() {
+    const table = $("suggestions");
+    table.textContent = "";
+    $("analysis").textContent = "";
+    $("move-list").hidden = true;
+    if (!S.summary || S.summary.over) return;
+    const reply = await engine({ cmd: "analyse", top: 10 });
+    if (reply.error) { $("analysis").textContent = reply.error; return; }
+    S.suggestions = reply.moves;
+    drawSuggestions(reply.moves);
+    $("analysis").textContent = `${reply.count} legal moves` + (reply.qwirkle_slots.length ? `; open Qwirkle slots: ${reply.qwirkle_slots.length}` : "");
+  }
+
+  function drawSuggestions(moves) {
+    const table = $("suggestions");
+    table.textContent = "";
+    for (const m of moves) {
+      const tr = document.createElement("tr");
+      const win = m.win === undefined ? "" : `${(100 * m.win).toFixed(1)}%`;
+      for (const text of [m.score, m.text, win, m.leaves_qwirkle ? "gives a Qwirkle" : ""]) {
+        const td = document.createElement("td");
+        td.textContent = text;
+        tr.append(td);
+      }
+      tr.addEventListener("mouseenter", () => { S.ghost = m.placements; renderBoard(); });
+      tr.addEventListener("mouseleave", () => { S.ghost = null; renderBoard(); });
+      tr.addEventListener("click", () => takeSuggestion(m));
+      table.append(tr);
+    }
+  }
+
+  // A suggestion as the pending move, with the hand tiles it uses.
+  function takeSuggestion(move) {
+    const free = hand().map((k, i) => [k, i]);
+    S.pending = [];
+    for (const [r, c, co, sh] of move.placements) {
+      const at = free.findIndex(([k]) => k === kindOf(co, sh));
+      if (at < 0) return;
+      S.pending.push({ r, c, kind: free[at][0], index: free[at][1] });
+      free.splice(at, 1);
+    }
+    S.ghost = null;
+    S.selected = null;
+    S.lit = [];
+    updatePreview();
+  }
+
+  async function simulate() {
+    $("analysis").textContent = "simulating…";
+    const reply = await engine({ cmd: "analyse", top: 8, win: true, iterations: 400, time_limit: 3, seed: 1 });
+    if (reply.error) { $("analysis").textContent = reply.error; return; }
+    drawSuggestions(reply.moves);
+    $("analysis").textContent = `win probabilities over ${Math.max(...reply.moves.map((m) => m.iterations), 0)} samples each` + (reply.stopped ? " (stopped early)" : "");
+  }
+
+  async function solve() {
+    $("analysis").textContent = "solving…";
+    const reply = await engine({ cmd: "solve", time_limit: 5 });
+    if (reply.error) { $("analysis").textContent = reply.error; return; }
+    $("analysis").textContent = `${reply.exact ? "exact" : "best found"}: ${reply.action}, final spread ${reply.spread > 0 ? "+" : ""}${reply.spread}\nline: ${reply.pv.join("  ")}`;
+  }
+
+  async function showAllMoves() {
+    const list = $("move-list");
+    const started = performance.now();
+    await loadMoves();
+    drawMoveList(list);
+    const took = performance.now() - started;
+    S.timings.allMoves = took;
+    return took;
+  }
+
+  function drawMoveList(list) {
+    const shown = 500;  // a long list is cut: a page of 39,000 rows helps no one
+    const sorted = S.moves.map((m, i) => [m.score, i]).sort((a, b) => b[0] - a[0]);
+    const items = sorted.slice(0, shown).map(([, i]) => {
+      const li = document.createElement("li");
+      li.textContent = `${S.moves[i].score}  ${S.moves[i].text}`;
+      li.addEventListener("mouseenter", () => { S.ghost = S.moves[i].placements; renderBoard(); });
+      li.addEventListener("mouseleave", () => { S.ghost = null; renderBoard(); });
+      li.addEventListener("click", () => takeSuggestion(S.moves[i]));
+      return li;
+    });
+    list.replaceChildren(...items);
+    if (sorted.length > shown) {
+      const li = document.createElement("li");
+      li.textContent = `… and ${sorted.length - shown} more`;
+      list.append(li);
+    }
+    list.dataset.count = String(S.moves.length);
+    list.hidden = false;
+  }
+
+  // ------------------------------------------------------------------ drawing
+  function fitView() {
+    const cells = S.board.map(([r, c]) => [r, c]);
+    if (!cells.length) cells.push([0, 0]);
+    const rows = cells.map(([r]) => r), cols = cells.map(([, c]) => c);
+    const r0 = Math.min(...rows) - 3, r1 = Math.max(...rows) + 3;
+    const c0 = Math.min(...cols) - 3, c1 = Math.max(...cols) + 3;
+    S.view = { x: c0 * CELL, y: r0 * CELL, w: (c1 - c0 + 1) * CELL, h: (r1 - r0 + 1) * CELL };
+  }
+
+  function el(name, attrs, parent) {
+    const node = document.createElementNS(SVGNS, name);
+    for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+    if (parent) parent.append(node);
+    return node;
+  }
+
+  function tileUse(kind, x, y, parent, cls) {
+    return el("use", { href: `#tile-${kind}`, x, y, width: CELL, height: CELL, class: cls || "tile" }, parent);
+  }
+
+  // The view grown to the board element's shape, so that the cells drawn fill it
+  // (an SVG shows more than its viewBox where the shapes differ).
+  function fillView() {
+    const svg = $("board");
+    const v = S.view;
+    const aspect = (svg.clientWidth || 1) / (svg.clientHeight || 1);
+    if (v.w / v.h < aspect) {
+      const w = v.h * aspect;
+      S.view = { ...v, x: v.x - (w - v.w) / 2, w };
+    } else {
+      const h = v.w / aspect;
+      S.view = { ...v, y: v.y - (h - v.h) / 2, h };
+    }
+  }
+
+  function renderBoard() {
+    const svg = $("board");
+    fillView();
+    const v = S.view;
+    svg.setAttribute("viewBox", `${v.x} ${v.y} ${v.w} ${v.h}`);
+    const root = document.createDocumentFragment();
+    // The empty cells in view are clickable: a tile may be put anywhere, and the
+    // library says why a place is wrong.
+    const rTop = Math.floor(v.y / CELL), rEnd = Math.ceil((v.y + v.h) / CELL);
+    const cLeft = Math.floor(v.x / CELL), cEnd = Math.ceil((v.x + v.w) / CELL);
+    const grid = el("g", { class: "grid" }, root);
+    if ((rEnd - rTop) * (cEnd - cLeft) <= 20000) {
+      for (let r = rTop; r < rEnd; r++) {
+        for (let c = cLeft; c < cEnd; c++) {
+          if (S.cells.has(`${r},${c}`)) continue;
+          el("rect", { class: "cell", x: c * CELL, y: r * CELL, width: CELL, height: CELL, "data-cell": `${r},${c}` }, grid);
+        }
+      }
+    }
+    for (const [r, c, co, sh] of S.board) {
+      const use = tileUse(kindOf(co, sh), c * CELL, r * CELL, root);
+      use.setAttribute("data-tile", `${r},${c}`);
+    }
+    const last = S.history[S.history.length - 1];
+    if (last && last.placements) {
+      for (const [r, c] of last.placements) el("rect", { class: "last", x: c * CELL + 2, y: r * CELL + 2, width: CELL - 4, height: CELL - 4, rx: 6 }, root);
+    }
+    for (const [r, c] of S.lit) {
+      el("rect", { class: "lit", x: c * CELL + 3, y: r * CELL + 3, width: CELL - 6, height: CELL - 6, rx: 6, "data-row": r, "data-col": c }, root);
+    }
+    for (const p of S.pending) {
+      const use = tileUse(p.kind, p.c * CELL, p.r * CELL, root, "tile pending");
+      use.setAttribute("data-pending", `${p.r},${p.c}`);
+      el("rect", { class: "pending-ring" + (S.pendingBad ? " bad" : ""), x: p.c * CELL + 1, y: p.r * CELL + 1, width: CELL - 2, height: CELL - 2, rx: 6 }, root);
+    }
+    if (S.ghost) {
+      for (const [r, c, co, sh] of S.ghost) {
+        tileUse(kindOf(co, sh), c * CELL, r * CELL, root, "ghost");
+        el("rect", { class: "ghost-ring", x: c * CELL + 1, y: r * CELL + 1, width: CELL - 2, height: CELL - 2, rx: 6 }, root);
+      }
+    }
+    el("rect", { class: "cursor", x: S.cursor.c * CELL + 4, y: S.cursor.r * CELL + 4, width: CELL - 8, height: CELL - 8, rx: 4 }, root);
+    svg.replaceChildren(root);
+  }
+
+  function renderHand() {
+    const box = $("hand");
+    const used = new Set(S.pending.map((p) => p.index));
+    const kinds = S.summary ? hand() : [];
+    const buttons = kinds.map((kind, i) => {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "hand-tile" + (S.selected === i ? " selected" : "") + (used.has(i) ? " used" : "") + (S.exchange && S.exchange.has(i) ? " marked" : "");
+      b.dataset.index = String(i);
+      b.dataset.kind = String(kind);
+      b.title = `${i + 1}: ${tileName(kind)}`;
+      b.setAttribute("aria-label", tileName(kind));
+      const svg = el("svg", { viewBox: `0 0 ${CELL} ${CELL}` });
+      tileUse(kind, 0, 0, svg);
+      b.append(svg);
+      b.addEventListener("click", (event) => selectTile(i, event.timeStamp));
+      return b;
+    });
+    box.replaceChildren(...buttons);
+  }
+
+  function miniTiles(tiles) {
+    const span = document.createElement("span");
+    for (const [co, sh] of tiles) {
+      const svg = el("svg", { viewBox: `0 0 ${CELL} ${CELL}`, class: "mini" });
+      const kind = kindOf(co, sh);
+      tileUse(kind, 0, 0, svg);
+      el("title", {}, svg).textContent = tileName(kind);
+      span.append(svg);
+    }
+    return span;
+  }
+
+  function render() {
+    renderBoard();
+    renderHand();
+    const s = S.summary;
+    if (!s) return;
+    // Scores, whose turn, every hand's size (and in the referee's view every hand).
+    const table = $("scores");
+    table.textContent = "";
+    s.scores.forEach((score, seat) => {
+      const tr = document.createElement("tr");
+      if (seat === s.to_move && !s.over) tr.className = "to-move";
+      tr.dataset.seat = String(seat);
+      const cells = [`seat ${seat}${s.winners.includes(seat) ? " ★" : ""}`, S.seats[seat] || "human", String(score), `${s.hand_sizes[seat]} tiles`];
+      for (const text of cells) {
+        const td = document.createElement("td");
+        td.textContent = text;
+        tr.append(td);
+      }
+      const td = document.createElement("td");
+      if (s.hands) td.append(miniTiles(s.hands[seat]));
+      tr.append(td);
+      table.append(tr);
+    });
+    $("bag-info").textContent = `bag: ${s.bag} tiles`;
+    $("referee-info").hidden = !s.hands;
+    if (s.hands) {
+      $("bag-tiles").replaceChildren(miniTiles(s.bag_tiles));
+      $("position-string").textContent = s.position;
+    }
+    $("turn").textContent = s.over
+      ? `Game over (${s.end}): ${s.winners.map((w) => `seat ${w}`).join(" and ")} won`
+      : `Seat ${s.to_move} to move (${S.seats[s.to_move] || "human"})` + (S.referee || humanToMove() ? "" : "");
+    const move = pendingMove();
+    $("play").disabled = !move || !humanToMove();
+    $("undo").disabled = !S.history.length;
+    $("redo").disabled = !S.redo.length;
+    for (const id of ["save-position", "save-record", "link"]) {
+      $(id).disabled = !S.referee;
+      $(id).title = S.referee ? "" : "the position holds every hand and the bag: the referee's view only";
+    }
+    $("exchange").classList.toggle("on", !!S.exchange);
+    $("exchange").textContent = S.exchange ? `Exchange ${S.exchange.size}` : "Exchange…";
+    renderHistory();
+  }
+
+  function renderHistory() {
+    const list = $("history");
+    const items = S.history.map((turn, i) => {
+      const li = document.createElement("li");
+      const score = turn.score === undefined ? "" : ` +${turn.score}`;
+      li.textContent = `seat ${turn.player}: ${turn.action}${score}`;
+      if (i === S.history.length - 1) li.className = "current";
+      li.addEventListener("click", () => goTo(i + 1));
+      return li;
+    });
+    // The turns undone, which redo plays again, greyed after the current one.
+    [...S.redo].reverse().forEach((action, j) => {
+      const li = document.createElement("li");
+      li.className = "future";
+      li.textContent = action;
+      li.addEventListener("click", () => goTo(S.history.length + j + 1));
+      items.push(li);
+    });
+    list.replaceChildren(...items);
+    const current = list.querySelector(".current");
+    if (current) current.scrollIntoView({ block: "nearest" });
+  }
+
+  function showError(message) {
+    S.lastError = message;
+    $("error").textContent = message;
+  }
+
+  // ------------------------------------------------------------------ pan and zoom
+  function zoom(factor, cx, cy) {
+    const v = S.view;
+    const x = cx === undefined ? v.x + v.w / 2 : cx, y = cy === undefined ? v.y + v.h / 2 : cy;
+    const w = Math.min(Math.max(v.w * factor, 4 * CELL), 200 * CELL);
+    const h = v.h * (w / v.w);
+    S.view = { x: x - (x - v.x) * (w / v.w), y: y - (y - v.y) * (h / v.h), w, h };
+    renderBoard();
+  }
+
+  function boardPoint(event) {
+    const svg = $("board");
+    const point = svg.createSVGPoint();
+    point.x = event.clientX;
+    point.y = event.clientY;
+    return point.matrixTransform(svg.getScreenCTM().inverse());
+  }
+
+  function setupBoard() {
+    const svg = $("board");
+    let drag = null;
+    svg.addEventListener("pointerdown", (event) => {
+      drag = { x: event.clientX, y: event.clientY, view: { ...S.view }, moved: false };
+    });
+    svg.addEventListener("pointermove", (event) => {
+      if (!drag) return;
+      const dx = event.clientX - drag.x, dy = event.clientY - drag.y;
+      if (!drag.moved && Math.hypot(dx, dy) < 5) return;
+      if (!drag.moved) { drag.moved = true; svg.setPointerCapture(event.pointerId); svg.classList.add("dragging"); }
+      const scale = S.view.w / svg.clientWidth;
+      S.view = { ...drag.view, x: drag.view.x - dx * scale, y: drag.view.y - dy * scale };
+      renderBoard();
+    });
+    svg.addEventListener("pointerup", (event) => {
+      const wasDrag = drag && drag.moved;
+      drag = null;
+      svg.classList.remove("dragging");
+      if (wasDrag) return;
+      const p = boardPoint(event);
+      const r = Math.floor(p.y / CELL), c = Math.floor(p.x / CELL);
+      S.cursor = { r, c };
+      if (S.pending.some((q) => q.r === r && q.c === c)) takeBack(r, c);
+      else if (S.selected !== null) placeAt(r, c);
+      else renderBoard();
+    });
+    svg.addEventListener("wheel", (event) => {
+      event.preventDefault();
+      const p = boardPoint(event);
+      zoom(event.deltaY > 0 ? 1.15 : 1 / 1.15, p.x, p.y);
+    }, { passive: false });
+    $("zoom-in").addEventListener("click", () => zoom(1 / 1.25));
+    $("zoom-out").addEventListener("click", () => zoom(1.25));
+    $("zoom-fit").addEventListener("click", () => { fitView(); renderBoard(); });
+  }
+
+  // ------------------------------------------------------------------ new game, load, save
+  function seatChoices() {
+    const players = Number($("players").value);
+    const box = $("seat-choices");
+    const old = S.seats;
+    box.textContent = "";
+    for (let seat = 0; seat < players; seat++) {
+      const label = document.createElement("label");
+      label.textContent = `seat ${seat} `;
+      const select = document.createElement("select");
+      select.id = `seat-${seat}`;
+      for (const name of BOTS) select.append(new Option(name, name));
+      select.value = old[seat] || (seat === 0 ? "human" : "greedy");
+      select.addEventListener("change", () => { S.seats[seat] = select.value; render(); });
+      label.append(select);
+      box.append(label);
+    }
+    S.seats = Array.from({ length: players }, (_, seat) => $(`seat-${seat}`).value);
+  }
+
+  async function newGame() {
+    seatChoices();
+    const reply = await engine({ cmd: "new", players: Number($("players").value), seed: Number($("seed").value) || 0 });
+    if (reply.error) { showError(reply.error); return; }
+    S.redo = [];
+    showError("");
+    await refresh({ fit: true });
+    botTurns();
+  }
+
+  // A position string or a qwirkle-record/1 record (an object, or the first line of a
+  // JSON-lines file of them); the engine and the library judge it.
+  async function load(text) {
+    text = text.trim();
+    if (!text) return;
+    let reply;
+    if (text.startsWith("{")) {
+      reply = await engine({ cmd: "load_record", record: text.split("\n")[0] });
+    } else {
+      reply = await engine({ cmd: "position", position: text });
+    }
+    if (reply.error) { showError(reply.error); $("io-note").textContent = "not loaded"; return false; }
+    S.redo = [];
+    showError("");
+    await refresh({ fit: true });
+    const seats = S.summary.scores.length;
+    $("players").value = String(seats);
+    S.seats = Array.from({ length: seats }, () => "human");  // a loaded game: both sides entered by hand
+    seatChoices();
+    render();
+    $("io-note").textContent = text.startsWith("{") ? `loaded a record: ${S.history.length} turns` : "loaded a position";
+    return true;
+  }
+
+  function download(name, text, type) {
+    const a = document.createElement("a");
+    a.href = URL.createObjectURL(new Blob([text], { type }));
+    a.download = name;
+    a.click();
+    setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+  }
+
+  async function savePosition() {
+    const reply = await engine({ cmd: "state", reveal: true });
+    if (reply.error) { showError(reply.error); return; }
+    $("io").value = reply.position;
+    download("position.txt", reply.position + "\n", "text/plain");
+  }
+
+  async function saveRecord() {
+    const reply = await engine({ cmd: "record" });
+    if (reply.error) { showError(reply.error); return; }
+    const text = JSON.stringify(reply.record);
+    $("io").value = text;
+    download("game.json", text + "\n", "application/json");
+  }
+
+  async function link() {
+    const reply = await engine({ cmd: "state", reveal: true });
+    if (reply.error) { showError(reply.error); return; }
+    history.replaceState(null, "", `#position=${encodeURIComponent(reply.position)}`);
+    $("io-note").textContent = "the address bar now reopens this position";
+    if (navigator.clipboard) navigator.clipboard.writeText(location.href).catch(() => {});
+  }
+
+  async function setReferee(on) {
+    const reply = await engine({ cmd: "view", referee: on });
+    if (reply.error) { showError(reply.error); return; }
+    S.referee = on;
+    $("referee").checked = on;
+    await refresh();
+  }
+
+  // ------------------------------------------------------------------ exchange and keys
+  async function exchange() {
+    if (!S.exchange) { S.exchange = new Set(); S.pending = []; S.selected = null; S.lit = []; render(); return; }
+    const tiles = [...S.exchange].map((i) => { const k = hand()[i]; return [Math.floor(k / 6), k % 6]; });
+    S.exchange = null;
+    if (!tiles.length) { render(); return; }
+    if (await playAction({ action: "exchange", tiles })) botTurns();
+  }
+
+  function onKey(event) {
+    if (event.target.closest("input, textarea, select")) return;
+    const key = event.key;
+    const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+    if (moves[key]) {
+      S.cursor = { r: S.cursor.r + moves[key][0], c: S.cursor.c + moves[key][1] };
+      renderBoard();
+    } else if (key >= "1" && key <= "6") {
+      selectTile(Number(key) - 1, event.timeStamp);
+    } else if (key === "Enter") {
+      if (S.selected !== null) placeAt(S.cursor.r, S.cursor.c);
+      else if (pendingMove()) playPending();
+      else return;
+    } else if (key === "Backspace" || key === "Delete") {
+      takeBack();
+    } else if (key === "Escape") {
+      S.pending = []; S.selected = null; S.lit = []; S.exchange = null; showError(""); $("preview").textContent = ""; render();
+    } else if (key === "u") {
+      undo();
+    } else if (key === "y") {
+      redo();
+    } else if (key === "[") {
+      goTo(S.history.length - 1);
+    } else if (key === "]") {
+      goTo(S.history.length + 1);
+    } else if (key === "Home") {
+      goTo(0);
+    } else if (key === "End") {
+      goTo(S.history.length + S.redo.length);
+    } else if (key === "e") {
+      exchange();
+    } else {
+      return;
+    }
+    event.preventDefault();
+  }
+
+  // ------------------------------------------------------------------ start
+  async function start() {
+    setupBoard();
+    seatChoices();
+    $("players").addEventListener("change", seatChoices);
+    $("new-game").addEventListener("submit", (event) => { event.preventDefault(); newGame(); });
+    $("referee").addEventListener("change", () => setReferee($("referee").checked));
+    $("play").addEventListener("click", playPending);
+    $("clear").addEventListener("click", () => onKey({ key: "Escape", target: document.body, preventDefault() {} }));
+    $("exchange").addEventListener("click", exchange);
+    $("pass").addEventListener("click", async () => { if (await playAction("pass")) botTurns(); });
+    $("bot-move").addEventListener("click", async () => {
+      const name = S.seats[S.summary.to_move];
+      if (await botMove(name === "human" ? "greedy" : name)) botTurns();
+    });
+    $("undo").addEventListener("click", undo);
+    $("redo").addEventListener("click", redo);
+    $("step-start").addEventListener("click", () => goTo(0));
+    $("step-back").addEventListener("click", () => goTo(S.history.length - 1));
+    $("step-forward").addEventListener("click", () => goTo(S.history.length + 1));
+    $("step-end").addEventListener("click", () => goTo(S.history.length + S.redo.length));
+    $("sim").addEventListener("click", simulate);
+    $("solve").addEventListener("click", solve);
+    $("all-moves").addEventListener("click", showAllMoves);
+    $("load").addEventListener("click", () => load($("io").value));
+    $("file").addEventListener("change", async () => {
+      const file = $("file").files[0];
+      if (file) { $("io").value = await file.text(); load($("io").value); }
+    });
+    $("save-position").addEventListener("click", savePosition);
+    $("save-record").addEventListener("click", saveRecord);
+    $("link").addEventListener("click", link);
+    document.addEventListener("keydown", onKey);
+    await startSession();
+    const wanted = new URLSearchParams(location.hash.slice(1)).get("position");
+    if (!(wanted && (await load(wanted)))) await newGame();
+    document.body.dataset.ready = "1";
+  }
+
+  // For the browser tests and the screenshot script: the page's state and its timings.
+  window.qwirkle = {
+    state: S, engine, load, goTo, undo, redo, showAllMoves, litCells, setReferee, newGame, simulate, solve,
+    idle: () => S.inflight === 0,
+  };
+  window.addEventListener("DOMContentLoaded", start);
+})();

@@ -1,0 +1,232 @@
+"""The analysis board's server in-process: sessions, hidden information, the guards
+(Host, Origin, type, size, time) and the board's own requests.  The page in a real
+browser: tests/test_web_browser.py."""
+
+from __future__ import annotations
+
+import json
+import socket
+from typing import Any
+
+import pytest
+
+from qwirkle_core import Game
+from qwirkle_core.bots import make_bot
+from qwirkle_core.errors import IllegalMoveError, QwirkleError
+from qwirkle_core.web.sessions import BoardSession, SessionStore, WebLimits
+
+starlette = pytest.importorskip("starlette", reason="the web extra (starlette) is not installed")
+pytest.importorskip("httpx", reason="starlette's TestClient needs httpx (the test extra)")
+from starlette.testclient import TestClient
+
+from qwirkle_core.web.server import SESSION_HEADER, allowed_hosts, make_app
+
+HOST = "127.0.0.1:8765"
+JSON = {"Content-Type": "application/json"}
+
+
+class Page:
+    """A page's side of the dialogue: a session, then engine requests."""
+
+    def __init__(self, client: TestClient) -> None:
+        self.client = client
+        reply = client.post("/session", json={})
+        assert reply.status_code == 200, reply.text
+        self.key = reply.json()["session"]
+
+    def send(self, request: Any, **headers: str) -> Any:
+        reply = self.client.post("/engine", content=json.dumps(request), headers={**JSON, SESSION_HEADER: self.key, **headers})
+        assert reply.status_code == 200, reply.text
+        return reply.json()
+
+
+@pytest.fixture
+def client() -> TestClient:
+    return TestClient(make_app(WebLimits(max_sessions=3, max_body_bytes=4096, timeout=2.0), [HOST]), base_url=f"http://{HOST}")
+
+
+def played_game(turns: int | None, seed: int = 4) -> Game:
+    """A two-player game after ``turns`` greedy turns (None: to its end)."""
+    game, bot = Game(players=2, seed=seed), make_bot("greedy", seed=seed)
+    while not game.is_over and (turns is None or game.turn_count < turns):
+        game.push(bot.choose(game))
+    return game
+
+
+def test_page_and_files(client: TestClient) -> None:
+    page = client.get("/")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert "default-src 'self'" in page.headers["content-security-policy"]
+    # The 36 tiles drawn by render.py, each with its shape and a name.
+    assert page.text.count('<symbol id="tile-') == 36 and "red circle" in page.text
+    assert client.get("/static/board.js").headers["content-type"].startswith("text/javascript")
+    assert client.get("/static/board.css").status_code == 200
+    assert client.get("/static/../sessions.py").status_code == 404
+    assert client.get("/static/index.html").status_code == 404
+
+
+def test_engine_requests_and_hidden_information(client: TestClient) -> None:
+    page = Page(client)
+    summary = page.send({"cmd": "new", "players": 2, "seed": 1, "id": 7})
+    game = Game(players=2, seed=1)
+    assert summary["id"] == 7 and summary["hand"] == [t.as_json() for t in game.hand()]
+    # The player's view: neither the other hand, nor the bag, nor the position.
+    assert not {"hands", "bag_tiles", "position"} & set(summary)
+    refused = page.send({"cmd": "state", "reveal": True})
+    assert "referee" in refused["error"]
+    assert "referee" in page.send({"cmd": "record"})["error"]
+    moves = page.send({"cmd": "moves"})
+    assert moves["count"] == len(game.legal_moves())
+    assert {m["text"] for m in moves["moves"]} == {m.text() for m in game.legal_moves()}
+    # The referee's view, asked for: everything.
+    assert page.send({"cmd": "view", "referee": True}) == {"id": None, "ok": True, "referee": True}
+    state = page.send({"cmd": "state", "reveal": True})
+    assert state["position"] == game.to_string()
+    assert page.send({"cmd": "record"})["record"] == game.to_record()
+    assert "must be true or false" in page.send({"cmd": "view", "referee": "yes"})["error"]
+    # Bad requests: error replies, and the session goes on.
+    assert "unknown command" in page.send({"cmd": "frobnicate"})["error"]
+    assert "not served here" in page.send({"cmd": "quit"})["error"]
+    assert page.send([1, 2])["error"]
+    bad = client.post("/engine", content=b"{not json", headers={**JSON, SESSION_HEADER: page.key})
+    assert bad.status_code == 200 and bad.json()["error"]
+    assert page.send({"cmd": "count"})["count"] == len(game.legal_moves())
+
+
+def test_sessions_are_separate_and_unknown_ones_refused(client: TestClient) -> None:
+    one, two = Page(client), Page(client)
+    one.send({"cmd": "new", "seed": 1})
+    assert "no game yet" in two.send({"cmd": "state"})["error"]
+    missing = client.post("/engine", json={"cmd": "hello"}, headers={SESSION_HEADER: "nope"})
+    assert missing.status_code == 410 and "session" in missing.json()["error"]
+    assert client.post("/engine", json={"cmd": "hello"}).status_code == 410
+
+
+def test_sessions_capped_and_expired() -> None:
+    now = [0.0]
+    store = SessionStore(WebLimits(max_sessions=2, session_ttl=10.0), clock=lambda: now[0])
+    a, _ = store.create()
+    now[0] = 1.0
+    b, _ = store.create()
+    now[0] = 2.0
+    c, _ = store.create()  # at the cap: the least recently used (a) makes room
+    assert store.get(a) is None and store.get(b) is not None and len(store) == 2
+    session_c = store.get(c)
+    assert session_c is not None
+    now[0] = 30.0
+    assert store.get(b) is None and store.get(c) is None and len(store) == 0  # expired
+    # Every session busy: a new one is refused rather than one dropped mid-request.
+    _, session_d = store.create()
+    _, session_e = store.create()
+    with session_d.lock, session_e.lock, pytest.raises(QwirkleError, match="busy"):
+        store.create()
+
+
+def test_guards(client: TestClient) -> None:
+    page = Page(client)
+    # DNS rebinding: another name for this machine is not this server.
+    assert client.get("/", headers={"Host": "attacker.example:8765"}).status_code == 403
+    for headers in ({"Origin": "http://attacker.example"}, {"Sec-Fetch-Site": "cross-site"}):
+        reply = client.post("/engine", json={"cmd": "hello"}, headers={SESSION_HEADER: page.key, **headers})
+        assert reply.status_code == 403
+    assert client.post("/session", json={}, headers={"Origin": f"http://{HOST}"}).status_code == 200
+    # A plain form post (no CORS preflight) is not JSON: refused.
+    form = client.post("/engine", content=b"cmd=hello", headers={"Content-Type": "text/plain", SESSION_HEADER: page.key})
+    assert form.status_code == 415
+    big = client.post("/engine", content=b" " * 5000, headers={**JSON, SESSION_HEADER: page.key})
+    assert big.status_code == 413
+    assert page.send({"cmd": "hello"})["ok"]  # and it goes on
+    assert client.get("/engine").status_code == 405
+
+
+def test_time_bound(client: TestClient) -> None:
+    page = Page(client)
+    page.send({"cmd": "new", "seed": 2})
+    # A page may not ask for more time than the server gives (2 s here).  One ply a
+    # sample: a round of samples stays short with the JIT off too.
+    reply = page.send({"cmd": "sim", "top": 2, "plies": 1, "iterations": 10**6, "timeout": 10**4})
+    assert reply["ok"] and reply["stopped"] and reply["stopped_by"] == "timeout"
+    reply = page.send({"cmd": "selfplay", "games": 10**6})
+    assert "more than this engine plays" in reply["error"]
+
+
+def test_check_names_the_rule() -> None:
+    session = BoardSession(WebLimits())
+    game = played_game(6)
+    session.handle({"cmd": "position", "position": game.to_string()})
+    best = game.legal_moves().best()
+    assert best is not None
+    ok = session.handle({"cmd": "check", "action": best.text()})
+    assert ok["legal"] and ok["score"] == game.board.score(best)
+    assert session.handle({"cmd": "check", "action": {"action": "place", "placements": best.to_json()}})["ok"]
+    tile = game.hand()[0]
+    far = f"{tile.text()}@40,40"
+    with pytest.raises(IllegalMoveError) as refused:
+        game.copy().push(far)
+    assert session.handle({"cmd": "check", "action": far})["error"] == str(refused.value)
+    assert session.handle({"cmd": "check", "action": 5})["error"]
+    assert session.handle({"cmd": "state"})["hand"] == [t.as_json() for t in game.hand()]  # unchanged
+
+
+def test_load_record() -> None:
+    session = BoardSession(WebLimits())
+    game = played_game(24, seed=9)
+    record = game.to_record()
+    reply = session.handle({"cmd": "load_record", "record": json.dumps(record)})
+    assert reply["turns"] == game.turn_count
+    state = session.handle({"cmd": "state"})
+    assert state["scores"] == game.scores and state["hand"] == [t.as_json() for t in game.hand()]
+    assert session.handle({"cmd": "load_record", "record": {"format": "other"}})["error"]
+    bad = dict(record, turns=record["turns"][:3] + [{"player": 0, "action": "pass"}])
+    assert session.handle({"cmd": "load_record", "record": bad})["error"]
+    assert session.handle({"cmd": "state"})["scores"] == game.scores  # unchanged
+    assert session.handle({"cmd": "load_record", "record": 3})["error"]
+
+
+def test_stop_while_a_search_runs() -> None:
+    import threading
+
+    session = BoardSession(WebLimits(timeout=60.0))
+    session.handle({"cmd": "new", "seed": 3})
+    replies: list[dict[str, Any]] = []
+    worker = threading.Thread(target=lambda: replies.append(session.handle({"cmd": "sim", "top": 2, "plies": 1, "iterations": 10**6})))
+    worker.start()
+    while not session.lock.locked():
+        pass
+    assert session.handle({"cmd": "stop"})["stopped"]
+    worker.join(30)
+    assert replies and replies[0]["stopped_by"] == "stop"
+
+
+def test_allowed_hosts() -> None:
+    assert allowed_hosts("127.0.0.1", 80) == {"127.0.0.1:80", "localhost:80", "[::1]:80"}
+    assert "192.168.1.5:9" in allowed_hosts("192.168.1.5", 9)
+    assert "[::1]:9" in allowed_hosts("::1", 9)
+    assert allowed_hosts("0.0.0.0", 9, ["box.lan"]) == {"127.0.0.1:9", "localhost:9", "[::1]:9", "box.lan:9"}
+
+
+def test_limits_checked() -> None:
+    with pytest.raises(QwirkleError, match="max_sessions"):
+        WebLimits(max_sessions=0)
+    with pytest.raises(QwirkleError, match="timeout"):
+        WebLimits(timeout=float("nan"))
+
+
+def test_serve_command_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
+    from qwirkle_core.cli import main
+
+    with pytest.raises(SystemExit) as exited:
+        main(["serve", "--port", "70000"])
+    assert exited.value.code == 2
+    with pytest.raises(SystemExit):
+        main(["serve", "--timeout", "nan"])
+    err = capsys.readouterr().err
+    assert err.count("\n") == 2 and all(line.startswith("qwirkle-core: error: ") for line in err.splitlines())
+    # A port in use: one line, status 2, no server.
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["serve", "--port", str(port)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("qwirkle-core: error: cannot listen on 127.0.0.1:") and err.count("\n") == 1
