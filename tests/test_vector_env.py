@@ -152,12 +152,11 @@ def test_small_window_truncates_instead_of_inventing_a_rule() -> None:
 )
 def test_seat_rewards_sum_to_each_seat_s_points_over_a_game(players: int, opponents: object, learner: int) -> None:
     """``seat_rewards()`` after each step, summed over a game, is each seat's final score
-    less its score before the caller's first step (the bots' turns inside reset, or
-    after an autoreset); with no bots the acting seat's entry is ``rewards``."""
+    (the bots' turns inside reset, or after an autoreset, count in the game's first
+    step); with no bots the acting seat's entry is ``rewards``."""
     env = VectorQwirkle(3, players=players, seed=40 + players, opponents=opponents, learner=learner)  # type: ignore[arg-type]
     env.reset()
     assert not env.seat_rewards().any() and env.seat_rewards().shape == (3, players)
-    start = env._scores[:, :players].copy()
     total = np.zeros((3, players))
     games = 0
     for _ in range(300 if NO_JIT else 3000):
@@ -169,9 +168,8 @@ def test_seat_rewards_sum_to_each_seat_s_points_over_a_game(players: int, oppone
             assert np.count_nonzero(gains) <= np.count_nonzero(rewards)  # the acting seat only
         total += gains
         for i in np.flatnonzero(terminated | truncated):
-            assert np.array_equal(total[i], info["final_scores"][i, :players] - start[i])
+            assert np.array_equal(total[i], info["final_scores"][i, :players])
             total[i] = 0
-            start[i] = env._scores[i, :players]  # the next game, its bots' first turns played
             games += 1
     assert games >= 1
 
@@ -198,6 +196,8 @@ def test_rewards_against_bots_sum_to_the_final_margin(players: int, learner: int
     for _ in range(40 if NO_JIT else 500):
         _, _, rewards, terminated, truncated, info = env.step(env.random_actions())
         total += rewards
+        points = env.seat_rewards()  # the docs' conversion: points to margin, step by step
+        assert np.allclose(rewards, points[:, learner] - (points.sum(axis=1) - points[:, learner]) / (players - 1))
         for i in range(n):
             if terminated[i] or truncated[i]:
                 assert total[i] == pytest.approx(margin(info["final_scores"][i, :players], learner))

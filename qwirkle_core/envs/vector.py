@@ -202,9 +202,9 @@ class VectorQwirkle:
         self._final_scores = np.zeros((n, _constants.MAX_PLAYERS), np.int64)
         self._before = np.zeros((n, _constants.MAX_PLAYERS), np.int64)  # the scores before the last step
         self._illegal = np.zeros(n, np.bool_)  # whose action the last step refused (illegal_reward)
-        # Against bots: the learner's margin when its first turn of the game begins (the
-        # bots' turns inside reset or an autoreset), owed to the game's first step.
-        self._owed = np.zeros(n, np.float64)
+        # A game none of whose steps is played yet: what its bots scored before the
+        # caller's first turn (inside reset or an autoreset) counts in its first step.
+        self._fresh = np.zeros(n, np.bool_)
         self._started = False
 
     def _check_movetime(self, movetime: Any) -> float | None:
@@ -266,13 +266,12 @@ class VectorQwirkle:
             self._search_bots = [None] * self.n
             self._play_search_seats(np.ones(self.n, np.bool_))
         self._before[:] = self._scores  # no step yet: no seat has scored in one
-        if self._against_bots:  # against bots
-            self._owed[:] = self._margins(np.ones(self.n, np.bool_))
+        self._fresh[:] = True
         return self.obs, self.masks, self.info()
 
-    def _margins(self, rows: npt.NDArray[np.bool_]) -> npt.NDArray[np.float64]:
-        """The learner's score less the mean of the others' in the games of ``rows``."""
-        scores = self._scores[rows, : self.players]
+    def _margins(self, scores: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
+        """The learner's score less the mean of the others', per row of ``scores``."""
+        scores = scores[:, : self.players]
         mine = scores[:, self.learner]
         margins: npt.NDArray[np.float64] = mine - (scores.sum(axis=1) - mine) / (self.players - 1)
         return margins
@@ -340,25 +339,27 @@ class VectorQwirkle:
             self._after_search_step(acts, before, games_before)
         if self.illegal_reward is not None:
             self.rewards[self._illegal] = self.illegal_reward
-        if self._against_bots:  # against bots
-            # What the bots scored before the learner's first turn of a game is in the
-            # game's first step's reward, so a game's rewards sum to its final margin.
-            # (An env whose action was refused has not played: it is owed them still.)
-            paid = self._owed if self.illegal_reward is None else np.where(self._illegal, 0.0, self._owed)
-            self.rewards += paid
-            self._owed -= paid
-            if self.autoreset:
-                dealt = self.terminated | self.truncated  # a new game began in this step
-                self._owed[dealt] = self._margins(dealt)
+        # A game's first step counts what the bots scored before it (inside reset or an
+        # autoreset), so a game's rewards sum to its final margin and its seat_rewards
+        # to its final scores.  (An env whose action was refused has not played yet.)
+        opened = self._fresh & ~self._illegal if self.illegal_reward is not None else self._fresh
+        if opened.any():
+            if self._against_bots:
+                self.rewards[opened] += self._margins(before[opened])
+            self._before[opened] = 0
+            self._fresh[opened] = False
+        if self.autoreset:
+            self._fresh |= self.terminated | self.truncated  # a new game was dealt in this step
         return self.obs, self.masks, self.rewards, self.terminated, self.truncated, self.info()
 
     def seat_rewards(self) -> npt.NDArray[np.float32]:
         """float32[n, players], a new array: the points each seat scored in the last step
         (as pgx's ``rewards[n, players]``), the going-out bonus included, and the bots'
         turns within the step included; for a game that ended in the step, up to its end
-        (its final scores), also where autoreset has dealt the next.  Summed over a
-        game's steps, a seat's entries are its final score less what it scored before
-        the first step (the bots' turns inside ``reset``).  Zeros before any step."""
+        (its final scores), also where autoreset has dealt the next; in a game's first
+        step, also the bots' turns before it (inside ``reset`` or an autoreset).  Summed
+        over a game's steps, a seat's entries are its final score.  Zeros before any
+        step."""
         ended = (self.terminated | self.truncated)[:, None]
         after = np.where(ended, self._final_scores, self._scores)
         gains: npt.NDArray[np.float32] = (after - self._before)[:, : self.players].astype(np.float32)
