@@ -10,14 +10,34 @@ PYTHON=${PYTHON:-python3}
 began=$SECONDS
 say() { printf '== %s (%ds)\n' "$*" "$((SECONDS - began))"; }
 
-say "setting up .venv (editable install with the test, docs, scale, query and rl extras)"
+# The analysis board's browser tests drive the system's Chromium (Debian's chromium and
+# chromium-driver, never a browser downloaded by a test tool).  Installed here when
+# missing and running as root, in the background so that it overlaps the pip install;
+# if it fails, those tests skip and say why.
+browser_log=$(mktemp)
+browser_install=
+if ! command -v chromedriver >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    say "installing chromium and chromium-driver (apt-get, in the background) for the browser tests"
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver) \
+        >"$browser_log" 2>&1 &
+    browser_install=$!
+fi
+
+say "setting up .venv (editable install with the test, docs, scale, query, rl and web extras)"
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 # --no-compile: pip would write the bytecode of the ~6,000 modules it installs one by one
 # (63 s for the install instead of 36); compileall writes it below on every core,
 # beside the static checks.  Bytecode there matters: where PYTHONDONTWRITEBYTECODE is
 # set, every process the tests start would otherwise compile numba's sources again.
 .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-compile \
-    --config-settings editable_mode=compat -e '.[test,docs,scale,query,rl]'
+    --config-settings editable_mode=compat -e '.[test,docs,scale,query,rl,web]'
+if [ -n "$browser_install" ]; then
+    if wait "$browser_install"; then say "chromium and chromium-driver installed"; else
+        tail -n 5 "$browser_log"
+        say "installing chromium failed: the browser tests will skip"
+    fi
+fi
+rm -f "$browser_log"
 bin=.venv/bin
 export PYTHONHASHSEED=0
 export PYTHONUNBUFFERED=1  # live output through the pipes below

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import socket
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -230,3 +232,19 @@ def test_serve_command_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
         assert main(["serve", "--port", str(port)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("qwirkle-core: error: cannot listen on 127.0.0.1:") and err.count("\n") == 1
+
+
+def test_serve_without_the_web_extra(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from qwirkle_core.cli import main
+
+    monkeypatch.setitem(sys.modules, "qwirkle_core.web.server", None)  # as if starlette were missing
+    assert main(["serve"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("qwirkle-core: error: serve needs the web extra") and err.count("\n") == 1
+
+
+@pytest.mark.process
+def test_import_needs_no_web_extra() -> None:
+    code = "import sys, qwirkle_core, qwirkle_core.web.sessions; print(sorted({'starlette', 'uvicorn'} & set(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

@@ -545,12 +545,24 @@
     renderHistory();
   }
 
+  // A turn of the engine's history in the notation (the tiles an exchange put back
+  // are the referee's to see: the player's view gives their number).
+  function turnText(turn) {
+    if (turn.action === "place") {
+      const text = turn.placements.map(([r, c, co, sh]) => `${tileText(kindOf(co, sh))}@${r},${c}`).join(" ");
+      return `${text} +${turn.score}`;
+    }
+    if (turn.action === "exchange") {
+      return Array.isArray(turn.tiles) ? `x ${turn.tiles.map(([co, sh]) => tileText(kindOf(co, sh))).join(" ")}` : `exchange ${turn.tiles}`;
+    }
+    return turn.action;
+  }
+
   function renderHistory() {
     const list = $("history");
     const items = S.history.map((turn, i) => {
       const li = document.createElement("li");
-      const score = turn.score === undefined ? "" : ` +${turn.score}`;
-      li.textContent = `seat ${turn.player}: ${turn.action}${score}`;
+      li.textContent = `seat ${turn.player}: ${turnText(turn)}`;
       if (i === S.history.length - 1) li.className = "current";
       li.addEventListener("click", () => goTo(i + 1));
       return li;
