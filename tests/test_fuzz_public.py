@@ -62,6 +62,7 @@ EXCLUDED_MODULES = {
     "qwirkle_core.cli.render": "a command's run(args): reads stdin, writes the paths it is given",
     "qwirkle_core.cli.selfplay": "a command's run(args): plays games, writes the paths it is given",
     "qwirkle_core.cli.warmup": "a command's run(args): compiles every kernel in processes",
+    "qwirkle_core.cli.serve": "a command's run(args): serves HTTP until Ctrl-C",
     "qwirkle_core.client": "starts an engine process per client",
     "qwirkle_core.cluster": "starts a dask cluster",
 }
@@ -69,6 +70,8 @@ EXCLUDED_MODULES = {
 EXCLUDED_NAMES = {
     "qwirkle_core.engine.serve": "a loop over the lines of a stream, until its end",
     "qwirkle_core.engine.run_stdio": "serves stdin until it closes",
+    "qwirkle_core.web.server.serve": "serves HTTP until interrupted",
+    "qwirkle_core.web.server.listen": "binds the socket it is told to (tests/test_web.py checks a taken port)",
     "qwirkle_core.datasets.write_dataset": "writes the path it is given; plays up to millions of games",
     "qwirkle_core.datasets.check_dataset": "spawns a cluster of workers",
     "qwirkle_core.selfplay.selfplay": "plays as many games as asked: a million is legitimate work",
@@ -222,6 +225,7 @@ def _instances() -> dict[str, Callable[[], Any]]:
     from qwirkle_core.engine import EngineSession, Limits
     from qwirkle_core.envs.encoding import legal_substeps
     from qwirkle_core.envs.vector import VectorQwirkle
+    from qwirkle_core.web.sessions import BoardSession, SessionStore, WebLimits
 
     made: dict[str, Callable[[], Any]] = {
         "qwirkle_core.tiles.Tile": lambda: Tile(1, 2),
@@ -241,6 +245,9 @@ def _instances() -> dict[str, Callable[[], Any]]:
         "qwirkle_core.engine.Limits": Limits,
         "qwirkle_core.bots.EndgameBot": lambda: make_bot("endgame", 1, 0, movetime=0.05),
         "qwirkle_core.bots.SimBot": lambda: make_bot("sim", 1, 0, movetime=0.05),
+        "qwirkle_core.web.sessions.WebLimits": WebLimits,
+        "qwirkle_core.web.sessions.BoardSession": lambda: _new_session(BoardSession(WebLimits(max_games=2, timeout=5.0))),
+        "qwirkle_core.web.sessions.SessionStore": lambda: SessionStore(WebLimits(max_sessions=2)),
     }
     try:
         from qwirkle_core.envs.gymnasium import QwirkleVsBot

@@ -106,7 +106,8 @@ def test_sessions_are_separate_and_unknown_ones_refused(client: TestClient) -> N
 
 def test_sessions_capped_and_expired() -> None:
     now = [0.0]
-    store = SessionStore(WebLimits(max_sessions=2, session_ttl=10.0), clock=lambda: now[0])
+    store = SessionStore(WebLimits(max_sessions=2, session_ttl=10.0))
+    store.clock = lambda: now[0]
     a, _ = store.create()
     now[0] = 1.0
     b, _ = store.create()
@@ -207,11 +208,16 @@ def test_allowed_hosts() -> None:
     assert allowed_hosts("0.0.0.0", 9, ["box.lan"]) == {"127.0.0.1:9", "localhost:9", "[::1]:9", "box.lan:9"}
 
 
-def test_limits_checked() -> None:
+def test_arguments_checked() -> None:
     with pytest.raises(QwirkleError, match="max_sessions"):
         WebLimits(max_sessions=0)
     with pytest.raises(QwirkleError, match="timeout"):
         WebLimits(timeout=float("nan"))
+    for bad in (lambda: BoardSession(3), lambda: SessionStore("x"), lambda: make_app(hosts="localhost:1"),  # type: ignore[arg-type]
+                lambda: allowed_hosts("h", True), lambda: allowed_hosts("h", 1, [5])):  # type: ignore[list-item]
+        with pytest.raises(QwirkleError):
+            bad()
+    assert SessionStore().get(["unhashable"]) is None  # type: ignore[arg-type]
 
 
 def test_serve_command_bad_input(capsys: pytest.CaptureFixture[str]) -> None:

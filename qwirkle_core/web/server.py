@@ -30,8 +30,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from .._iterables import items_of
 from ..errors import QwirkleError
-from ..jsonio import loads
+from ..jsonio import brief, loads
 from ..render import _tile_svg
 from ..tiles import ALL_TILES
 from .sessions import SessionStore, WebLimits
@@ -53,10 +54,20 @@ WILDCARDS = ("0.0.0.0", "::", "")
 def allowed_hosts(host: str, port: int, extra: Iterable[str] = ()) -> frozenset[str]:
     """The ``Host`` values the server answers: its loopback names and the address it
     binds (unless a wildcard), and the names in ``extra``, each with ``:port``."""
-    names = set(LOOPBACK_NAMES) | {h.lower() for h in extra}
+    if not isinstance(host, str) or type(port) is not int or not 0 <= port <= 65535:
+        raise QwirkleError(f"a host is text and a port 0..65535, got {brief(host)} and {brief(port)}")
+    names = set(LOOPBACK_NAMES) | {h.lower() for h in _texts(extra, "extra")}
     if host not in WILDCARDS:
         names.add(f"[{host}]" if ":" in host and not host.startswith("[") else host.lower())
     return frozenset(f"{name}:{port}" for name in names)
+
+
+def _texts(value: object, what: str) -> list[str]:
+    items = items_of(value)
+    texts = list(items) if items is not None else None
+    if texts is None or not all(isinstance(t, str) for t in texts):
+        raise QwirkleError(f"{what} must be a list of names, got {brief(value)}")
+    return texts
 
 
 def _tile_symbols() -> str:
@@ -82,9 +93,9 @@ def _refuse(status: int, message: str) -> JSONResponse:
 def make_app(limits: WebLimits | None = None, hosts: Iterable[str] = ("127.0.0.1:8765",)) -> Starlette:
     """The ASGI application.  ``hosts``: the ``Host`` values it answers
     (:func:`allowed_hosts`); requests with another are refused (403)."""
-    limits = limits if limits is not None else WebLimits()
     store = SessionStore(limits)
-    hosts = frozenset(h.lower() for h in hosts)
+    limits = store.limits
+    hosts = frozenset(h.lower() for h in _texts(hosts, "hosts"))
     origins = frozenset(f"http://{h}" for h in hosts)
     page = _read_static("index.html").replace("<!--TILE-SYMBOLS-->", _tile_symbols())
     static = {name: _read_static(name) for name in STATIC_FILES}

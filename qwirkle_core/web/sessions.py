@@ -58,18 +58,28 @@ class WebLimits:
                 raise QwirkleError(f"{name} must be a number of seconds in (0, {MAX_TIMEOUT:g}], got {brief(value)}")
 
     def engine_limits(self) -> Limits:
+        """The engine's limits for a page's session: its request size, games and time."""
         return Limits(max_line_bytes=self.max_body_bytes, max_games=self.max_games, timeout=self.timeout)
+
+
+def _checked_limits(limits: object) -> WebLimits:
+    if limits is None:
+        return WebLimits()
+    if not isinstance(limits, WebLimits):
+        raise QwirkleError(f"limits must be a WebLimits, got {brief(limits)}")
+    return limits
 
 
 class BoardSession:
     """One page's engine session, its view (player or referee) and when it was used."""
 
-    def __init__(self, limits: WebLimits, clock: Callable[[], float] = time.monotonic) -> None:
-        self.limits = limits
-        self.engine = EngineSession(limits.engine_limits())
+    def __init__(self, limits: WebLimits | None = None) -> None:
+        self.limits = _checked_limits(limits)
+        self.engine = EngineSession(self.limits.engine_limits())
         self.referee = False
-        self.clock = clock
-        self.last_used = clock()
+        # The time source of the expiry (SessionStore sets its own; tests set a fake).
+        self.clock: Callable[[], float] = time.monotonic
+        self.last_used = self.clock()
         # One request at a time per session (the engine's state is not shared between
         # threads); a "stop" does not wait for it, which is its point.
         self.lock = threading.Lock()
@@ -158,9 +168,10 @@ class SessionStore:
     """The pages' sessions, by an unguessable id: at most ``max_sessions``, each
     dropped ``session_ttl`` seconds after its last request."""
 
-    def __init__(self, limits: WebLimits | None = None, clock: Callable[[], float] = time.monotonic) -> None:
-        self.limits = limits if limits is not None else WebLimits()
-        self.clock = clock
+    def __init__(self, limits: WebLimits | None = None) -> None:
+        self.limits = _checked_limits(limits)
+        # The time source of the expiry (tests set a fake one).
+        self.clock: Callable[[], float] = time.monotonic
         self._sessions: dict[str, BoardSession] = {}
         self._lock = threading.Lock()
 
@@ -183,12 +194,16 @@ class SessionStore:
                     raise QwirkleError(f"all {self.limits.max_sessions} sessions are busy: try again shortly")
                 del self._sessions[min(idle)[1]]
             key = secrets.token_urlsafe(18)
-            session = BoardSession(self.limits, self.clock)
+            session = BoardSession(self.limits)
+            session.clock = self.clock
+            session.last_used = self.clock()
             self._sessions[key] = session
             return key, session
 
     def get(self, key: str) -> BoardSession | None:
         """The session of ``key``, or None when there is none (never was, or expired)."""
+        if not isinstance(key, str):
+            return None
         with self._lock:
             self._expire()
             return self._sessions.get(key)
