@@ -81,7 +81,7 @@ def test_engine_requests_and_hidden_information(client: TestClient) -> None:
     assert moves["count"] == len(game.legal_moves())
     assert {m["text"] for m in moves["moves"]} == {m.text() for m in game.legal_moves()}
     # The referee's view, asked for: everything.
-    assert page.send({"cmd": "view", "referee": True}) == {"id": None, "ok": True, "referee": True}
+    assert page.send({"cmd": "view", "referee": True}) == {"id": None, "ok": True, "referee": True, "seat": None}
     state = page.send({"cmd": "state", "reveal": True})
     assert state["position"] == game.to_string()
     assert page.send({"cmd": "record"})["record"] == game.to_record()
@@ -254,3 +254,40 @@ def test_import_needs_no_web_extra() -> None:
     code = "import sys, qwirkle_core, qwirkle_core.web.sessions; print(sorted({'starlette', 'uvicorn'} & set(sys.modules)))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_one_seat_view_hides_the_bots_hand() -> None:
+    """A person at seat 0 against a bot: on the bot's turn the page learns the sizes of
+    the hands only, the bot plays on the server, and stepping back and forth works."""
+    session = BoardSession(WebLimits())
+    assert session.handle({"cmd": "view", "referee": False, "seat": 0})["seat"] == 0
+    game = Game(players=2, seed=1)
+    if game.to_move == 0:
+        best = game.legal_moves().best()
+        assert best is not None
+        session.handle({"cmd": "new", "seed": 1})
+        assert session.handle({"cmd": "play", "action": best.text()})["ok"]
+        game.push(best)
+    else:
+        session.handle({"cmd": "new", "seed": 1})
+    assert game.to_move == 1
+    state = session.handle({"cmd": "state"})
+    assert "hand" not in state and state["hand_sizes"] == [6, 6]
+    for cmd in ("moves", "count", "best", "analyse", "masks", "sim", "solve"):
+        assert "this page sees seat 0's hand only" in session.handle({"cmd": cmd})["error"], cmd
+    refused = session.handle({"cmd": "play", "action": "pass"})["error"]
+    assert "bot_play" in refused and "pass" not in refused.split("(")[0]
+    assert "this page sees seat 0" in session.handle({"cmd": "check", "action": "pass"})["error"]
+    played = session.handle({"cmd": "bot_play", "bot": "greedy", "seed": 1})
+    bot_action = game.push(make_bot("greedy", seed=1, seat=1).choose(game))
+    assert played["played"] == bot_action.text() and played["scores"] == game.scores
+    assert played["hand"] == [t.as_json() for t in game.hand()]  # seat 0's turn again: its own hand
+    # Back to the bot's turn and forward again: the replay of a turn undone is allowed.
+    undone = session.handle({"cmd": "undo"})
+    assert undone["undone"] == bot_action.text() and "hand" not in undone
+    assert session.handle({"cmd": "play", "action": bot_action.text()})["scores"] == game.scores
+    assert "bot" in session.handle({"cmd": "bot_play"})["error"]
+    # The referee's view sees every turn.
+    session.handle({"cmd": "view", "referee": True, "seat": 0})
+    assert session.handle({"cmd": "undo"})["hand"]
+    assert "seat" in session.handle({"cmd": "view", "referee": False, "seat": 9})["error"]

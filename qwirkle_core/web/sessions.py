@@ -30,7 +30,11 @@ from ..jsonio import BadInputError, brief, loads
 # The requests a page may not send: "quit" would end an engine process, and a page's
 # session ends by expiring instead.
 REFUSED = frozenset({"quit"})
-BOARD_COMMANDS = ("view", "check", "load_record", "record")
+BOARD_COMMANDS = ("view", "check", "bot_play", "load_record", "record")
+# The requests whose replies tell the hand of the player to move (its moves, their
+# simulation, the endgame line, a refusal that says a tile is not held): refused on
+# another seat's turn in a one-seat view.  That seat's turn is a bot's: "bot_play".
+HAND_READERS = frozenset({"moves", "count", "best", "play", "analyse", "sim", "solve", "masks", "check"})
 
 
 @dataclass(frozen=True)
@@ -77,6 +81,13 @@ class BoardSession:
         self.limits = _checked_limits(limits)
         self.engine = EngineSession(self.limits.engine_limits())
         self.referee = False
+        # The player's view of one seat (a person playing against bots): the other
+        # seats' hands stay hidden on their turns too.  None: the view of whoever is to
+        # move (people taking turns at one screen), as the engine gives it.
+        self.seat: int | None = None
+        # The turns undone, the next to play again last: replaying one on a hidden
+        # turn tells nothing new (it was played before), so a page may step through.
+        self.undone: list[str] = []
         # The time source of the expiry (SessionStore sets its own; tests set a fake).
         self.clock: Callable[[], float] = time.monotonic
         self.last_used = self.clock()
@@ -121,11 +132,38 @@ class BoardSession:
             if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > self.limits.timeout:
                 # The server's bound holds whatever a page asks for.
                 request = {**request, "timeout": self.limits.timeout}
+            replay = cmd == "play" and bool(self.undone) and request.get("action") == self.undone[-1]
+            if self._hidden_turn() and cmd in HAND_READERS and not replay:
+                raise BadInputError(
+                    f"it is seat {self._game().to_move}'s turn, and this page sees seat {self.seat}'s hand only"
+                    + (' (a bot plays it: "bot_play")' if cmd == "play" else "")
+                )
             if cmd in BOARD_COMMANDS:
-                return {"id": rid, "ok": True, **getattr(self, "_" + cmd)(request)}
+                reply = {"id": rid, "ok": True, **getattr(self, "_" + cmd)(request)}
+                if self._hidden_turn():
+                    reply.pop("hand", None)
+                return reply
         except QwirkleError as exc:
             return {"id": rid, "error": str(exc)}
-        return self.engine._answer(request)
+        reply = self.engine._answer(request)
+        if "error" not in reply:
+            self._track_undone(cmd, reply)
+        if self._hidden_turn():
+            reply.pop("hand", None)  # another seat's hand: its size is in hand_sizes
+        return reply
+
+    def _track_undone(self, cmd: str, reply: dict[str, Any]) -> None:
+        if cmd == "undo":
+            self.undone.append(reply["undone"])
+        elif cmd == "play" and self.undone and reply["played"] == self.undone[-1]:
+            self.undone.pop()
+        elif cmd in ("play", "new", "position"):
+            self.undone.clear()
+
+    def _hidden_turn(self) -> bool:
+        """Whether the seat to move is one whose hand this page may not see."""
+        game = self.engine.game
+        return not self.referee and self.seat is not None and game is not None and game.to_move != self.seat
 
     # ------------------------------------------------------------ the board's commands
     def _game(self) -> Game:
@@ -134,11 +172,16 @@ class BoardSession:
         return self.engine.game
 
     def _view(self, request: dict[str, Any]) -> dict[str, Any]:
+        """The referee's view (``"referee": true``: every hand and the bag), or a
+        player's: ``"seat"`` (a seat number, or null for whoever is to move)."""
         referee = request.get("referee")
         if type(referee) is not bool:
             raise BadInputError('"referee" must be true or false')
-        self.referee = referee
-        return {"referee": referee}
+        seat = request.get("seat")
+        if seat is not None and (type(seat) is not int or not 0 <= seat < 6):
+            raise BadInputError('"seat" must be a seat number (0 to 5) or null')
+        self.referee, self.seat = referee, seat
+        return {"referee": referee, "seat": seat}
 
     def _check(self, request: dict[str, Any]) -> dict[str, Any]:
         """Whether an action is legal for the player to move, and its score, judged by
@@ -146,6 +189,26 @@ class BoardSession:
         action is given as ``play`` takes it (the engine reads it)."""
         played = self._game().copy().push(_read_action(request.get("action"), '"action"'))
         return {"legal": True, "action": played.text(), "score": played.score or 0}
+
+    def _bot_play(self, request: dict[str, Any]) -> dict[str, Any]:
+        """A built-in bot plays the turn: the engine's ``best`` with ``bot`` (and its
+        ``seed``, ``movetime``), then ``play``; the reply is ``play``'s.  On the server,
+        so that a page in one seat's view never sees the hand a bot plays from."""
+        if request.get("bot") is None:
+            raise BadInputError('"bot" names a built-in bot (random, greedy, heuristic, sim, endgame)')
+        best = {key: request[key] for key in ("bot", "seed", "movetime", "timeout") if key in request}
+        chosen = self.engine.handle({**best, "cmd": "best"})
+        if "error" in chosen:
+            raise BadInputError(chosen["error"])
+        if chosen["action"] is None:
+            raise BadInputError("the game is over")
+        played = self.engine.handle({"cmd": "play", "action": chosen["action"], "reveal": self.referee})
+        if "error" in played:
+            raise BadInputError(played["error"])
+        played.pop("id", None)
+        played.pop("ok", None)
+        self.undone.clear()
+        return played
 
     def _load_record(self, request: dict[str, Any]) -> dict[str, Any]:
         """Replay a ``qwirkle-record/1`` record (an object or its JSON text) under the
@@ -155,6 +218,7 @@ class BoardSession:
             raise BadInputError('"record" must be a qwirkle-record/1 object or its JSON text')
         game = Game.from_record(record)
         self.engine.game = game
+        self.undone.clear()
         return {"turns": game.turn_count}
 
     def _record(self, request: dict[str, Any]) -> dict[str, Any]:

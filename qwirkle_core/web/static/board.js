@@ -62,7 +62,7 @@
     const { json } = await post("/session", {});
     if (!json.session) throw new Error(json.error || "no session");
     S.session = json.session;
-    if (S.referee) await post("/engine", { cmd: "view", referee: true });
+    await sendView();
   }
 
   // One engine request; an error reply is returned as it is (callers show it).
@@ -94,7 +94,7 @@
     S.ghost = null;
     S.exchange = null;
     $("preview").textContent = "";
-    await loadMoves();
+    if (state.hand) await loadMoves(); else S.moves = S.keys = [];
     if (options.fit || !S.view) fitView();
     render();
     suggest();
@@ -105,7 +105,7 @@
   async function loadMoves() {
     const started = performance.now();
     const reply = await engine({ cmd: "moves" });
-    S.moves = reply.error ? [] : reply.moves;
+    S.moves = reply.error || !reply.moves ? [] : reply.moves;
     S.keys = S.moves.map((m) => new Set(m.placements.map(([r, c, co, sh]) => `${r},${c},${kindOf(co, sh)}`)));
     S.byKind = Array.from({ length: 36 }, () => []);
     S.moves.forEach((m, i) => {
@@ -120,8 +120,9 @@
     return took;
   }
 
+  // The hand of the player to move: absent on a bot's turn when the page plays one seat.
   function hand() {
-    return S.summary ? S.summary.hand.map(([co, sh]) => kindOf(co, sh)) : [];
+    return S.summary && S.summary.hand ? S.summary.hand.map(([co, sh]) => kindOf(co, sh)) : [];
   }
 
   function humanToMove() {
@@ -253,12 +254,29 @@
     }
   }
 
+  // The seat's bot plays its turn on the server (the page never sees its hand).
   async function botMove(name) {
-    const seed = Number($("seed").value) || 0;
-    const best = await engine({ cmd: "best", bot: name, seed, movetime: name === "sim" ? 1 : undefined });
-    if (best.error) { showError(best.error); return false; }
-    if (best.action === null) return false;
-    return (await playAction(best.action)) !== null;
+    if (S.busy) return false;
+    S.busy = true;
+    try {
+      const seed = Number($("seed").value) || 0;
+      const reply = await engine({ cmd: "bot_play", bot: name, seed, movetime: name === "sim" ? 1 : undefined });
+      if (reply.error) { showError(reply.error); return false; }
+      S.redo = [];
+      await refresh();
+      return true;
+    } finally {
+      S.busy = false;
+    }
+  }
+
+  // The player's view of the one seat a person plays against bots; with more people
+  // (or none) at the screen, of whoever is to move.
+  async function sendView() {
+    const people = S.seats.map((name, seat) => [name, seat]).filter(([name]) => name === "human");
+    const seat = !S.referee && people.length === 1 ? people[0][1] : null;
+    const reply = await engine({ cmd: "view", referee: S.referee, seat });
+    if (reply.error) showError(reply.error);
   }
 
   // ------------------------------------------------------------------ undo, redo, stepping
@@ -298,7 +316,7 @@
     table.textContent = "";
     $("analysis").textContent = "";
     $("move-list").hidden = true;
-    if (!S.summary || S.summary.over) return;
+    if (!S.summary || S.summary.over || !S.summary.hand) return;
     const reply = await engine({ cmd: "analyse", top: 10 });
     if (reply.error) { $("analysis").textContent = reply.error; return; }
     S.suggestions = reply.moves;
@@ -485,6 +503,13 @@
       b.addEventListener("click", (event) => selectTile(i, event.timeStamp));
       return b;
     });
+    if (S.summary && !S.summary.hand && !S.summary.over) {  // another seat's tiles, face down
+      for (let i = 0; i < S.summary.hand_sizes[S.summary.to_move]; i++) {
+        const b = document.createElement("span");
+        b.className = "hand-tile face-down";
+        buttons.push(b);
+      }
+    }
     box.replaceChildren(...buttons);
   }
 
@@ -653,7 +678,7 @@
       select.id = `seat-${seat}`;
       for (const name of BOTS) select.append(new Option(name, name));
       select.value = old[seat] || (seat === 0 ? "human" : "greedy");
-      select.addEventListener("change", () => { S.seats[seat] = select.value; render(); });
+      select.addEventListener("change", async () => { S.seats[seat] = select.value; await sendView(); await refresh(); });
       label.append(select);
       box.append(label);
     }
@@ -662,6 +687,7 @@
 
   async function newGame() {
     seatChoices();
+    await sendView();
     const reply = await engine({ cmd: "new", players: Number($("players").value), seed: Number($("seed").value) || 0 });
     if (reply.error) { showError(reply.error); return; }
     S.redo = [];
@@ -689,6 +715,7 @@
     $("players").value = String(seats);
     S.seats = Array.from({ length: seats }, () => "human");  // a loaded game: both sides entered by hand
     seatChoices();
+    await sendView();
     render();
     $("io-note").textContent = text.startsWith("{") ? `loaded a record: ${S.history.length} turns` : "loaded a position";
     return true;
@@ -726,9 +753,8 @@
   }
 
   async function setReferee(on) {
-    const reply = await engine({ cmd: "view", referee: on });
-    if (reply.error) { showError(reply.error); return; }
     S.referee = on;
+    await sendView();
     $("referee").checked = on;
     await refresh();
   }
