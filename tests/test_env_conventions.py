@@ -22,7 +22,7 @@ from qwirkle_core.tiles import ALL_TILES
 pytest.importorskip("pettingzoo", reason="the rl extra (pip install '.[rl]') is not installed")
 gym = pytest.importorskip("gymnasium", reason="the rl extra (pip install '.[rl]') is not installed")
 
-from qwirkle_core.envs import GYMNASIUM_ID
+from qwirkle_core.envs import GYMNASIUM_ID, _common
 from qwirkle_core.envs.gymnasium import QwirkleVsBot
 from qwirkle_core.envs.pettingzoo import ILLEGAL_REWARD, QwirkleAEC, raw_env
 from qwirkle_core.envs.pettingzoo import env as make_aec
@@ -415,3 +415,107 @@ def test_observation_bounds_are_each_entry_s_own_and_hold(players: int) -> None:
     cells = 2 * gym_env._vec.window ** 2
     assert seen_high[:cells].max() == 35 and seen_low[:cells].min() == -1  # the board's kinds, as declared
     assert 0 < seen_high[cells : cells + 72].max() <= 3
+
+
+# ------------------------------------------------------------- point 5: the planes layout
+def check_planes(planes: Any, features: Any, flat: Any, mask: Any, origin: tuple[int, int]) -> None:
+    """The planes and features say what the flat layout says (written from the docs:
+    colour and shape planes of the board and of the tiles placed this turn, empty
+    cells, cells with a legal PLACE; then the flat layout's tail and the origin)."""
+    from qwirkle_core.envs import observation as layout
+
+    width = planes.shape[1]
+    cells = 2 * width * width
+    board = flat[:cells].reshape(2, width, width)
+    assert planes.shape == (layout.N_PLANES, width, width) and planes.dtype == np.uint8 and planes.max() <= 1
+    for layer, colours in ((0, layout.PLANE_COLOURS), (1, layout.PLANE_PLACED_COLOURS)):
+        held = board[layer] >= 0
+        colour = planes[colours : colours + 6].argmax(axis=0)
+        shape = planes[colours + 6 : colours + 12].argmax(axis=0)
+        assert (planes[colours : colours + 6].sum(axis=0) == held).all()
+        assert (planes[colours + 6 : colours + 12].sum(axis=0) == held).all()
+        assert (6 * colour + shape == board[layer])[held].all()
+    assert (planes[layout.PLANE_EMPTY] == ((board[0] < 0) & (board[1] < 0))).all()
+    legal_cells = np.asarray(mask[: 36 * width * width]).reshape(36, width, width).any(axis=0)
+    assert (planes[layout.PLANE_LEGAL] == legal_cells).all()
+    assert features.dtype == np.int16 and features.shape == (layout.N_FEATURES,)
+    assert (features[:-2] == flat[cells:]).all() and tuple(features[-2:]) == origin
+
+
+def test_gymnasium_planes_layout_says_what_the_flat_one_says_and_places_the_window() -> None:
+    """Two envs on the same games, one per layout; at every step the planes agree with
+    the flat observation, lie in their space, and the origin places each PLACE: the
+    tile of window cell (r, c) lands on board cell origin + (r, c)."""
+    from qwirkle_core.envs import encoding as enc
+
+    flat_env = QwirkleVsBot(players=2, opponents="greedy")
+    planes_env = QwirkleVsBot(players=2, opponents="greedy", observation="planes")
+    space = planes_env.observation_space
+    assert isinstance(space, gym.spaces.Dict) and set(space.spaces) == {"planes", "features"}
+    rng = np.random.default_rng(8)
+    width = 32
+    for episode in range(1 if NO_JIT else 3):
+        flat, info = flat_env.reset(seed=episode)
+        obs, _ = planes_env.reset(seed=episode)
+        placed: list[tuple[int, int, int]] = []  # (kind, board row, board col) of this turn
+        for _ in range(60 if NO_JIT else 10_000):
+            assert space.contains(obs)
+            vec = planes_env._vec
+            check_planes(obs["planes"], obs["features"], flat, info["action_mask"], vec.window_origin(0))
+            action = random_choice(rng, info["action_mask"])
+            if action < 36 * width * width:  # a PLACE: its board cell by the window's origin
+                kind, cell = divmod(action, width * width)
+                top, left = (int(x) for x in obs["features"][-2:])
+                placed.append((kind, top + cell // width, left + cell % width))
+            flat, _, terminated, truncated, info = flat_env.step(action)
+            obs, _, terminated2, truncated2, _ = planes_env.step(action)
+            assert (terminated, truncated) == (terminated2, truncated2)
+            if action in (enc.end_id(width), enc.pass_id(width)):  # the turn played
+                tiles = {(r, c): t.kind for r, c, t in vec.board(0).placements()}
+                assert all(tiles.get((r, c)) == kind for kind, r, c in placed)
+                placed = []
+            if terminated or truncated:
+                assert space.contains(obs) and not obs["planes"][25].any()  # no legal cell once over
+                break
+    with pytest.raises(QwirkleError, match="observation is one of"):
+        QwirkleVsBot(observation="pixels")
+
+
+def test_pettingzoo_planes_layout() -> None:
+    env = make_aec(players=3, observation="planes")
+    env.reset(seed=2)
+    rng = np.random.default_rng(4)
+    for _ in range(10 if NO_JIT else 200):
+        agent = env.agent_selection
+        obs, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            break
+        assert env.observation_space(agent).contains(obs)
+        vec = env.unwrapped._vec
+        for seat, other in enumerate(env.possible_agents):  # each seat's view, the flat one's content
+            seen = env.observe(other)
+            flat = _common.flat_observation(vec, 0, seat)
+            check_planes(seen["observation"], seen["features"], flat, seen["action_mask"], vec.window_origin(0))
+        env.step(random_choice(rng, obs["action_mask"]))
+
+
+@pytest.mark.skipif(NO_JIT, reason="api_test plays hundreds of sub-steps")
+def test_pettingzoo_api_test_with_the_planes_layout() -> None:
+    from pettingzoo.test import api_test
+
+    api_test(make_aec(players=2, observation="planes"), num_cycles=60, verbose_progress=False)
+
+
+def test_vector_planes_and_window_origins() -> None:
+    from qwirkle_core.envs.vector import VectorQwirkle
+
+    env = VectorQwirkle(3, players=2, seed=4, opponents="greedy")
+    env.reset()
+    for _ in range(5 if NO_JIT else 40):
+        *_, info = env.step(env.random_actions())
+    planes = env.planes()
+    for i in range(env.n):
+        flat = _common.flat_observation(env, i, env.learner)
+        features = np.concatenate((flat[2 * 32 * 32 :], info["window_origin"][i])).astype(np.int16)
+        assert tuple(info["window_origin"][i]) == env.window_origin(i)
+        check_planes(planes[i], features, flat, env.masks[i], env.window_origin(i))

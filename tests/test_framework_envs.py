@@ -71,7 +71,10 @@ def test_pettingzoo_plays_game_s_game_and_renders() -> None:
 
 
 @pytest.mark.skipif(NO_JIT, reason="check_env steps the env many times: too slow with the JIT off")
-@pytest.mark.parametrize("kwargs", [{}, {"players": 3, "opponents": "random", "learner": 1, "reward": "win"}])
+@pytest.mark.parametrize(
+    "kwargs",
+    [{}, {"players": 3, "opponents": "random", "learner": 1, "reward": "win"}, {"observation": "planes"}],
+)
 def test_gymnasium_check_env_without_warnings(kwargs: dict[str, object]) -> None:
     """Made by gymnasium.make (a spec, so check_env also tries every render mode), and
     checked unwrapped, as check_env asks: not one warning."""

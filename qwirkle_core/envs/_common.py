@@ -13,6 +13,7 @@ from ..errors import QwirkleError, show
 from ..render import SVG_COLORS
 from ..tiles import Color
 from . import _kernels as k
+from . import observation as planes_layout
 from .vector import VectorQwirkle
 
 # The seed a wrapper's single env takes: VectorQwirkle's limit for one env.
@@ -166,6 +167,43 @@ def flat_observation(env: VectorQwirkle, i: int, seat: int) -> npt.NDArray[np.in
         scalars[k.O_HAND_SIZES + j] = env._hand_sizes[i, p]
     scalars[k.O_SEAT] = seat
     return np.concatenate((board, hand, scalars)).astype(np.int16)
+
+
+# The observation layouts (``observation=``): today's flat int16 vector, or binary planes
+# of the window beside a vector of the rest (envs/observation.py).
+LAYOUTS = ("flat", "planes")
+
+
+def check_layout(layout: Any) -> str:
+    """``observation``: one of LAYOUTS."""
+    if not isinstance(layout, str) or layout not in LAYOUTS:
+        raise QwirkleError(f"observation is one of {list(LAYOUTS)}, got {show(layout)}")
+    return layout
+
+
+def features_bounds(width: int) -> tuple[npt.NDArray[np.int16], npt.NDArray[np.int16]]:
+    """The bounds of the planes layout's features: the flat layout's entries after the
+    board, then the window's origin."""
+    low, high = observation_bounds(width)
+    cells = 2 * width * width
+    first, last = planes_layout.origin_bounds(width)
+    return (
+        np.concatenate((low[cells:], [first, first])).astype(np.int16),
+        np.concatenate((high[cells:], [last, last])).astype(np.int16),
+    )
+
+
+def planes_observation(env: VectorQwirkle, i: int, seat: int) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int16]]:
+    """Env i as ``seat`` sees it in the planes layout: (uint8[N_PLANES, W, W] binary
+    planes, int16[N_FEATURES] features), from the same arrays as the flat layout (see
+    envs/observation.py).  The legal-cell plane is all 0 unless ``seat`` is to move."""
+    flat = flat_observation(env, i, seat)
+    planes = planes_layout.board_planes(env.obs["board"][i : i + 1], env.masks[i : i + 1])[0]
+    if seat != int(env._metas[i, _layout.M_PLAYER]):
+        planes[planes_layout.PLANE_LEGAL] = 0
+    origin = env._env[i, k.E_TOP : k.E_LEFT + 1]
+    features = np.concatenate((flat[2 * env.window * env.window :], origin)).astype(np.int16)
+    return planes, features
 
 
 _PALETTE = np.array(

@@ -512,6 +512,8 @@ def close_game(
         e[E_PLACED] = 0
         e[E_MARKED] = 0
         top, left = window_of(sts[i], meta, width)
+        e[E_TOP] = top  # the final board's window: its origin is what the observation shows
+        e[E_LEFT] = left
         write_board(sts[i], meta, top, left, width, ob_board[i, 0])
         ob_board[i, 1] = EMPTY
         write_scalars(meta, hand_sizes[i], scores[i], e, ob_scalars[i])

@@ -37,8 +37,6 @@ seed})`` plays it again.
 
 from __future__ import annotations
 
-import math
-import numbers
 from collections.abc import Sequence
 from typing import Any
 
@@ -47,9 +45,10 @@ import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
 
-from ..errors import IllegalMoveError, QwirkleError, show
+from ..errors import IllegalMoveError, QwirkleError
 from . import _common
 from .encoding import DEFAULT_WINDOW, action_count
+from .observation import N_PLANES
 from .vector import VectorQwirkle
 
 __all__ = ["QwirkleVsBot"]
@@ -71,16 +70,14 @@ class QwirkleVsBot(gym.Env):  # type: ignore[misc, unused-ignore]
         render_mode: str | None = None,
         reward: str = "margin",
         opponent_movetime: float | None = None,
+        observation: str = "flat",
     ) -> None:
         render_mode = _common.check_render_mode(render_mode, self.metadata["render_modes"])
         self.reward = _common.check_reward(reward)
-        given: Any = illegal_reward  # any value: checked here
-        try:
-            value = float(given) if isinstance(given, numbers.Real) and not isinstance(given, bool) else math.nan
-        except OverflowError:  # an int past the floats
-            value = math.nan
-        if not math.isfinite(value):
-            raise QwirkleError(f"illegal_reward is a finite number, got {show(given)}")
+        self.layout = _common.check_layout(observation)
+        value = VectorQwirkle._check_illegal_reward(illegal_reward)
+        if value is None:  # here an illegal action is always rewarded, never raised
+            raise QwirkleError("illegal_reward is a finite number, got None")
         self._vec = VectorQwirkle(
             1, players=players, seed=0, opponents=opponents, learner=learner, window=window, autoreset=False,
             opponent_movetime=opponent_movetime,
@@ -89,12 +86,23 @@ class QwirkleVsBot(gym.Env):  # type: ignore[misc, unused-ignore]
         self.learner = self._vec.learner
         self.illegal_reward = value
         low, high = _common.observation_bounds(window)  # each entry's own range, not int16's
-        self.observation_space = spaces.Box(low=low, high=high, dtype=np.int16)
+        self.observation_space: spaces.Space[Any] = spaces.Box(low=low, high=high, dtype=np.int16)
+        if self.layout == "planes":
+            low, high = _common.features_bounds(window)
+            self.observation_space = spaces.Dict(
+                {
+                    "planes": spaces.Box(0, 1, (N_PLANES, window, window), np.uint8),
+                    "features": spaces.Box(low=low, high=high, dtype=np.int16),
+                }
+            )
         self.action_space = spaces.Discrete(action_count(window))
         self._value = 0.0  # the learner's value (seat_values) after the last step
         self._over = True
 
-    def _obs(self) -> npt.NDArray[np.int16]:
+    def _obs(self) -> Any:
+        if self.layout == "planes":
+            planes, features = _common.planes_observation(self._vec, 0, self.learner)
+            return {"planes": planes, "features": features}
         return _common.flat_observation(self._vec, 0, self.learner)
 
     def _learner_value(self) -> float:
@@ -110,7 +118,7 @@ class QwirkleVsBot(gym.Env):  # type: ignore[misc, unused-ignore]
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[npt.NDArray[np.int16], dict[str, Any]]:
+    ) -> tuple[Any, dict[str, Any]]:
         number = _common.check_seed(seed)  # both checked before anything changes
         game_seed = _common.read_options(options)
         super().reset(seed=number)  # seeds self.np_random (from entropy when never seeded)
@@ -135,7 +143,7 @@ class QwirkleVsBot(gym.Env):  # type: ignore[misc, unused-ignore]
         mask: npt.NDArray[np.bool_] = self._vec.masks[0].copy()
         return mask
 
-    def step(self, action: int) -> tuple[npt.NDArray[np.int16], float, bool, bool, dict[str, Any]]:
+    def step(self, action: int) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         if self._over:
             raise RuntimeError("the episode is over: call reset()")
         number = _common.read_action(action)

@@ -49,6 +49,7 @@ from .. import _layout
 from ..errors import QwirkleError, show
 from . import _common
 from .encoding import DEFAULT_WINDOW, action_count
+from .observation import N_PLANES, PLANE_LEGAL
 from .vector import VectorQwirkle
 
 __all__ = ["ILLEGAL_REWARD", "QwirkleAEC", "env", "raw_env"]
@@ -65,11 +66,17 @@ class QwirkleAEC(AECEnv):  # type: ignore[misc, unused-ignore]
     }
 
     def __init__(
-        self, players: int = 2, window: int = DEFAULT_WINDOW, render_mode: str | None = None, reward: str = "points"
+        self,
+        players: int = 2,
+        window: int = DEFAULT_WINDOW,
+        render_mode: str | None = None,
+        reward: str = "points",
+        observation: str = "flat",
     ) -> None:
         super().__init__()
         render_mode = _common.check_render_mode(render_mode, self.metadata["render_modes"])
         self.reward = _common.check_reward(reward)
+        self.layout = _common.check_layout(observation)
         self._vec = VectorQwirkle(1, players=players, seed=0, window=window, autoreset=False)
         self.render_mode = render_mode
         self.players = self._vec.players
@@ -77,12 +84,20 @@ class QwirkleAEC(AECEnv):  # type: ignore[misc, unused-ignore]
         self.possible_agents = [f"player_{p}" for p in range(players)]
         self.agents = list(self.possible_agents)
         low, high = _common.observation_bounds(window)  # each entry's own range, not int16's
-        self._observation_space = spaces.Dict(
-            {
-                "observation": spaces.Box(low=low, high=high, dtype=np.int16),
-                "action_mask": spaces.Box(low=0, high=1, shape=(action_count(window),), dtype=np.int8),
-            }
-        )
+        mask_space = spaces.Box(low=0, high=1, shape=(action_count(window),), dtype=np.int8)
+        if self.layout == "planes":  # the planes as "observation" (an array, as PettingZoo expects)
+            low, high = _common.features_bounds(window)
+            self._observation_space = spaces.Dict(
+                {
+                    "observation": spaces.Box(0, 1, (N_PLANES, window, window), np.uint8),
+                    "features": spaces.Box(low=low, high=high, dtype=np.int16),
+                    "action_mask": mask_space,
+                }
+            )
+        else:
+            self._observation_space = spaces.Dict(
+                {"observation": spaces.Box(low=low, high=high, dtype=np.int16), "action_mask": mask_space}
+            )
         self._action_space = spaces.Discrete(action_count(window))
         self._rng: np.random.Generator | None = None  # the stream of game seeds (seeded by reset)
         self._values = np.zeros(players)  # each seat's value (seat_values) after the last step
@@ -110,6 +125,11 @@ class QwirkleAEC(AECEnv):  # type: ignore[misc, unused-ignore]
             mask = self._vec.masks[0].astype(np.int8)
         else:
             mask = np.zeros(self._vec.action_count, np.int8)
+        if self.layout == "planes":
+            planes, features = _common.planes_observation(self._vec, 0, seat)
+            if not mask.any():  # a done agent's, as its mask
+                planes[PLANE_LEGAL] = 0
+            return {"observation": planes, "features": features, "action_mask": mask}
         return {"observation": _common.flat_observation(self._vec, 0, seat), "action_mask": mask}
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
@@ -179,19 +199,29 @@ ILLEGAL_REWARD = -1.0
 
 
 def raw_env(
-    players: int = 2, window: int = DEFAULT_WINDOW, render_mode: str | None = None, reward: str = "points"
+    players: int = 2,
+    window: int = DEFAULT_WINDOW,
+    render_mode: str | None = None,
+    reward: str = "points",
+    observation: str = "flat",
 ) -> QwirkleAEC:
     """The AEC env alone: an illegal action raises IllegalMoveError, changing nothing."""
-    return QwirkleAEC(players=players, window=window, render_mode=render_mode, reward=reward)
+    return QwirkleAEC(players=players, window=window, render_mode=render_mode, reward=reward, observation=observation)
 
 
 def env(
-    players: int = 2, window: int = DEFAULT_WINDOW, render_mode: str | None = None, reward: str = "points"
+    players: int = 2,
+    window: int = DEFAULT_WINDOW,
+    render_mode: str | None = None,
+    reward: str = "points",
+    observation: str = "flat",
 ) -> AECEnv:
     """The AEC env wrapped as PettingZoo's classic envs are: an illegal action ends the
     game with ILLEGAL_REWARD for its author (0 for the others), an action outside the
     space fails an assertion, and step, observe or render before reset raises."""
-    wrapped: AECEnv = raw_env(players=players, window=window, render_mode=render_mode, reward=reward)
+    wrapped: AECEnv = raw_env(
+        players=players, window=window, render_mode=render_mode, reward=reward, observation=observation
+    )
     wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=ILLEGAL_REWARD)
     wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
     return wrappers.OrderEnforcingWrapper(wrapped)

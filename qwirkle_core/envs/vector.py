@@ -31,6 +31,7 @@ from ..game import Action, Game, _action_row
 from ..tiles import ALL_TILES
 from . import _kernels as k
 from .encoding import DEFAULT_WINDOW, action_count, describe
+from .observation import board_planes
 
 __all__ = ["BOT_IDS", "SEARCH_BOTS", "VectorQwirkle"]
 
@@ -112,7 +113,8 @@ class VectorQwirkle:
       ``games_skipped`` (games over or truncated before the caller's first turn: dealt
       again with the next seed, and counted here, never silently),
       ``final_scores`` (int64[n, 6], rows written when a game ends), and ``illegal``
-      (bool[n]: the env's action was refused, with ``illegal_reward``).
+      (bool[n]: the env's action was refused, with ``illegal_reward``), ``window_origin``
+      (int64[n, 2]: the board coordinates of window cell (0, 0) this turn).
 
     ``illegal_reward=None`` (the default): an action that is not a legal sub-step (in a
     finished game without autoreset, any action) raises IllegalMoveError and no env
@@ -451,7 +453,8 @@ class VectorQwirkle:
     def info(self) -> dict[str, Any]:
         """Per env (new numpy arrays): the seat to move, the game's seed, the games played
         and skipped, the moves outside the window, the final scores of the last game, and
-        whether the last step refused the env's action (``illegal_reward``)."""
+        whether the last step refused the env's action (``illegal_reward``), and the window's
+        origin (the board coordinates (row, col) of window cell (0, 0))."""
         return {
             "to_move": self._metas[:, _layout.M_PLAYER].copy(),
             "seed": self._env[:, k.E_SEED].copy(),
@@ -460,7 +463,15 @@ class VectorQwirkle:
             "moves_outside_window": self._env[:, k.E_DROPPED].copy(),
             "final_scores": self._final_scores.copy(),
             "illegal": self._illegal.copy(),
+            "window_origin": self._env[:, k.E_TOP : k.E_LEFT + 1].copy(),
         }
+
+    def planes(self) -> npt.NDArray[np.uint8]:
+        """uint8[n, N_PLANES, W, W], a new array: ``obs["board"]`` and the masks as binary
+        planes (colour and shape planes of the board and of the tiles placed this turn,
+        empty cells, cells with a legal PLACE: :mod:`qwirkle_core.envs.observation`), for
+        a convolutional network; ``info["window_origin"]`` places the window on the board."""
+        return board_planes(self.obs["board"], self.masks)
 
     def random_actions(self) -> npt.NDArray[np.int64]:
         """A uniformly random legal sub-step for each env (one kernel call; -1 where an
