@@ -249,3 +249,34 @@ def test_step_returns_new_reward_flag_and_info_arrays() -> None:
     for key, value in first[5].items():
         assert not np.shares_memory(value, second[5][key]), key
         assert not np.shares_memory(value, info[key]), key
+
+
+def test_index_lists_and_packed_masks_are_the_masks() -> None:
+    env = VectorQwirkle(5, players=3, seed=2, opponents="random", window=8)
+    env.reset()
+    for _ in range(10 if NO_JIT else 120):
+        ids, counts = env.legal_ids()
+        assert ids.dtype == np.int32 and ids.shape == (5, int(counts.max()))
+        for i in range(env.n):
+            legal = np.flatnonzero(env.masks[i])
+            assert counts[i] == legal.size and (ids[i, : legal.size] == legal).all() and (ids[i, legal.size :] == -1).all()
+        packed = env.packed_masks()
+        assert packed.shape == (5, -(-env.action_count // 8))
+        back = np.unpackbits(packed, axis=1, count=env.action_count, bitorder="little").view(bool)
+        assert (back == env.masks).all()
+        env.step(env.random_actions())
+
+
+def test_index_lists_past_the_kernels_lists(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A row with more legal sub-steps than the kernels list is read from its mask."""
+    from qwirkle_core.envs import vector
+
+    env = VectorQwirkle(2, players=2, seed=1)
+    env.reset()
+    short = int(env.legal_ids()[1].min()) - 1
+    assert short >= 1
+    monkeypatch.setattr(vector, "SET_LIST", short)  # as if the lists held fewer ids than each row's
+    ids, counts = env.legal_ids()
+    for i in range(2):
+        assert counts[i] > short and (ids[i, : counts[i]] == np.flatnonzero(env.masks[i])).all()
+        assert (ids[i, counts[i] :] == -1).all()

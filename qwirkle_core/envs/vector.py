@@ -466,6 +466,34 @@ class VectorQwirkle:
             "window_origin": self._env[:, k.E_TOP : k.E_LEFT + 1].copy(),
         }
 
+    def legal_ids(self) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64]]:
+        """The masks as index lists: (ids int32[n, K], counts int64[n]), new arrays, where
+        row i holds env i's legal sub-step ids in increasing order, then -1 up to K (the
+        largest count).  A few dozen ids a row instead of a 36,902-entry mask: what a
+        policy that scores only the legal sub-steps needs, and what to keep in a rollout
+        buffer.  Read from the lists the kernels keep to clear the masks (no scan of the
+        masks, except for a row with more than SET_LIST legal sub-steps)."""
+        counts = self._env[:, k.E_SET].copy()
+        width = int(counts.max()) if self.n else 0
+        listed = np.minimum(counts, SET_LIST)
+        ids = self._set_lists[:, : min(width, SET_LIST)].copy()
+        ids[np.arange(ids.shape[1]) >= listed[:, None]] = np.iinfo(np.int32).max  # sorted last
+        ids.sort(axis=1)
+        ids[ids == np.iinfo(np.int32).max] = -1
+        if width > SET_LIST:  # a row too long for its list: read from its mask
+            ids = np.concatenate((ids, np.full((self.n, width - SET_LIST), -1, np.int32)), axis=1)
+            for i in np.flatnonzero(counts > SET_LIST).tolist():
+                ids[i, : counts[i]] = np.flatnonzero(self.masks[i])
+        return ids, counts
+
+    def packed_masks(self) -> npt.NDArray[np.uint8]:
+        """The masks bit-packed (``numpy.packbits(masks, axis=1, bitorder="little")``: bit
+        a % 8 of byte a // 8 is sub-step a), uint8[n, ceil((36·W² + 38) / 8)], a new array:
+        an eighth of the bytes to store or send (``numpy.unpackbits(packed, axis=1,
+        count=env.action_count, bitorder="little").view(bool)`` gives the masks back)."""
+        packed: npt.NDArray[np.uint8] = np.packbits(self.masks, axis=1, bitorder="little")
+        return packed
+
     def planes(self) -> npt.NDArray[np.uint8]:
         """uint8[n, N_PLANES, W, W], a new array: ``obs["board"]`` and the masks as binary
         planes (colour and shape planes of the board and of the tiles placed this turn,
