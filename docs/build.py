@@ -1,7 +1,7 @@
 """Build the documentation site: the guides (docs/*.md, the README, the changelog) and
 the API reference of every public module, from the docstrings, with pdoc.
 
-    .venv/bin/pip install -e '.[docs,scale,rl]'     # once: pdoc, and the optional modules' extras
+    .venv/bin/pip install -e '.[docs,scale,rl,web]'     # once: pdoc, and the optional modules' extras
     .venv/bin/python docs/build.py [--out site]
 
 Needs the ``docs`` extra and, for the reference of the optional modules, every other
@@ -33,6 +33,7 @@ GUIDES = [
     (DOCS / "api.md", "api.html", "API tour"),
     (DOCS / "cli.md", "cli.html", "Command line"),
     (DOCS / "engine.md", "engine.html", "Engine protocol"),
+    (DOCS / "board.md", "board.html", "Analysis board"),
     (DOCS / "datasets.md", "datasets.html", "Self-play datasets"),
     (DOCS / "envs.md", "envs.html", "Environments for learning agents"),
     (DOCS / "performance.md", "performance.html", "Performance"),
@@ -43,7 +44,7 @@ GUIDES = [
 ]
 PAGE_OF = {src.resolve(): page for src, page, _ in GUIDES}
 
-INSTALL = "pip install -e '.[docs,scale,rl]'"
+INSTALL = "pip install -e '.[docs,scale,rl,web]'"
 
 
 def _missing(what: str) -> SystemExit:
@@ -162,9 +163,12 @@ def build(out: Path) -> None:
                 f"<body>{_nav()}<main>{body}</main></body></html>\n",
                 encoding="utf-8",
             )
-    # The README's picture.
+    # The README's pictures, and the analysis board's (docs/images/, which the README
+    # names from the root and docs/board.md from docs/).
     (out / "examples").mkdir()
     shutil.copy(ROOT / "examples" / "board.png", out / "examples" / "board.png")
+    for where in (out / "images", out / "docs" / "images"):
+        shutil.copytree(DOCS / "images", where)
 
 
 def main() -> None:

@@ -118,6 +118,9 @@ NOT_RUN = {
     "benchmarks": "every benchmark timed (minutes); [jit] runs each once",
     "docs/build.py": "the site; [docs] of .ci/test.sh builds it, warnings as errors",
     "tests/test_docs.py": "this very test, and the doctests that [jit] of .ci/test.sh runs",
+    "qwirkle-core serve": "serves until Ctrl-C; tests/test_web_browser.py starts it and drives its page",
+    "tests/test_web_browser.py": "the browser tests (a server and headless Chromium); [procs] of .ci/test.sh runs them",
+    "board_screenshots.py": "a server and a headless Chromium (seconds); tests/test_web_browser.py drives the same page",
     "qwirkle-core warmup": "[warmup] of .ci/test.sh runs it, and tests/test_progress.py on a pipe (its output is the "
     "machine's: times and the cache's path)",
 }
