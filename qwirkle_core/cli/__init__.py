@@ -81,12 +81,17 @@ def fail(message: str, status: int = 2) -> int:
     return status
 
 
-def positive_int(text: str) -> int:
-    """An argparse ``type`` for a count that must be at least 1."""
+def whole_number(text: str) -> int:
+    """``int(text)`` for an argparse ``type``: a bad one is argparse's error."""
     try:
-        value = int(text)
+        return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+
+
+def positive_int(text: str) -> int:
+    """An argparse ``type`` for a count that must be at least 1."""
+    value = whole_number(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value

@@ -7,16 +7,13 @@ from typing import Any
 
 from ..engine import MAX_TIMEOUT
 from ..web.sessions import WebLimits
-from . import fail, positive_int
+from . import fail, positive_int, whole_number
 
 _DEFAULTS = WebLimits()
 
 
 def _port(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    value = whole_number(text)
     if not 0 <= value <= 65535:
         raise argparse.ArgumentTypeError(f"a port is 0 to 65535 (0: any free one), got {value}")
     return value
