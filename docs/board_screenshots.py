@@ -13,6 +13,7 @@ the pictures stay true.
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -37,12 +38,13 @@ def main(out: Path) -> int:
         print(f"board_screenshots: cannot take them: {reason}", file=sys.stderr)
         return 1
     out.mkdir(parents=True, exist_ok=True)
-    position = mid_game().to_string()
+    # A record, so that the move list and the last turn's ring show too.
+    record = json.dumps(mid_game().to_record())
     server = Server()
-    driver = browser(1400, 1050)
+    driver = browser(1400, 1250)
     try:
         open_board(driver, server.url)
-        driver.execute_script("return window.qwirkle.load(arguments[0])", position)
+        driver.execute_script("return window.qwirkle.load(arguments[0])", record)
         settled(driver)
         # Put down the best move's first tile, then select a tile: its cells light up.
         best = driver.execute_script("return window.qwirkle.state.suggestions[0]")

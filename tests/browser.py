@@ -90,6 +90,8 @@ def browser(width: int = 1400, height: int = 900) -> Any:
     for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                  f"--window-size={width},{height}", "--hide-scrollbars", "--force-device-scale-factor=1"):
         options.add_argument(flag)
+    # The page's Save buttons download a file: nowhere, here.
+    options.add_experimental_option("prefs", {"download_restrictions": 3})
     driver = webdriver.Chrome(options=options, service=Service(executable_path=chromedriver() or ""))
     driver.set_script_timeout(60)
     return driver

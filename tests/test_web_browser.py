@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from qwirkle_core import Game
+from qwirkle_core import Action, Game
 from qwirkle_core.bots import make_bot
 from qwirkle_core.errors import IllegalMoveError
 from tests.browser import Server, browser, missing, open_board, wait_for
@@ -237,6 +237,40 @@ def test_a_record_loads_and_steps_to_its_end(page: Any) -> None:
     assert shown["summary"]["scores"] == game.scores and shown["summary"]["over"]
     assert "Game over" in page.find_element(By.ID, "turn").text
     assert len(page.find_elements(By.CSS_SELECTOR, "#history li")) == game.turn_count
+    # Saved again (the referee's view): the same record.
+    page.find_element(By.ID, "referee").click()
+    settled(page, "window.qwirkle.state.summary.position !== undefined")
+    page.find_element(By.ID, "save-record").click()
+    settled(page, "document.getElementById('io').value.startsWith('{')")
+    assert json.loads(page.find_element(By.ID, "io").get_property("value")) == game.to_record()
+    page.find_element(By.ID, "referee").click()
+    settled(page, "window.qwirkle.state.summary.position === undefined")
+
+
+def test_exchange_and_a_link_that_reopens_the_position(page: Any) -> None:
+    game = greedy_game(8, seed=13)
+    load(page, game.to_string())
+    page.find_element(By.ID, "referee").click()
+    settled(page, "window.qwirkle.state.summary.position !== undefined")
+    page.find_element(By.ID, "exchange").click()
+    for index in (0, 2):
+        page.find_element(By.CSS_SELECTOR, f"#hand .hand-tile[data-index='{index}']").click()
+    page.find_element(By.ID, "exchange").click()
+    turns = len(state(page)["history"])
+    settled(page, f"window.qwirkle.state.history.length === {turns + 1}")
+    hand = game.hand()
+    game.push(Action.exchange([hand[0], hand[2]]))
+    assert page.find_element(By.ID, "position-string").text == game.to_string()
+    assert state(page)["history"][-1]["action"] == "exchange"
+    page.find_element(By.ID, "link").click()
+    settled(page, "location.hash.startsWith('#position=')")
+    url = page.current_url
+    page.get("about:blank")
+    open_board(page, url)  # a new page, a new session, the player's view
+    shown = state(page)
+    assert "hands" not in shown["summary"] and shown["summary"]["hand"] == hand_json(game)
+    assert shown["summary"]["scores"] == game.scores and sorted(shown["board"]) == sorted(game.board.to_json())
+    page.execute_script("history.replaceState(null, '', location.pathname)")
 
 
 def test_an_illegal_placement_shows_the_rule(page: Any) -> None:

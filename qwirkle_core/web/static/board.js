@@ -635,7 +635,11 @@
       drag = { x: event.clientX, y: event.clientY, view: { ...S.view }, moved: false };
     });
     svg.addEventListener("pointermove", (event) => {
-      if (!drag) return;
+      if (!drag) {  // where the pointer is, in the board's coordinates (row, col)
+        const p = boardPoint(event);
+        $("coords").textContent = `row ${Math.floor(p.y / CELL)}, col ${Math.floor(p.x / CELL)}`;
+        return;
+      }
       const dx = event.clientX - drag.x, dy = event.clientY - drag.y;
       if (!drag.moved && Math.hypot(dx, dy) < 5) return;
       if (!drag.moved) { drag.moved = true; svg.setPointerCapture(event.pointerId); svg.classList.add("dragging"); }
@@ -710,13 +714,13 @@
     if (reply.error) { showError(reply.error); $("io-note").textContent = "not loaded"; return false; }
     S.redo = [];
     showError("");
-    await refresh({ fit: true });
-    const seats = S.summary.scores.length;
+    // A loaded game: every side entered by hand (so every hand to move is shown).
+    const seats = reply.hand_sizes ? reply.hand_sizes.length : (await engine({ cmd: "state" })).hand_sizes.length;
     $("players").value = String(seats);
-    S.seats = Array.from({ length: seats }, () => "human");  // a loaded game: both sides entered by hand
+    S.seats = Array.from({ length: seats }, () => "human");
     seatChoices();
     await sendView();
-    render();
+    await refresh({ fit: true });
     $("io-note").textContent = text.startsWith("{") ? `loaded a record: ${S.history.length} turns` : "loaded a position";
     return true;
   }
