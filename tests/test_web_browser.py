@@ -309,3 +309,32 @@ def test_full_move_list_speed(page: Any) -> None:
     assert count == len(game.legal_moves())
     TIMINGS["full_move_list"] += took
     print(f"\nfull move list of a mid-game position ({count} moves): {sorted(took)} ms")
+
+
+def test_win_probabilities_the_endgame_line_and_zoom(page: Any) -> None:
+    from qwirkle_core.analysis.endgame import solve_endgame
+
+    late, bot = Game(players=2, seed=1), make_bot("greedy", seed=1)
+    while late.bag_size:  # greedy play until the bag is empty (the README's endgame)
+        late.push(bot.choose(late))
+    load(page, late.to_string())
+    page.find_element(By.ID, "solve").click()
+    text = wait_for(page, "const t = document.getElementById('analysis').textContent; return /^(exact|best found)/.test(t) && t;")
+    result = solve_endgame(late)
+    if text.startswith("exact"):  # else the page's time limit cut it short on a busy machine
+        spread = f"+{result.spread}" if result.spread > 0 else str(result.spread)
+        assert f"exact: {result.action.text()}, final spread {spread}" in text
+        assert text.endswith("line: " + "  ".join(a.text() for a in result.pv))
+    page.find_element(By.ID, "sim").click()
+    wait_for(page, "return document.getElementById('analysis').textContent.startsWith('win probabilities')", 60)
+    cells = page.execute_script("return [...document.querySelectorAll('#suggestions tr')].map((r) => r.cells[2].textContent)")
+    assert cells and all(c.endswith("%") and 0 <= float(c[:-1]) <= 100 for c in cells)
+    # Zoom: the + button shows fewer cells, fit shows the tiles again.
+    def width() -> float:
+        return float(page.execute_script("return document.getElementById('board').getAttribute('viewBox')").split()[2])
+
+    before = width()
+    page.find_element(By.ID, "zoom-in").click()
+    assert width() < before
+    page.find_element(By.ID, "zoom-fit").click()
+    assert width() == pytest.approx(before)
