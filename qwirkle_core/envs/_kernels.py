@@ -219,7 +219,8 @@ E_NEXT_SEED = 11  # seed of the next game
 E_DONE = 12  # 1: the game ended and waits for reset (no autoreset)
 E_GAMES = 13  # games finished
 E_SKIPPED = 14  # games truncated before the caller's first turn (never observed)
-N_ENV = 15
+E_FRESH = 15  # 1: no step of this game played yet (its first step counts the bots' turns before it)
+N_ENV = 16
 
 # bots[seat] of a seat that Python plays between kernel calls (a search bot); -1 is the
 # caller's seat, 0.. a built-in bot's id.
@@ -414,6 +415,7 @@ def new_game(
     _turn.deal(meta, hands[i], hand_sizes[i], bags[i], scores[i], rngs[i], players, rank)
     env[i, E_SEED] = seed
     env[i, E_DONE] = 0
+    env[i, E_FRESH] = 1
 
 
 @batch_kernel
@@ -526,11 +528,15 @@ def step_envs(
     cache_ids: KArray, cache_scores: KArray, ex: KArray, masks: KArray, set_lists: KArray,
     ob_board: KArray, ob_hand: KArray, ob_scalars: KArray, rewards: KArray, terminated: KArray,
     truncated: KArray, final_scores: KArray, players: KInt, autoreset: KInt, illegal: KArray, penalize: KInt,
+    befores: KArray,
 ) -> KInt:
     """Play one sub-step in each env; returns -1, or (changing nothing) the first env
     whose action is not legal.  With ``penalize``, an env whose action is not legal
     (``illegal[i]`` set) is left as it was, and the others play theirs: one policy's
-    mistake in one game does not stop the batch."""
+    mistake in one game does not stop the batch.  ``befores[i]``: the scores the step's
+    rewards are measured from, 0 in a game's first step (what the bots scored before
+    it, inside a reset or an autoreset, counts there: a game's rewards sum to its final
+    scores, or margin)."""
     n_envs = actions.shape[0]
     width = ob_board.shape[2]
     area = width * width
@@ -538,7 +544,6 @@ def step_envs(
     action = np.zeros(_layout.ACTION_COLS, np.int64)
     row = np.zeros(_layout.LOG_COLS, np.int32)
     scratch_log = np.zeros(1 + 2 * LOG_PER_PUSH, np.int64)
-    before = np.zeros(_constants.MAX_PLAYERS, np.int64)
     out = _turn.new_table()
     for i in range(n_envs):
         a = actions[i]
@@ -551,12 +556,18 @@ def step_envs(
         e = env[i]
         meta = metas[i]
         player = meta[_layout.M_PLAYER]
-        before[:] = scores[i]
+        before = befores[i]
         rewards[i] = 0.0
         terminated[i] = False
         truncated[i] = False
         if illegal[i]:
+            before[:] = scores[i]
             continue
+        if e[E_FRESH]:
+            before[:] = 0
+            e[E_FRESH] = 0
+        else:
+            before[:] = scores[i]
         if a < base + N_KINDS:
             kind = a // area if a < base else a - base
             if a < base:
@@ -573,29 +584,29 @@ def step_envs(
             refill_mask(
                 i, width, sts, metas, hands, hand_sizes, env, partial, cache_ids, cache_scores, ex, masks, set_lists
             )
-            continue
-        # END or PASS: play the turn through ``_turn``.
-        if a == base + N_KINDS + 1:
-            _turn.set_pass(action)
-        elif e[E_PLACED] > 0:
-            n = e[E_PLACED]
-            action[_layout.A_TYPE] = _layout.PLACE
-            action[_layout.A_N] = n
-            action[_layout.A_SCORE] = e[E_END_SCORE]
-            for s in range(n):
-                code = partial[i, s]
-                action[_layout.A_KINDS + s] = code // area
-                action[_layout.A_ROWS + s] = (code % area) // width + e[E_TOP]
-                action[_layout.A_COLS + s] = code % width + e[E_LEFT]
-        else:
-            _turn.set_exchange(action, partial[i, 6:], e[E_MARKED])
-        status = finish_turn(
-            i, action, sts, metas, hands, hand_sizes, bags, scores, rngs, bot_rngs, bots, env, partial,
-            cache_ids, cache_scores, ex, masks, set_lists, ob_board, ob_hand, ob_scalars, row, scratch_log, out,
-        )
+            status = BEGUN  # (the reward below: 0, or in a game's first step what came before it)
+        else:  # END or PASS: play the turn through ``_turn``.
+            if a == base + N_KINDS + 1:
+                _turn.set_pass(action)
+            elif e[E_PLACED] > 0:
+                n = e[E_PLACED]
+                action[_layout.A_TYPE] = _layout.PLACE
+                action[_layout.A_N] = n
+                action[_layout.A_SCORE] = e[E_END_SCORE]
+                for s in range(n):
+                    code = partial[i, s]
+                    action[_layout.A_KINDS + s] = code // area
+                    action[_layout.A_ROWS + s] = (code % area) // width + e[E_TOP]
+                    action[_layout.A_COLS + s] = code % width + e[E_LEFT]
+            else:
+                _turn.set_exchange(action, partial[i, 6:], e[E_MARKED])
+            status = finish_turn(
+                i, action, sts, metas, hands, hand_sizes, bags, scores, rngs, bot_rngs, bots, env, partial,
+                cache_ids, cache_scores, ex, masks, set_lists, ob_board, ob_hand, ob_scalars, row, scratch_log, out,
+            )
         # The reward: the acting seat's points; against bots, the learner's points less
         # the mean of the bots' points over the step (with search seats, VectorQwirkle
-        # writes it once Python has played their turns too).
+        # writes it once Python has played their turns too), both from ``before``.
         gain = scores[i, player] - before[player]
         if bots[player] < 0:
             others = 0

@@ -47,6 +47,7 @@ from gymnasium import spaces
 
 from ..errors import IllegalMoveError, QwirkleError
 from . import _common
+from ._kernels import E_DROPPED
 from .encoding import DEFAULT_WINDOW, action_count
 from .observation import N_PLANES
 from .vector import VectorQwirkle
@@ -113,7 +114,7 @@ class QwirkleVsBot(gym.Env):  # type: ignore[misc, unused-ignore]
         return {
             "action_mask": self.action_masks(),
             "seed": self._vec.game_seed(0),
-            "moves_outside_window": int(self._vec.info()["moves_outside_window"][0]),
+            "moves_outside_window": int(self._vec._env[0, E_DROPPED]),
         }
 
     def reset(
@@ -148,19 +149,20 @@ class QwirkleVsBot(gym.Env):  # type: ignore[misc, unused-ignore]
             raise RuntimeError("the episode is over: call reset()")
         number = _common.read_action(action)
         try:
-            _, _, _, terminated, truncated, info = self._vec._step(np.array([number], np.int64))
+            self._vec._step(np.array([number], np.int64))
         except IllegalMoveError:
             illegal = self._info()
             illegal["illegal"] = True
             return self._obs(), self.illegal_reward, False, False, illegal
-        self._over = bool(terminated[0] or truncated[0])
+        terminated, truncated = bool(self._vec.terminated[0]), bool(self._vec.truncated[0])
+        self._over = terminated or truncated
         before, self._value = self._value, self._learner_value()
         step_info = self._info()
         if self._over:
-            step_info["final_scores"] = [int(s) for s in info["final_scores"][0, : self._vec.players]]
+            step_info["final_scores"] = [int(s) for s in self._vec._final_scores[0, : self._vec.players]]
         if self.render_mode == "human":
             self.render()
-        return self._obs(), self._value - before, bool(terminated[0]), bool(truncated[0]), step_info
+        return self._obs(), self._value - before, terminated, truncated, step_info
 
     def render(self) -> str | npt.NDArray[np.uint8] | None:
         if self.render_mode in ("ansi", "human"):

@@ -48,6 +48,7 @@ from pettingzoo.utils import wrappers
 from .. import _layout
 from ..errors import QwirkleError, show
 from . import _common
+from ._kernels import E_DROPPED
 from .encoding import DEFAULT_WINDOW, action_count
 from .observation import N_PLANES, PLANE_LEGAL
 from .vector import VectorQwirkle
@@ -158,18 +159,19 @@ class QwirkleAEC(AECEnv):  # type: ignore[misc, unused-ignore]
             self._was_dead_step(action)
             return
         number = _common.read_action(action)
-        _, _, _, terminated, truncated, info = self._vec._step(np.array([number], np.int64))
-        over = bool(terminated[0] or truncated[0])
+        self._vec._step(np.array([number], np.int64))
+        terminated, truncated = bool(self._vec.terminated[0]), bool(self._vec.truncated[0])
+        over = terminated or truncated
         before = self._values
         self._values = _common.seat_values(self._vec._scores[0, : self.players], self.reward, over)
         self._cumulative_rewards[agent] = 0.0
         self.rewards = {a: float(self._values[p] - before[p]) for p, a in enumerate(self.agents)}
-        outside = int(info["moves_outside_window"][0])
+        outside = int(self._vec._env[0, E_DROPPED])
         if over:
-            scores = [int(s) for s in info["final_scores"][0, : self.players]]
+            scores = [int(s) for s in self._vec._final_scores[0, : self.players]]
             for a in self.agents:
-                self.terminations[a] = bool(terminated[0])
-                self.truncations[a] = bool(truncated[0])
+                self.terminations[a] = terminated
+                self.truncations[a] = truncated
                 self.infos[a] = {"final_scores": scores}
         else:
             self.agent_selection = self.possible_agents[self._to_move()]

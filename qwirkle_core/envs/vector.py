@@ -204,9 +204,6 @@ class VectorQwirkle:
         self._final_scores = np.zeros((n, _constants.MAX_PLAYERS), np.int64)
         self._before = np.zeros((n, _constants.MAX_PLAYERS), np.int64)  # the scores before the last step
         self._illegal = np.zeros(n, np.bool_)  # whose action the last step refused (illegal_reward)
-        # A game none of whose steps is played yet: what its bots scored before the
-        # caller's first turn (inside reset or an autoreset) counts in its first step.
-        self._fresh = np.zeros(n, np.bool_)
         self._started = False
 
     def _check_movetime(self, movetime: Any) -> float | None:
@@ -268,15 +265,7 @@ class VectorQwirkle:
             self._search_bots = [None] * self.n
             self._play_search_seats(np.ones(self.n, np.bool_))
         self._before[:] = self._scores  # no step yet: no seat has scored in one
-        self._fresh[:] = True
         return self.obs, self.masks, self.info()
-
-    def _margins(self, scores: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
-        """The learner's score less the mean of the others', per row of ``scores``."""
-        scores = scores[:, : self.players]
-        mine = scores[:, self.learner]
-        margins: npt.NDArray[np.float64] = mine - (scores.sum(axis=1) - mine) / (self.players - 1)
-        return margins
 
     def _start_game(self, i: int) -> None:
         """Deal env i's next game and let the kernel bots play to the caller's turn (or
@@ -299,17 +288,13 @@ class VectorQwirkle:
         ``illegal_reward`` set, that env alone is left as it was, rewarded
         ``illegal_reward``, with ``info["illegal"]`` True.  ``obs`` and ``masks`` are the
         env's buffers (rewritten by the next call); the rest are new arrays."""
-        obs, masks, rewards, terminated, truncated, info = self._step(actions)
-        return obs, masks, rewards.copy(), terminated.copy(), truncated.copy(), info
+        self._step(actions)
+        return self.obs, self.masks, self.rewards.copy(), self.terminated.copy(), self.truncated.copy(), self.info()
 
-    def _step(
-        self, actions: npt.ArrayLike
-    ) -> tuple[
-        dict[str, npt.NDArray[Any]], npt.NDArray[np.bool_], npt.NDArray[np.float32],
-        npt.NDArray[np.bool_], npt.NDArray[np.bool_], dict[str, Any],
-    ]:
-        """``step``, returning the env's own reward and flag buffers (for the
-        single-env wrappers, which read one entry of each)."""
+    def _step(self, actions: npt.ArrayLike) -> None:
+        """``step``, leaving its results in the env's buffers (``rewards``,
+        ``terminated``, ``truncated``, ...): the single-env wrappers read one entry of
+        each, and copies and an info dict would cost them more than the step."""
         try:
             if not isinstance(actions, np.ndarray) and _length(actions) not in (-1, self.n):
                 raise ValueError  # the wrong length: never converted (a range of 10**12)
@@ -321,14 +306,13 @@ class VectorQwirkle:
         if not self._started:  # after the checks: a refused call changes nothing
             self.reset()
         acts = acts.astype(np.int64, copy=False)
-        before = self._scores.copy()
         games_before = self._env[:, k.E_GAMES].copy() if self._search_names else self._env[:, k.E_GAMES]
         bad = k.step_envs(
             acts, self._sts, self._metas, self._hands, self._hand_sizes, self._bags, self._scores, self._rngs,
             self._bot_rngs, self.bots, self._env, self._partial, self._cache_ids, self._cache_scores, self._ex,
             self.masks, self._set_lists, self.obs["board"], self.obs["hand"], self.obs["scalars"], self.rewards,
             self.terminated, self.truncated, self._final_scores, self.players, int(self.autoreset),
-            self._illegal, int(self.illegal_reward is not None),
+            self._illegal, int(self.illegal_reward is not None), self._before,
         )
         if bad >= 0:
             if self._env[bad, k.E_DONE]:
@@ -336,23 +320,13 @@ class VectorQwirkle:
             a = int(acts[bad])
             what = describe(a, self.window) if 0 <= a < self.action_count else a
             raise IllegalMoveError(f"env {bad}: action {a} {what} is not a legal sub-step")
-        self._before = before
+        # The kernel wrote into self._before the scores each env's step is measured
+        # from: 0 in a game's first step, so that what the bots scored before it (inside
+        # reset or an autoreset) counts there.
         if self._search_names:
-            self._after_search_step(acts, before, games_before)
+            self._after_search_step(games_before)
         if self.illegal_reward is not None:
             self.rewards[self._illegal] = self.illegal_reward
-        # A game's first step counts what the bots scored before it (inside reset or an
-        # autoreset), so a game's rewards sum to its final margin and its seat_rewards
-        # to its final scores.  (An env whose action was refused has not played yet.)
-        opened = self._fresh & ~self._illegal if self.illegal_reward is not None else self._fresh
-        if opened.any():
-            if self._against_bots:
-                self.rewards[opened] += self._margins(before[opened])
-            self._before[opened] = 0
-            self._fresh[opened] = False
-        if self.autoreset:
-            self._fresh |= self.terminated | self.truncated  # a new game was dealt in this step
-        return self.obs, self.masks, self.rewards, self.terminated, self.truncated, self.info()
 
     def seat_rewards(self) -> npt.NDArray[np.float32]:
         """float32[n, players], a new array: the points each seat scored in the last step
@@ -434,36 +408,33 @@ class VectorQwirkle:
                 )
                 fresh[i] = True  # the next game (autoreset) is this step's too
 
-    def _after_search_step(
-        self, acts: npt.NDArray[np.int64], before: npt.NDArray[np.int64], games_before: npt.NDArray[np.int64]
-    ) -> None:
-        """After the kernel's step: the search seats' turns, then the rewards of the
-        envs whose caller ended a turn, over all the bots' turns of the step."""
+    def _after_search_step(self, games_before: npt.NDArray[np.int64]) -> None:
+        """After the kernel's step: the search seats' turns, then the rewards, over all
+        the bots' turns of the step (from ``_before``, which the kernel wrote)."""
         # A game the kernel ended in this step and dealt again (autoreset) is fresh.
         fresh = self._env[:, k.E_GAMES] != games_before
         self._play_search_seats(fresh.copy())
         ended = self.terminated | self.truncated
         after = np.where(ended[:, None], self._final_scores, self._scores)
-        gains = (after - before)[:, : self.players].astype(np.float64)
+        gains = (after - self._before)[:, : self.players].astype(np.float64)
         mine = gains[:, self.learner]
-        others = (gains.sum(axis=1) - mine) / (self.players - 1)
-        turn_ended = acts >= 36 * self.window * self.window + 36  # END or PASS
-        self.rewards[turn_ended] = (mine - others)[turn_ended]
+        self.rewards[:] = mine - (gains.sum(axis=1) - mine) / (self.players - 1)
 
     def info(self) -> dict[str, Any]:
         """Per env (new numpy arrays): the seat to move, the game's seed, the games played
         and skipped, the moves outside the window, the final scores of the last game, and
         whether the last step refused the env's action (``illegal_reward``), and the window's
         origin (the board coordinates (row, col) of window cell (0, 0))."""
+        env = self._env.copy()  # one copy, whose columns the entries view
         return {
             "to_move": self._metas[:, _layout.M_PLAYER].copy(),
-            "seed": self._env[:, k.E_SEED].copy(),
-            "games": self._env[:, k.E_GAMES].copy(),
-            "games_skipped": self._env[:, k.E_SKIPPED].copy(),
-            "moves_outside_window": self._env[:, k.E_DROPPED].copy(),
+            "seed": env[:, k.E_SEED],
+            "games": env[:, k.E_GAMES],
+            "games_skipped": env[:, k.E_SKIPPED],
+            "moves_outside_window": env[:, k.E_DROPPED],
             "final_scores": self._final_scores.copy(),
             "illegal": self._illegal.copy(),
-            "window_origin": self._env[:, k.E_TOP : k.E_LEFT + 1].copy(),
+            "window_origin": env[:, k.E_TOP : k.E_LEFT + 1],
         }
 
     def legal_ids(self) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64]]:
