@@ -5,6 +5,7 @@ browser: tests/test_web_browser.py."""
 from __future__ import annotations
 
 import json
+import signal
 import socket
 import subprocess
 import sys
@@ -291,3 +292,23 @@ def test_one_seat_view_hides_the_bots_hand() -> None:
     session.handle({"cmd": "view", "referee": True, "seat": 0})
     assert session.handle({"cmd": "undo"})["hand"]
     assert "seat" in session.handle({"cmd": "view", "referee": False, "seat": 9})["error"]
+
+
+@pytest.mark.process
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_serve_ends_on_a_signal_with_its_status(signum: int) -> None:
+    """Ctrl-C (130) or SIGTERM (143) once it serves, as every command: uvicorn shuts
+    down and hands the signal back to the command line's handling."""
+    from tests.signals import popen_taking_sigint
+
+    proc = popen_taking_sigint(
+        [sys.executable, "-m", "qwirkle_core", "serve", "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    try:
+        assert proc.stdout is not None
+        assert b"http://127.0.0.1:" in proc.stdout.readline()
+        proc.send_signal(signum)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 128 + signum and b"Traceback" not in err, err
