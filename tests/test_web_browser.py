@@ -126,6 +126,7 @@ def test_new_game_against_greedy(page: Any) -> None:
     assert shown["summary"]["hand"] == hand_json(game) and shown["summary"]["scores"] == game.scores
     assert "Seat 0 to move" in page.find_element(By.ID, "turn").text
     # The human's move through the page, then greedy's answer.
+    before = (game.turn_count, game.scores, hand_json(game))
     best = game.legal_moves().best()
     assert best is not None
     place(page, best.placements)
@@ -138,6 +139,13 @@ def test_new_game_against_greedy(page: Any) -> None:
     assert shown["summary"]["scores"] == game.scores and shown["summary"]["hand"] == hand_json(game)
     assert sorted(shown["board"]) == sorted(game.board.to_json())
     assert [turn["action"] for turn in shown["history"]] == [turn.to_json()["action"] for turn in game.history]
+    # A takeback against a bot goes back over its turn to the person's.
+    if not game.is_over:
+        page.find_element(By.TAG_NAME, "body").send_keys("u")
+        settled(page, f"window.qwirkle.state.history.length === {before[0]}")
+        shown = state(page)
+        assert (len(shown["history"]), shown["summary"]["scores"], shown["summary"]["hand"]) == before
+        assert shown["summary"]["to_move"] == 0 and len(shown["redo"]) == game.turn_count - before[0]
 
 
 def test_lit_cells_are_the_library_s_legal_cells(page: Any) -> None:

@@ -33,6 +33,7 @@
     view: null,         // the board's viewBox {x, y, w, h}
     busy: false,
     inflight: 0,        // engine requests on their way (the tests wait for none)
+    generation: 0,      // counts the positions shown
     timings: { lit: [], litFrame: [], moves: [] },
     lastError: "",
   };
@@ -82,6 +83,7 @@
 
   // ------------------------------------------------------------------ state
   async function refresh(options = {}) {
+    S.generation += 1;  // a reply for an older position (suggestions) is then dropped
     const state = await engine(withReveal({ cmd: "state" }));
     if (state.error) { showError(state.error); return; }
     S.summary = state;
@@ -94,7 +96,7 @@
     S.ghost = null;
     S.exchange = null;
     $("preview").textContent = "";
-    if (state.hand) await loadMoves(); else S.moves = S.keys = [];
+    if (state.hand) await loadMoves(); else { S.moves = []; S.keys = []; S.byKind = []; }
     if (options.fit || !S.view) fitView();
     render();
     suggest();
@@ -307,8 +309,18 @@
     return true;
   }
 
-  const undo = () => goTo(S.history.length - 1);
-  const redo = () => goTo(S.history.length + 1);
+  // Against bots, a takeback goes back to the person's last turn, and a redo forward
+  // to their next one, over the bots' turns between.
+  function undo() {
+    let turns = S.history.length - 1;
+    while (turns > 0 && S.seats[S.history[turns].player] !== "human") turns -= 1;
+    return goTo(turns);
+  }
+
+  async function redo() {
+    await goTo(S.history.length + 1);
+    while (S.redo.length && S.summary && !S.summary.over && !humanToMove()) await goTo(S.history.length + 1);
+  }
 
   // ------------------------------------------------------------------ suggestions
   async function suggest() {
@@ -317,7 +329,9 @@
     $("analysis").textContent = "";
     $("move-list").hidden = true;
     if (!S.summary || S.summary.over || !S.summary.hand) return;
+    const generation = S.generation;
     const reply = await engine({ cmd: "analyse", top: 10 });
+    if (generation !== S.generation) return;
     if (reply.error) { $("analysis").textContent = reply.error; return; }
     S.suggestions = reply.moves;
     drawSuggestions(reply.moves);
@@ -360,7 +374,9 @@
 
   async function simulate() {
     $("analysis").textContent = "simulating…";
+    const generation = S.generation;
     const reply = await engine({ cmd: "analyse", top: 8, win: true, iterations: 400, time_limit: 3, seed: 1 });
+    if (generation !== S.generation) return;
     if (reply.error) { $("analysis").textContent = reply.error; return; }
     drawSuggestions(reply.moves);
     $("analysis").textContent = `win probabilities over ${Math.max(...reply.moves.map((m) => m.iterations), 0)} samples each` + (reply.stopped ? " (stopped early)" : "");
@@ -368,7 +384,9 @@
 
   async function solve() {
     $("analysis").textContent = "solving…";
+    const generation = S.generation;
     const reply = await engine({ cmd: "solve", time_limit: 5 });
+    if (generation !== S.generation) return;
     if (reply.error) { $("analysis").textContent = reply.error; return; }
     $("analysis").textContent = `${reply.exact ? "exact" : "best found"}: ${reply.action}, final spread ${reply.spread > 0 ? "+" : ""}${reply.spread}\nline: ${reply.pv.join("  ")}`;
   }
