@@ -134,6 +134,12 @@ def test_guards(client: TestClient) -> None:
         reply = client.post("/engine", json={"cmd": "hello"}, headers={SESSION_HEADER: page.key, **headers})
         assert reply.status_code == 403
     assert client.post("/session", json={}, headers={"Origin": f"http://{HOST}"}).status_code == 200
+    # A link from another site opens the page (a navigation reads nothing back); its
+    # script, or anything else, fetched from there is refused.
+    cross = {"Sec-Fetch-Site": "cross-site"}
+    assert client.get("/", headers={**cross, "Sec-Fetch-Mode": "navigate"}).status_code == 200
+    assert client.get("/", headers={**cross, "Sec-Fetch-Mode": "no-cors"}).status_code == 403
+    assert client.get("/static/board.js", headers={**cross, "Sec-Fetch-Mode": "navigate"}).status_code == 403
     # A plain form post (no CORS preflight) is not JSON: refused.
     form = client.post("/engine", content=b"cmd=hello", headers={"Content-Type": "text/plain", SESSION_HEADER: page.key})
     assert form.status_code == 415

@@ -101,13 +101,16 @@ def make_app(limits: WebLimits | None = None, hosts: Iterable[str] = ("127.0.0.1
     static = {name: _read_static(name) for name in STATIC_FILES}
 
     def guard(request: Request, post: bool) -> JSONResponse | None:
-        """A refusal for a request that is not from this server's own page, else None."""
+        """A refusal for a request that is not from this server's own page, else None.
+        Opening the page itself from a link elsewhere (a top-level navigation, which
+        cannot read what it opens) is allowed: a shared link to a position works."""
         if request.headers.get("host", "").lower() not in hosts:
             return _refuse(403, "unknown Host: this server answers only its own address")
         origin = request.headers.get("origin")
         if origin is not None and origin.lower() not in origins:
             return _refuse(403, "cross-origin requests are refused")
-        if request.headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none"):
+        navigation = not post and request.url.path == "/" and request.headers.get("sec-fetch-mode") == "navigate"
+        if request.headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none") and not navigation:
             return _refuse(403, "cross-site requests are refused")
         if post and request.headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
             return _refuse(415, "a request body is JSON (Content-Type: application/json)")
