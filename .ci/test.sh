@@ -12,8 +12,8 @@ say() { printf '== %s (%ds)\n' "$*" "$((SECONDS - began))"; }
 
 # The analysis board's browser tests drive the system's Chromium (Debian's chromium and
 # chromium-driver, never a browser downloaded by a test tool).  Installed here when
-# missing and running as root, in the background so that it overlaps the pip install;
-# if it fails, those tests skip and say why.
+# missing and running as root, in the background so that it overlaps the pip install
+# and the static checks; if it fails, those tests skip and say why.
 browser_log=$(mktemp)
 browser_install=
 if ! command -v chromedriver >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
@@ -31,13 +31,6 @@ say "setting up .venv (editable install with the test, docs, scale, query, rl an
 # set, every process the tests start would otherwise compile numba's sources again.
 .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-compile \
     --config-settings editable_mode=compat -e '.[test,docs,scale,query,rl,web]'
-if [ -n "$browser_install" ]; then
-    if wait "$browser_install"; then say "chromium and chromium-driver installed"; else
-        tail -n 5 "$browser_log"
-        say "installing chromium failed: the browser tests will skip"
-    fi
-fi
-rm -f "$browser_log"
 bin=.venv/bin
 export PYTHONHASHSEED=0
 export PYTHONUNBUFFERED=1  # live output through the pipes below
@@ -75,6 +68,14 @@ if [ "$static" -ne 0 ]; then
     echo "a static check above failed"
     exit 1
 fi
+# Only [procs] needs the browser: waited for here, after the setup and the static checks.
+if [ -n "$browser_install" ]; then
+    if wait "$browser_install"; then say "chromium and chromium-driver installed"; else
+        tail -n 5 "$browser_log"
+        say "installing chromium failed: the browser tests will skip"
+    fi
+fi
+rm -f "$browser_log"
 
 # Three runs of the suite, side by side (four processes): each spends most of its time
 # on one core (numba compiling its kernels, or plain Python), and the machine has two.
