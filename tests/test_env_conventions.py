@@ -519,3 +519,54 @@ def test_vector_planes_and_window_origins() -> None:
         features = np.concatenate((flat[2 * 32 * 32 :], info["window_origin"][i])).astype(np.int16)
         assert tuple(info["window_origin"][i]) == env.window_origin(i)
         check_planes(planes[i], features, flat, env.masks[i], env.window_origin(i))
+
+
+# ------------------------------------------------- a gymnasium.vector.VectorEnv face
+@pytest.mark.parametrize(("reward", "observation"), [("margin", "flat"), ("win", "planes"), ("points", "flat")])
+def test_vector_env_face_works_with_gymnasium_s_vector_tooling(reward: str, observation: str) -> None:
+    """gym.make_vec finds it; RecordEpisodeStatistics (same-step autoreset) records each
+    episode's return, which is the documented quantity of its final scores; every
+    observation lies in the batched space and is the single env's encoding."""
+    from gymnasium.wrappers.vector import RecordEpisodeStatistics
+
+    from qwirkle_core.envs.gymnasium import QwirkleVectorVsBot
+
+    players = 3 if reward == "points" else 2
+    vector = gym.make_vec(
+        GYMNASIUM_ID, num_envs=4, vectorization_mode="vector_entry_point", players=players,
+        opponents="greedy", learner=1, reward=reward, observation=observation,
+    )
+    inner = vector.unwrapped
+    assert isinstance(inner, QwirkleVectorVsBot) and inner.metadata["autoreset_mode"] == gym.vector.AutoresetMode.SAME_STEP
+    env = RecordEpisodeStatistics(vector)
+    obs, info = env.reset(seed=100)
+    rng = np.random.default_rng(6)
+    episodes = 0
+    for _ in range(20 if NO_JIT else 400):
+        assert env.observation_space.contains(obs)
+        if observation == "flat":
+            assert all((obs[i] == _common.flat_observation(inner._vec, i, 1)).all() for i in range(4))
+        actions = np.array([random_choice(rng, mask) for mask in info["action_mask"]])
+        obs, _, terminated, truncated, info = env.step(actions)
+        for i in np.flatnonzero(terminated | truncated):
+            final = [int(s) for s in info["final_scores"][i]]
+            assert info["_final_scores"][i] and info["_episode"][i]
+            assert info["episode"]["r"][i] == pytest.approx(documented_return(reward, final, 1), abs=1e-6)
+            episodes += 1
+    assert NO_JIT or episodes >= 4
+
+
+def test_vector_env_face_seeds_and_illegal_actions() -> None:
+    from qwirkle_core.envs.gymnasium import QwirkleVectorVsBot
+
+    def seeds(seed: int | None) -> set[int]:
+        return {int(s) for s in QwirkleVectorVsBot(num_envs=3, opponents="random").reset(seed=seed)[1]["seed"]}
+
+    assert seeds(100) == seeds(100) and seeds(100).isdisjoint(seeds(101)) and seeds(None) != seeds(None)
+    env = QwirkleVectorVsBot(num_envs=2, opponents="random", illegal_reward=-0.25)
+    obs, info = env.reset(seed=1)
+    wrong = int(np.flatnonzero(~info["action_mask"][0])[0])
+    obs2, rewards, _, _, info2 = env.step(np.array([wrong, random_choice(np.random.default_rng(0), info["action_mask"][1])]))
+    assert info2["illegal"].tolist() == [True, False] and rewards[0] == -0.25 and (obs2[0] == obs[0]).all()
+    with pytest.raises(QwirkleError):
+        QwirkleVectorVsBot(render_mode="human")

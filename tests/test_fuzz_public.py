@@ -250,13 +250,14 @@ def _instances() -> dict[str, Callable[[], Any]]:
         "qwirkle_core.web.sessions.SessionStore": lambda: SessionStore(WebLimits(max_sessions=2)),
     }
     try:
-        from qwirkle_core.envs.gymnasium import QwirkleVsBot
+        from qwirkle_core.envs.gymnasium import QwirkleVectorVsBot, QwirkleVsBot
         from qwirkle_core.envs.openspiel import QwirkleGame
         from qwirkle_core.envs.pettingzoo import QwirkleAEC
     except ImportError:  # an extra (rl) not installed here: its classes are skipped with their modules
         return made
     made["qwirkle_core.envs.gymnasium.QwirkleVsBot"] = lambda: _reset(QwirkleVsBot(window=8))
     made["qwirkle_core.envs.pettingzoo.QwirkleAEC"] = lambda: _reset(QwirkleAEC(window=8))
+    made["qwirkle_core.envs.gymnasium.QwirkleVectorVsBot"] = lambda: _reset(QwirkleVectorVsBot(2, window=8))
     made["qwirkle_core.envs.openspiel.QwirkleGame"] = lambda: QwirkleGame()
     made["qwirkle_core.envs.openspiel.QwirkleState"] = lambda: QwirkleGame().new_initial_state()
     return made

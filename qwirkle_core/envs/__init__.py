@@ -37,6 +37,7 @@ def _register_gymnasium() -> None:
         register(
             id=GYMNASIUM_ID,
             entry_point="qwirkle_core.envs.gymnasium:QwirkleVsBot",
+            vector_entry_point="qwirkle_core.envs.gymnasium:QwirkleVectorVsBot",
             kwargs={"players": 2, "opponents": "greedy"},
         )
 

@@ -45,14 +45,29 @@ import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
 
-from ..errors import IllegalMoveError, QwirkleError
+from ..errors import IllegalMoveError, QwirkleError, show
 from . import _common
-from ._kernels import E_DROPPED
+from ._kernels import E_DROPPED, E_LEFT, E_TOP
 from .encoding import DEFAULT_WINDOW, action_count
 from .observation import N_PLANES
 from .vector import VectorQwirkle
 
-__all__ = ["QwirkleVsBot"]
+__all__ = ["QwirkleVectorVsBot", "QwirkleVsBot"]
+
+
+def observation_space(layout: str, window: int) -> spaces.Space[Any]:
+    """One env's observation space in a layout: a Box of each entry's own range (not
+    int16's), or the planes layout's Dict."""
+    if layout == "planes":
+        low, high = _common.features_bounds(window)
+        return spaces.Dict(
+            {
+                "planes": spaces.Box(0, 1, (N_PLANES, window, window), np.uint8),
+                "features": spaces.Box(low=low, high=high, dtype=np.int16),
+            }
+        )
+    low, high = _common.observation_bounds(window)
+    return spaces.Box(low=low, high=high, dtype=np.int16)
 
 
 class QwirkleVsBot(gym.Env):  # type: ignore[misc, unused-ignore]
@@ -86,16 +101,7 @@ class QwirkleVsBot(gym.Env):  # type: ignore[misc, unused-ignore]
         self.render_mode = render_mode
         self.learner = self._vec.learner
         self.illegal_reward = value
-        low, high = _common.observation_bounds(window)  # each entry's own range, not int16's
-        self.observation_space: spaces.Space[Any] = spaces.Box(low=low, high=high, dtype=np.int16)
-        if self.layout == "planes":
-            low, high = _common.features_bounds(window)
-            self.observation_space = spaces.Dict(
-                {
-                    "planes": spaces.Box(0, 1, (N_PLANES, window, window), np.uint8),
-                    "features": spaces.Box(low=low, high=high, dtype=np.int16),
-                }
-            )
+        self.observation_space = observation_space(self.layout, window)
         self.action_space = spaces.Discrete(action_count(window))
         self._value = 0.0  # the learner's value (seat_values) after the last step
         self._over = True
@@ -174,3 +180,101 @@ class QwirkleVsBot(gym.Env):  # type: ignore[misc, unused-ignore]
         if self.render_mode == "rgb_array":
             return _common.rgb_array(self._vec.obs["board"][0])
         return None
+
+
+class QwirkleVectorVsBot(gym.vector.VectorEnv):  # type: ignore[misc, unused-ignore]
+    """``num_envs`` games against bots as one ``gymnasium.vector.VectorEnv``: a
+    ``VectorQwirkle`` inside (one kernel call a step), with the face of Gymnasium's
+    vector envs, so their wrappers and training loops work unchanged
+    (``gymnasium.make_vec("Qwirkle-v0", num_envs=64, vectorization_mode="vector_entry_point")``
+    makes it).  Each sub-env is a ``QwirkleVsBot`` of the same arguments: the same
+    observations (``observation="flat"`` or ``"planes"``), rewards (``reward=``) and
+    ``info["action_mask"]`` (bool[num_envs, 36·W² + 38]; ``info["seed"]`` the games'
+    seeds).  Differences, each for the batch's sake:
+
+    - autoreset in the same step (``metadata["autoreset_mode"]`` is
+      ``AutoresetMode.SAME_STEP``): a sub-env whose game ended returns the next game's
+      first observation, and ``info["final_scores"]`` (with ``info["_final_scores"]``
+      marking the sub-envs it holds) the ended game's scores; the final observation is
+      not kept (a finished game has no value to bootstrap);
+    - an illegal action leaves its sub-env as it was, rewarded ``illegal_reward``
+      (``info["illegal"]``), and the others step;
+    - ``reset(seed=s)`` seeds a stream (numpy's ``SeedSequence(s)``) from which the games'
+      base seed is drawn: sub-env i plays the games of seeds base + i, base + i +
+      num_envs, ... (VectorQwirkle's), so envs seeded s and s + 1 share no deals.
+    """
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        players: int = 2,
+        opponents: str | Sequence[str | None] = "greedy",
+        learner: int = 0,
+        window: int = DEFAULT_WINDOW,
+        illegal_reward: float = -1.0,
+        render_mode: str | None = None,
+        reward: str = "margin",
+        opponent_movetime: float | None = None,
+        observation: str = "flat",
+    ) -> None:
+        if render_mode is not None:
+            raise QwirkleError(f"the vector env renders nothing: render_mode is None, got {show(render_mode)}")
+        self.reward = _common.check_reward(reward)
+        self.layout = _common.check_layout(observation)
+        value = VectorQwirkle._check_illegal_reward(illegal_reward)
+        if value is None:
+            raise QwirkleError("illegal_reward is a finite number, got None")
+        self._vec = VectorQwirkle(
+            num_envs, players=players, seed=0, opponents=opponents, learner=learner, window=window,
+            opponent_movetime=opponent_movetime, illegal_reward=value,
+        )
+        self.num_envs = num_envs
+        self.learner = self._vec.learner
+        self.illegal_reward = value
+        self.metadata = {"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP, "render_modes": []}
+        self.render_mode = None
+        self.single_observation_space = observation_space(self.layout, window)
+        self.single_action_space = spaces.Discrete(action_count(window))
+        self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, num_envs)
+        self.action_space = gym.vector.utils.batch_space(self.single_action_space, num_envs)
+
+    def _observations(self) -> Any:
+        """The learner's observations (it is to move in every sub-env), batched."""
+        vec, n = self._vec, self.num_envs
+        tail = np.concatenate((vec.obs["hand"].reshape(n, -1), vec.obs["scalars"]), axis=1)
+        if self.layout == "planes":
+            origins = vec._env[:, E_TOP : E_LEFT + 1]
+            return {"planes": vec.planes(), "features": np.concatenate((tail, origins), axis=1).astype(np.int16)}
+        return np.concatenate((vec.obs["board"].reshape(n, -1), tail), axis=1).astype(np.int16)
+
+    def _info(self, info: dict[str, Any]) -> dict[str, Any]:
+        return {"action_mask": self._vec.masks.copy(), "seed": info["seed"], "illegal": info["illegal"]}
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        number = _common.check_seed(seed)
+        _common.read_options(options)  # checked; a game_seed names one game, not a batch: ignored
+        super().reset(seed=number)  # seeds self.np_random (from entropy when never seeded)
+        base = int(self.np_random.integers(0, _common.SEED_END - 2 * self.num_envs))
+        _, _, info = self._vec.reset(base)
+        return self._observations(), self._info(info)
+
+    def step(self, actions: Any) -> tuple[Any, npt.NDArray[np.float64], npt.NDArray[np.bool_], npt.NDArray[np.bool_], dict[str, Any]]:
+        _, _, rewards, terminated, truncated, info = self._vec.step(actions)
+        ended = terminated | truncated
+        final = info["final_scores"][:, : self._vec.players]
+        if self.reward == "margin":
+            returned = rewards.astype(np.float64)  # VectorQwirkle's: the margin over the step
+        else:
+            if self.reward == "points":
+                returned = self._vec.seat_rewards()[:, self.learner].astype(np.float64)
+            else:  # win: +1 to the top score(s) at the end, -1 to the others
+                top = final[:, self.learner] == final.max(axis=1)
+                returned = np.where(ended, np.where(top, 1.0, -1.0), 0.0)
+            returned[info["illegal"]] = self.illegal_reward
+        out = self._info(info)
+        if ended.any():
+            out["final_scores"] = final
+            out["_final_scores"] = ended
+        return self._observations(), returned, terminated, truncated, out
