@@ -15,6 +15,7 @@ the table could not.  No import here needs the ``web`` extra.
 
 from __future__ import annotations
 
+import itertools
 import secrets
 import threading
 import time
@@ -91,6 +92,8 @@ class BoardSession:
         # The time source of the expiry (SessionStore sets its own; tests set a fake).
         self.clock: Callable[[], float] = time.monotonic
         self.last_used = self.clock()
+        self._numbers = itertools.count(1)
+        self._seq = 0  # the number of the request running
         # One request at a time per session (the engine's state is not shared between
         # threads); a "stop" does not wait for it, which is its point.
         self.lock = threading.Lock()
@@ -110,14 +113,19 @@ class BoardSession:
     def _reply(self, request: Any) -> dict[str, Any]:
         self.last_used = self.clock()
         rid = request.get("id") if isinstance(request, dict) else None
-        if not isinstance(request, dict) or not isinstance(request.get("cmd"), str):
-            return self.engine._answer(request)  # the engine's own error for it
-        cmd = request["cmd"]
+        cmd = request.get("cmd") if isinstance(request, dict) else None
+        # Requests are numbered as they arrive, as the engine process numbers the lines
+        # it reads: a stop stops every request that arrived before it, the one running
+        # and those waiting for it, and none that comes after.
+        seq = next(self._numbers)
         if cmd == "stop":
-            self.engine.stop()
+            self.engine.stop_before = seq
             return {"id": rid, "ok": True, "stopped": self.lock.locked()}
         with self.lock:
+            self._seq = seq
             try:
+                if not isinstance(cmd, str):
+                    return self.engine._answer(request, seq)  # the engine's own error for it
                 return self._handle(cmd, request, rid)
             finally:
                 self.last_used = self.clock()
@@ -145,7 +153,7 @@ class BoardSession:
                 return reply
         except QwirkleError as exc:
             return {"id": rid, "error": str(exc)}
-        reply = self.engine._answer(request)
+        reply = self.engine._answer(request, self._seq)
         if "error" not in reply:
             self._track_undone(cmd, reply)
         if self._hidden_turn():
@@ -197,12 +205,12 @@ class BoardSession:
         if request.get("bot") is None:
             raise BadInputError('"bot" names a built-in bot (random, greedy, heuristic, sim, endgame)')
         best = {key: request[key] for key in ("bot", "seed", "movetime", "timeout") if key in request}
-        chosen = self.engine.handle({**best, "cmd": "best"})
+        chosen = self.engine.handle({**best, "cmd": "best"}, self._seq)
         if "error" in chosen:
             raise BadInputError(chosen["error"])
         if chosen["action"] is None:
             raise BadInputError("the game is over")
-        played = self.engine.handle({"cmd": "play", "action": chosen["action"], "reveal": self.referee})
+        played = self.engine.handle({"cmd": "play", "action": chosen["action"], "reveal": self.referee}, self._seq)
         if "error" in played:
             raise BadInputError(played["error"])
         played.pop("id", None)
