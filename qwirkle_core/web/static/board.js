@@ -871,5 +871,9 @@
     state: S, engine, load, goTo, undo, redo, showAllMoves, litCells, setReferee, newGame, simulate, solve,
     idle: () => S.inflight === 0,
   };
+  // A request that got no answer at all (the server stopped): say so, not nothing.
+  window.addEventListener("unhandledrejection", (event) => {
+    showError(`the server did not answer (${event.reason}): is qwirkle-core serve still running?`);
+  });
   window.addEventListener("DOMContentLoaded", start);
 })();
