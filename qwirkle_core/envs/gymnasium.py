@@ -55,6 +55,15 @@ from .vector import VectorQwirkle
 __all__ = ["QwirkleVectorVsBot", "QwirkleVsBot"]
 
 
+def _check_choices(reward: Any, observation: Any, illegal_reward: Any) -> tuple[str, str, float]:
+    """The reward convention, the observation layout and the illegal action's reward
+    (a finite number: here an illegal action is always rewarded, never raised)."""
+    value = VectorQwirkle._check_illegal_reward(illegal_reward)
+    if value is None:
+        raise QwirkleError("illegal_reward is a finite number, got None")
+    return _common.check_reward(reward), _common.check_layout(observation), value
+
+
 def observation_space(layout: str, window: int) -> spaces.Space[Any]:
     """One env's observation space in a layout: a Box of each entry's own range (not
     int16's), or the planes layout's Dict."""
@@ -89,11 +98,7 @@ class QwirkleVsBot(gym.Env):  # type: ignore[misc, unused-ignore]
         observation: str = "flat",
     ) -> None:
         render_mode = _common.check_render_mode(render_mode, self.metadata["render_modes"])
-        self.reward = _common.check_reward(reward)
-        self.layout = _common.check_layout(observation)
-        value = VectorQwirkle._check_illegal_reward(illegal_reward)
-        if value is None:  # here an illegal action is always rewarded, never raised
-            raise QwirkleError("illegal_reward is a finite number, got None")
+        self.reward, self.layout, value = _check_choices(reward, observation, illegal_reward)
         self._vec = VectorQwirkle(
             1, players=players, seed=0, opponents=opponents, learner=learner, window=window, autoreset=False,
             opponent_movetime=opponent_movetime,
@@ -219,11 +224,7 @@ class QwirkleVectorVsBot(gym.vector.VectorEnv):  # type: ignore[misc, unused-ign
     ) -> None:
         if render_mode is not None:
             raise QwirkleError(f"the vector env renders nothing: render_mode is None, got {show(render_mode)}")
-        self.reward = _common.check_reward(reward)
-        self.layout = _common.check_layout(observation)
-        value = VectorQwirkle._check_illegal_reward(illegal_reward)
-        if value is None:
-            raise QwirkleError("illegal_reward is a finite number, got None")
+        self.reward, self.layout, value = _check_choices(reward, observation, illegal_reward)
         self._vec = VectorQwirkle(
             num_envs, players=players, seed=0, opponents=opponents, learner=learner, window=window,
             opponent_movetime=opponent_movetime, illegal_reward=value,
