@@ -153,6 +153,10 @@ class BoardSession:
                 return reply
         except QwirkleError as exc:
             return {"id": rid, "error": str(exc)}
+        except RecursionError:
+            return {"id": rid, "error": "request nested too deeply"}
+        except Exception as exc:  # noqa: BLE001 - as the engine: the session survives any request
+            return {"id": rid, "error": f"internal error ({type(exc).__name__}): {brief(str(exc))}"}
         reply = self.engine._answer(request, self._seq)
         if "error" not in reply:
             self._track_undone(cmd, reply)
