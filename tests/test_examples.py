@@ -101,7 +101,9 @@ def test_dataset_stats(tmp_path: Path) -> None:
 def test_train_vector_policy() -> None:
     out = run("train_vector_policy.py", "--updates", "2", "--envs", "16", "--steps", "50", "--games", "8",
               progress="train_vector_policy: training")
-    assert "untrained policy vs random bot" in out and "trained policy vs random bot" in out
+    for line in ("untrained policy vs random bot", "untrained policy vs greedy bot", "trained policy vs greedy bot"):
+        assert line in out
+    assert "8 games: 4 mirrored deals, 95 % intervals" in out
 
 
 @pytest.mark.skipif("NUMBA_DISABLE_JIT" in __import__("os").environ, reason="searches play whole games: too slow without the JIT")
