@@ -493,6 +493,13 @@
       use.setAttribute("data-pending", `${p.r},${p.c}`);
       el("rect", { class: "pending-ring" + (S.pendingBad ? " bad" : ""), x: p.c * CELL + 1, y: p.r * CELL + 1, width: CELL - 2, height: CELL - 2, rx: 6 }, root);
     }
+    const move = pendingMove();
+    if (move) {  // the move's score beside its last tile, as the engine scored it
+      const last = S.pending[S.pending.length - 1];
+      const badge = el("g", { class: "score-badge", transform: `translate(${last.c * CELL + CELL - 4},${last.r * CELL + 4})` }, root);
+      el("circle", { r: 13 }, badge);
+      el("text", { "text-anchor": "middle", dy: "0.35em" }, badge).textContent = String(move.score);
+    }
     if (S.ghost) {
       for (const [r, c, co, sh] of S.ghost) {
         tileUse(kindOf(co, sh), c * CELL, r * CELL, root, "ghost");
