@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import statistics
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -350,3 +351,23 @@ def test_win_probabilities_the_endgame_line_and_zoom(page: Any) -> None:
     assert width() < before
     page.find_element(By.ID, "zoom-fit").click()
     assert width() == pytest.approx(before)
+
+
+def test_stop_ends_a_search_with_its_best_so_far(page: Any) -> None:
+    load(page, greedy_game(6, seed=4).to_string())
+    # A long simulation, as the page's Win % asks for one but without its limits.
+    page.execute_script(
+        "window.qwirkle.engine({cmd: 'sim', top: 4, plies: 'end', iterations: 1000000})"
+        ".then((r) => { window.stopped = r; });"
+    )
+    wait_for(page, "return !window.qwirkle.idle()")
+    # A stop stops the requests that reached the server before it: pressed until the
+    # search has answered, in case the first press overtook the search on the way.
+    reply = None
+    for _ in range(300):
+        page.find_element(By.ID, "stop").click()
+        reply = page.execute_script("return window.stopped || null")
+        if reply:
+            break
+        time.sleep(0.2)
+    assert reply is not None and reply["ok"] and reply["stopped"] and reply["stopped_by"] == "stop" and reply["ranked"]

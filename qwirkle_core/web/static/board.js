@@ -858,6 +858,7 @@
     $("sim").addEventListener("click", simulate);
     $("solve").addEventListener("click", solve);
     $("all-moves").addEventListener("click", showAllMoves);
+    $("stop").addEventListener("click", () => engine({ cmd: "stop" }));
     $("load").addEventListener("click", () => load($("io").value));
     $("file").addEventListener("change", async () => {
       const file = $("file").files[0];
