@@ -570,3 +570,5 @@ def test_vector_env_face_seeds_and_illegal_actions() -> None:
     assert info2["illegal"].tolist() == [True, False] and rewards[0] == -0.25 and (obs2[0] == obs[0]).all()
     with pytest.raises(QwirkleError):
         QwirkleVectorVsBot(render_mode="human")
+    with pytest.raises(QwirkleError, match="game_seed"):
+        env.reset(options={"game_seed": 3})

@@ -255,7 +255,8 @@ class QwirkleVectorVsBot(gym.vector.VectorEnv):  # type: ignore[misc, unused-ign
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
         number = _common.check_seed(seed)
-        _common.read_options(options)  # checked; a game_seed names one game, not a batch: ignored
+        if _common.read_options(options) is not None:  # other keys are the frameworks' own
+            raise QwirkleError("game_seed names one game: a vector env's games come from reset(seed=...)")
         super().reset(seed=number)  # seeds self.np_random (from entropy when never seeded)
         base = int(self.np_random.integers(0, _common.SEED_END - 2 * self.num_envs))
         _, _, info = self._vec.reset(base)
