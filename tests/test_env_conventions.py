@@ -572,3 +572,42 @@ def test_vector_env_face_seeds_and_illegal_actions() -> None:
         QwirkleVectorVsBot(render_mode="human")
     with pytest.raises(QwirkleError, match="game_seed"):
         env.reset(options={"game_seed": 3})
+
+
+def test_the_three_envs_board_planes_are_position_planes() -> None:
+    """The planes layout's board planes (Gymnasium, PettingZoo, VectorQwirkle) and
+    OpenSpiel's observation tensor's first 12 planes are the colour and shape planes of
+    ``queries.position_planes`` of the board at the turn's start, in the same window
+    (its origin the window's origin)."""
+    from qwirkle_core import queries
+    from qwirkle_core.envs.vector import VectorQwirkle
+
+    env = VectorQwirkle(3, players=2, seed=11, opponents="greedy")
+    env.reset()
+    for _ in range(2 if NO_JIT else 60):
+        env.step(env.random_actions())
+    planes = env.planes()
+    for i in range(env.n):
+        reference = queries.position_planes(env.board(i), 32)
+        assert reference.origin == env.window_origin(i)
+        assert (planes[i, :12] == reference.planes[queries.PLANE_COLORS : queries.PLANE_SHAPES + 6]).all()
+    pyspiel = pytest.importorskip("pyspiel", reason="the rl extra (pip install '.[rl]') is not installed")
+    import qwirkle_core.envs.openspiel  # noqa: F401  (registers python_qwirkle)
+
+    state = pyspiel.load_game("python_qwirkle").new_initial_state()
+    rng = np.random.default_rng(3)
+    checked = 0
+    for _ in range(60 if NO_JIT else 200):
+        if state.is_terminal():
+            break
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes())
+            state.apply_action(int(rng.choice(outcomes, p=probs)))
+            continue
+        tensor = np.asarray(state.observation_tensor(state.current_player())).reshape(-1)[: 12 * 32 * 32]
+        reference = queries.position_planes(state.to_game().board, 32)
+        assert (tensor.reshape(12, 32, 32) == reference.planes[:12]).all()
+        checked += 1
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    assert checked >= 20
+
