@@ -14,7 +14,7 @@ import numba
 import numpy as np
 import pytest
 
-from qwirkle_core import _state
+from qwirkle_core import Tile, _state
 from qwirkle_core.analysis import _endgame_kernels as K
 from qwirkle_core.analysis import endgame as E
 from qwirkle_core.analysis.endgame import EndgameResult, solve_endgame
@@ -318,7 +318,7 @@ def test_without_the_padding_the_kernel_stops_instead_of_regrowing() -> None:
         before = st.copy()
         K.search(
             st, pos.counts, pos.masks, pos.sizes, scratch.tables, scratch.order, scratch.log, scratch.tt, True,
-            stats, K.MAX_PLY, -K.INFINITY, K.INFINITY, 0, 7, np.zeros(20, np.int32),
+            stats, K.MAX_PLY, -K.INFINITY, K.INFINITY, 0, 7, np.zeros(20, np.int32), True, pos.free_kinds,
         )
         if stats[K.S_STATUS] != K.S_BROKEN:
             continue
@@ -347,3 +347,90 @@ def test_many_solves_in_a_row_reuse_the_scratch() -> None:
     for _ in range(3 if JIT_OFF else 200):
         again = solve_endgame(game)
         assert (again.spread, again.pv) == (first.spread, first.pv)
+
+
+# ------------------------------------------------- the bounds that skip moves unsearched
+@compiled_only
+@pytest.mark.parametrize("seed", [1, 14] if BOUNDS else [1, 9, 12, 14, 19])
+def test_the_bounds_change_no_value(seed: int) -> None:
+    """The opponent's going-out threats and its replies to a move that leaves one tile
+    skip moves unsearched; without them the search finds the same spread on the whole
+    endgame (hands up to 6 and 6), and the bounds do skip: fewer positions."""
+    game = bag_empty(seed)
+    if game.is_over:
+        pytest.skip("this game ended before its bag emptied")
+    with_bounds = solve_endgame(game)
+    without = E._solve(game, None, use_tt=True, use_bounds=False)
+    assert with_bounds.spread == without.spread
+    assert with_bounds.nodes < without.nodes
+    assert spread_of(replay(game, with_bounds.pv), game.to_move) == with_bounds.spread
+
+
+# Endgames of five tiles (3 and 2) whose naive solve takes under a second (the naive twin
+# takes up to 20 s on others).
+FIVE_TILE_SEEDS = [305, 311, 312] if BOUNDS else [305, 311, 312, 315, 317, 318]
+
+
+@compiled_only
+@pytest.mark.parametrize("seed", FIVE_TILE_SEEDS)
+def test_spread_agrees_with_naive_minimax_on_five_tiles(seed: int) -> None:
+    """Endgames of five tiles, two or more in each hand, where the replies' bound
+    applies (a move that leaves one tile, answered by one that does not go out): the
+    naive twin's value and best move."""
+    game = small_endgame(seed, 5)
+    assert game is not None and sorted(len(h) for h in game.hands) == [2, 3]
+    values = naive_values(game)
+    result = solve_endgame(game)
+    best = max(values.values())
+    assert result.spread == spread_of(game, game.to_move) + best, (seed, game.to_string())
+    assert values[as_naive_move(result.action)] == best, (seed, game.to_string())
+
+
+def test_a_kind_that_completes_a_line_of_five_may_make_six() -> None:
+    """Five red tiles in a row with both ends open: the sixth red may complete a line of
+    six (not free); a tile that no six cells can hold with tiles of one colour or one
+    shape from the board and the hands is free."""
+    board = Board.from_placements([(0, c, Tile(0, c)) for c in range(5)])
+    sixth, lonely = Tile(0, 5), Tile(3, 3)
+    counts = np.zeros((2, 36), np.int64)
+    for side, hand in enumerate([[sixth, lonely], [Tile(4, 1), Tile(5, 2)]]):
+        for tile in hand:
+            counts[side, tile.kind] += 1
+    st = E.padded_state(board.state_arrays()[0], int(counts.sum()))
+    free = int(K.qwirkle_free_kinds(st, counts))
+    assert not (free >> sixth.kind) & 1
+    assert (free >> lonely.kind) & 1
+
+
+def test_no_line_of_six_holds_a_kind_called_free() -> None:
+    """qwirkle_free_kinds is a promise about every continuation: play endgames out
+    (greedy, which makes lines of six where it can, and random) and check that no line
+    of six made by a placement holds a tile of a kind called free at the start."""
+    made = 0
+    called_free = 0
+    for seed in range(6 if JIT_OFF else 40):
+        start = bag_empty(seed)
+        if start.is_over:
+            continue
+        free = E._Position(start).free_kinds
+        called_free += free.bit_count()
+        for trial, name in enumerate(["greedy", "random"] if JIT_OFF else ["greedy", "random", "random"]):
+            game = start.copy()
+            bots = [make_bot(name, seed=seed * 10 + trial, seat=s) for s in range(2)]
+            while not game.is_over:
+                action = game.push(bots[game.to_move].choose(game))
+                if action.move is None:
+                    continue
+                for row, col, tile in action.move.placements:
+                    for dr, dc in ((0, 1), (1, 0)):
+                        length = 1
+                        for sign in (1, -1):
+                            r, c = row + sign * dr, col + sign * dc
+                            while game.board.tile_at(r, c) is not None:
+                                length += 1
+                                r, c = r + sign * dr, c + sign * dc
+                        if length == 6:
+                            made += 1
+                            assert not (free >> tile.kind) & 1, (seed, trial, tile, start.to_string())
+    assert called_free > 0, "no kind was ever called free: the test shows nothing"
+    assert made > 0, "no line of six was made: the test shows nothing"

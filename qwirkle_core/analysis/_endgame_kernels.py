@@ -42,6 +42,16 @@ the tiles it holds now and that its move there did not touch: a subset of its
 going-out moves, which is all a lower bound needs), so they cost no move generation;
 at the root they come from one.
 
+A third bound reaches one ply further.  When our move leaves us a last tile b, the
+opponent may answer with a move r that does not end the game, and we then go out with
+b: so the opponent's value is at least r's score less ours for going out.  Our b scores
+at most 5 a line, 10 in all, unless b could ever stand in a line of six
+(:func:`qwirkle_free_kinds` finds, once a solve, the kinds that cannot: no six cells of
+any row or column can hold it with tiles of one colour or one shape, counting the tiles
+on the board and in both hands).  The opponent's answers are read from its table one
+ply up, like its threats, and the bound holds only where a cell for b untouched by our
+move and by r is in our table (so that we do go out).
+
 The window never grows during a search: the Python layer gives the kernels a state
 whose margin is MARGIN plus every tile left in both hands (``padded_state``), and no
 sequence of placements can reach farther out than the tiles placed, so ``push_legal``
@@ -75,8 +85,22 @@ from .._layout import (
     KArray,
     KInt,
 )
+from .._lines import lowest_kind
 from .._movegen import MODE_ALL, MODE_ANY, MODE_BEST, generate
-from .._state import NEED_REGROW, S_LEFT, S_TOP, S_WIDTH, pop, push_legal
+from .._state import (
+    NEED_REGROW,
+    S_C0,
+    S_C1,
+    S_HEIGHT,
+    S_LEFT,
+    S_R0,
+    S_R1,
+    S_ROW_AT,
+    S_TOP,
+    S_WIDTH,
+    pop,
+    push_legal,
+)
 
 # Plies a search can go: every turn but a pass places a tile, at most 12 tiles are left
 # in two hands, and a pass is followed by a placement (or the game is over).
@@ -121,7 +145,8 @@ F_TT_MOVE = 10  # the table's move for this position (0: none)
 F_DEPTH = 11  # plies left to the horizon
 F_PROBE = 12  # 1 while the row being searched has a null window (principal variation search)
 F_THREATS = 13  # how many of the opponent's going-out threats threats[ply] holds
-N_FRAME = 14
+F_REPLIES = 14  # how many of the opponent's other moves replies[ply] holds
+N_FRAME = 15
 
 # The opponent's going-out threats at a ply: int64[MAX_PLY + 1, N_THREATS, TH_COLS], the
 # best N_THREATS by score (keeping more bounded no more moves over seeds 0-19), each
@@ -137,6 +162,10 @@ TH_COLS = 5
 # seeds 0-19: 1 tile 8.3 M positions, 2 tiles 7.03 M, 3 or 6 tiles 7.02 M; larger hands
 # rarely go out in one move, and scanning for it costs more than it saves).
 THREAT_TILES = 2
+# What a last tile scores at most: two lines of at most five, or, for a kind that may
+# stand in a line of six (12 points), two such lines.
+LAST_TILE_MAX = 10
+LAST_TILE_MAX_SIX = 24
 
 MASK_62 = (1 << 62) - 1  # hash words keep 62 bits: the same in compiled code and plain Python
 MIX_1 = 0x3F58476D1CE4E5B9 & MASK_62
@@ -288,7 +317,9 @@ def apart(row0: KInt, row1: KInt, col0: KInt, col1: KInt, threat: KArray) -> boo
     """Whether a move spanning rows [row0, row1] and columns [col0, col1] shares no row
     and no column with the threat: every line through the threat's cells, and every
     cell between them, is then untouched by the move."""
-    return (threat[TH_ROW1] < row0 or threat[TH_ROW0] > row1) and (threat[TH_COL1] < col0 or threat[TH_COL0] > col1)
+    rows_apart = threat[TH_ROW1] < row0 or threat[TH_ROW0] > row1
+    cols_apart = threat[TH_COL1] < col0 or threat[TH_COL0] > col1
+    return bool(rows_apart and cols_apart)
 
 
 @helper
@@ -333,6 +364,161 @@ def gather_threats(
 
 
 @helper
+def gather_replies(
+    table: KArray, n: KInt, played: KInt, counts: KArray, side: KInt, size: KInt, replies: KArray,
+) -> KInt:
+    """The moves of ``side`` that do not end the game (fewer than its ``size`` tiles),
+    read as :func:`gather_threats` reads its going-out moves: rows of its ``table`` one
+    ply up whose tiles it still holds and that its move ``played`` there did not touch.
+    The best N_THREATS by score, best first; returns how many."""
+    row0, row1, col0, col1 = box(table, played)
+    k = 0
+    for r in range(n):
+        if table[r, COL_N] >= size:
+            continue
+        score = table[r, COL_SCORE]
+        if k == N_THREATS and score <= replies[k - 1, TH_SCORE]:
+            continue
+        held = True
+        for s in range(table[r, COL_N]):
+            if counts[side, table[r, COL_KINDS + s]] == 0:
+                held = False
+        if not held:
+            continue
+        t_row0, t_row1, t_col0, t_col1 = box(table, r)
+        if not ((t_row1 < row0 or t_row0 > row1) and (t_col1 < col0 or t_col0 > col1)):
+            continue
+        i = min(k, N_THREATS - 1)
+        while i > 0 and replies[i - 1, TH_SCORE] < score:
+            for c in range(TH_COLS):
+                replies[i, c] = replies[i - 1, c]
+            i -= 1
+        replies[i, TH_SCORE] = score
+        replies[i, TH_ROW0] = t_row0
+        replies[i, TH_ROW1] = t_row1
+        replies[i, TH_COL0] = t_col0
+        replies[i, TH_COL1] = t_col1
+        k = min(k + 1, N_THREATS)
+    return k
+
+
+@helper
+def reply_bound(
+    table: KArray, n: KInt, r: KInt, counts: KArray, side: KInt, replies: KArray, k: KInt, free_kinds: KInt,
+) -> KInt:
+    """A lower bound on the opponent's value after our move ``r``, which leaves us one
+    tile b: its best reply that ``r`` does not touch (so still legal, the same score)
+    less what we then score going out with b (at most the bonus and LAST_TILE_MAX, or
+    LAST_TILE_MAX_SIX where b may stand in a line of six), provided our table has a
+    cell for b that neither move touches (so that we can go out); -INFINITY if none."""
+    left = 0  # the kinds left after r: one tile, so one kind
+    for kind in range(N_KINDS):
+        c = counts[side, kind]
+        for s in range(table[r, COL_N]):
+            if table[r, COL_KINDS + s] == kind:
+                c -= 1
+        if c > 0:
+            left = kind
+    most = LAST_TILE_MAX if (free_kinds >> left) & 1 else LAST_TILE_MAX_SIX
+    row0, row1, col0, col1 = box(table, r)
+    for i in range(k):
+        if not apart(row0, row1, col0, col1, replies[i]):
+            continue
+        for x in range(n):
+            if table[x, COL_N] != 1 or table[x, COL_KINDS] != left:
+                continue
+            x_row = table[x, COL_ROWS]
+            x_col = table[x, COL_COLS]
+            if row0 <= x_row <= row1 or col0 <= x_col <= col1:
+                continue
+            if replies[i, TH_ROW0] <= x_row <= replies[i, TH_ROW1] or replies[i, TH_COL0] <= x_col <= replies[i, TH_COL1]:
+                continue
+            return replies[i, TH_SCORE] - GOING_OUT_BONUS - most
+    return -INFINITY
+
+
+@helper
+def bits(mask: KInt) -> KInt:
+    count = 0
+    while mask:
+        mask &= mask - 1
+        count += 1
+    return count
+
+
+# The kinds of colour 0 (shapes 0-5) and of shape 0 (colours 0-5): shifted, a colour's or
+# a shape's kinds (kind = colour * 6 + shape).
+COLOUR_0_KINDS = (1 << 6) - 1
+SHAPE_0_KINDS = sum(1 << (6 * c) for c in range(6))
+
+
+@helper
+def line_mates(k: KInt, by_shape: KInt) -> KInt:
+    """The kinds that share kind ``k``'s colour (or, ``by_shape``, its shape), k too."""
+    if by_shape:
+        return SHAPE_0_KINDS << (k % 6)
+    return COLOUR_0_KINDS << (k - k % 6)
+
+
+@kernel
+def qwirkle_free_kinds(st: KArray, counts: KArray) -> KInt:
+    """The kinds held by either side (``counts[side, kind]``) of which no tile can be
+    in a line of six in any continuation of the position: bit k set when no six cells
+    of a row or a column can come to hold k beside five tiles of k's colour (or of its
+    shape), each kind once.  Such six cells have both end cells empty (else the line
+    would grow past six); their tiles now share k's colour (or shape) and are all
+    different, and not k; and the other kinds of that colour (or shape) in the hands
+    could fill the cells left.  Six cells with no tile in them need five such kinds
+    from the hands, wherever they are."""
+    width = st[S_WIDTH]
+    at = st[S_ROW_AT]
+    held = 0
+    for kind in range(N_KINDS):
+        if counts[0, kind] + counts[1, kind] > 0:
+            held |= 1 << kind
+    free = held
+    for k in range(N_KINDS):
+        for by_shape in range(2):
+            if (held >> k) & 1 and bits(line_mates(k, by_shape) & held & ~(1 << k)) >= 5:
+                free &= ~(1 << k)
+    for along_columns in range(2):
+        # Six cells along a line through the tiles, starting up to five before them.
+        lines0 = st[S_R0] if along_columns == 0 else st[S_C0]
+        lines1 = st[S_R1] if along_columns == 0 else st[S_C1]
+        span0 = st[S_C0] if along_columns == 0 else st[S_R0]
+        span1 = st[S_C1] if along_columns == 0 else st[S_R1]
+        limit = width if along_columns == 0 else st[S_HEIGHT]
+        for line in range(lines0, lines1):
+            for start in range(span0 - 5, span1):
+                seen = 0
+                tiles = 0
+                ok = True
+                for t in range(-1, 7):  # the two end cells and the six between
+                    x = start + t
+                    if x < 0 or x >= limit:
+                        continue  # outside the window: empty
+                    word = st[at + (line * width + x if along_columns == 0 else x * width + line)]
+                    if word >= 0:
+                        continue  # an empty cell
+                    if t == -1 or t == 6 or (seen >> ~word) & 1:
+                        ok = False  # longer than six, or a kind twice
+                        break
+                    seen |= 1 << ~word
+                    tiles += 1
+                if not ok or tiles == 0 or tiles == 6:
+                    continue
+                candidates = free & ~seen
+                while candidates:
+                    k = lowest_kind(candidates)
+                    candidates &= candidates - 1
+                    for by_shape in range(2):
+                        mates = line_mates(k, by_shape)
+                        if seen & ~mates == 0 and 5 - tiles <= bits(mates & held & ~seen & ~(1 << k)):
+                            free &= ~(1 << k)
+    return free
+
+
+@helper
 def threat_bound(table: KArray, r: KInt, threats: KArray, k: KInt) -> KInt:
     """A lower bound on the opponent's value after our move ``r``: its best going-out
     threat that ``r`` does not touch, plus the bonus (going out ends the game, so that
@@ -348,7 +534,7 @@ def threat_bound(table: KArray, r: KInt, threats: KArray, k: KInt) -> KInt:
 def search(
     st: KArray, counts: KArray, masks: KArray, sizes: KArray, tables: KArray, order: KArray, log: KArray,
     tt: KArray, use_tt: KInt, stats: KArray, depth: KInt, alpha: KInt, beta: KInt, root_side: KInt, root_key: KInt,
-    best_row: KArray,
+    best_row: KArray, use_bounds: KInt, free_kinds: KInt,
 ) -> KInt:
     """The value of the position for ``root_side`` to move (its future points minus
     the other's), searched ``depth`` plies deep within the window (alpha, beta)
@@ -356,12 +542,16 @@ def search(
     one).  ``best_row`` gets the root's best move as a move row (COL_N = 0 for a
     pass).  stats[S_STATUS] says whether the search completed (see S_*); every move
     pushed is taken back, whatever the outcome.  ``use_tt`` off: no table at all (the
-    tests' check that the table changes no answer).
+    tests' check that the table changes no answer); ``use_bounds`` off: no move is
+    skipped on the threats' and replies' bounds (the same check for them).  ``free_kinds``: what
+    :func:`qwirkle_free_kinds` says of the position or of one it came from (0 is always
+    safe: every kind may then make a line of six).
 
     ``tables`` (int32[MAX_PLY + 1, capacity, OUT_COLS]), ``order`` (int32[MAX_PLY + 1,
     capacity]) and ``log`` (room for 2 * MAX_PLY pushes) are the caller's scratch."""
     frames = np.zeros((MAX_PLY + 1, N_FRAME), np.int64)
     threats = np.zeros((MAX_PLY + 1, N_THREATS, TH_COLS), np.int64)
+    replies = np.zeros((MAX_PLY + 1, N_THREATS, TH_COLS), np.int64)
     stats[S_STATUS] = OK
     capacity = tables.shape[1]
     ply = 0
@@ -429,6 +619,12 @@ def search(
                     stats[S_NEED] = n
                     return 0
                 frames[ply, F_THREATS] = 0
+                frames[ply, F_REPLIES] = 0
+                if use_bounds and n > 0 and sizes[side] >= 2 and sizes[1 - side] >= 2 and ply > 0 and frames[ply - 1, F_N] > 0:
+                    frames[ply, F_REPLIES] = gather_replies(
+                        tables[ply - 1], frames[ply - 1, F_N], frames[ply - 1, F_ROW], counts, 1 - side,
+                        sizes[1 - side], replies[ply],
+                    )
                 if n == 0 and generate(st, table, masks[1 - side], MODE_ANY) == 0:
                     value = 0  # neither side can place: the game is over, no bonus
                     answered = True
@@ -437,7 +633,7 @@ def search(
                 elif n > 0 and last_tile:
                     value = table[0, COL_SCORE] + GOING_OUT_BONUS
                     answered = True
-                elif n > 0 and sizes[1 - side] <= THREAT_TILES:
+                elif use_bounds and n > 0 and sizes[1 - side] <= THREAT_TILES:
                     other = 1 - side
                     if ply > 0 and frames[ply - 1, F_N] > 0:
                         # The opponent's table one ply up, less what its move there touched.
@@ -530,14 +726,19 @@ def search(
                     frames[ply, F_BEST_ROW] = r
                     frames[ply, F_ALPHA] = max(frames[ply, F_ALPHA], got)
                 continue
+            bound = INFINITY
             if frames[ply, F_THREATS] > 0:
                 bound = table[r, COL_SCORE] - threat_bound(table, r, threats[ply], frames[ply, F_THREATS])
-                if bound <= frames[ply, F_ALPHA]:
-                    # Fails low unsearched; its bound joins the best (fail-soft).
-                    if bound > frames[ply, F_BEST]:
-                        frames[ply, F_BEST] = bound
-                        frames[ply, F_BEST_ROW] = r
-                    continue
+            if bound > frames[ply, F_ALPHA] and frames[ply, F_REPLIES] > 0 and table[r, COL_N] == sizes[side] - 1:
+                bound = table[r, COL_SCORE] - reply_bound(
+                    table, n, r, counts, side, replies[ply], frames[ply, F_REPLIES], free_kinds,
+                )
+            if bound <= frames[ply, F_ALPHA]:
+                # Fails low unsearched; its bound joins the best (fail-soft).
+                if bound > frames[ply, F_BEST]:
+                    frames[ply, F_BEST] = bound
+                    frames[ply, F_BEST_ROW] = r
+                continue
             child = apply_row(st, counts, masks, sizes, log, table, r, side, frames[ply, F_HASH])
             if child < 0:
                 unwind(st, counts, masks, sizes, log, tables, frames, ply, root_side)
@@ -589,7 +790,8 @@ def search(
 @kernel
 def principal_variation(
     st: KArray, counts: KArray, masks: KArray, sizes: KArray, tables: KArray, order: KArray, log: KArray,
-    tt: KArray, use_tt: KInt, stats: KArray, root_key: KInt, value: KInt, walk: KArray, pv: KArray,
+    tt: KArray, use_tt: KInt, stats: KArray, root_key: KInt, value: KInt, walk: KArray, pv: KArray, use_bounds: KInt,
+    free_kinds: KInt,
 ) -> KInt:
     """The principal variation of an exactly solved position of value ``value``: at
     each turn the first move (best score first) whose exact value matches, proved by a
@@ -644,7 +846,7 @@ def principal_variation(
             target = score - value
             got = search(
                 st, counts, masks, sizes, tables, order, log, tt, use_tt, stats, MAX_PLY,
-                target - 1, target + 1, 1 - side, child, best,
+                target - 1, target + 1, 1 - side, child, best, use_bounds, free_kinds,
             )
             if stats[S_STATUS] != OK:
                 return -1

@@ -166,7 +166,8 @@ def padded_state(st: npt.NDArray[np.int64], tiles_left: int) -> npt.NDArray[np.i
 class _Position:
     """The kernels' arrays for one solve."""
 
-    def __init__(self, game: Game) -> None:
+    def __init__(self, game: Game, use_bounds: bool = True) -> None:
+        self.use_bounds = use_bounds  # off: the tests' check that the bounds change no answer
         mover = game.to_move
         hands = [game.hand(mover), game.hand(1 - mover)]
         self.counts = np.zeros((2, N_KINDS), np.int64)
@@ -178,6 +179,8 @@ class _Position:
         st = game.board.state_arrays()[0]
         self.st = padded_state(st, int(self.sizes.sum()))
         self.base = game.scores[mover] - game.scores[1 - mover]
+        # The kinds that no line of six can hold from here on (bounds the last tile's points).
+        self.free_kinds = int(K.qwirkle_free_kinds(self.st, self.counts))
 
 
 def _run_search(
@@ -190,7 +193,7 @@ def _run_search(
         scratch.log[0] = 0  # an empty undo log (the PV's walk leaves its pushes in it)
         value = int(K.search(
             pos.st, pos.counts, pos.masks, pos.sizes, scratch.tables, scratch.order, scratch.log,
-            scratch.tt, use_tt, stats, depth, -K.INFINITY, K.INFINITY, 0, salt, best_row,
+            scratch.tt, use_tt, stats, depth, -K.INFINITY, K.INFINITY, 0, salt, best_row, pos.use_bounds, pos.free_kinds,
         ))
         status = int(stats[K.S_STATUS])
         if status == K.S_NEED_CAPACITY:
@@ -277,14 +280,14 @@ def solve_endgame(
 
 
 def _solve(
-    game: Game, time_limit: object, use_tt: bool, should_stop: Callable[[], bool] | None = None
+    game: Game, time_limit: object, use_tt: bool, should_stop: Callable[[], bool] | None = None, use_bounds: bool = True,
 ) -> EndgameResult:
     limit = _check(game, time_limit)
     if should_stop is not None and not callable(should_stop):
         raise QwirkleError(f"should_stop is None or a function of no arguments, got {show(should_stop)}")
     started = time.perf_counter()
     scratch = _scratch
-    pos = _Position(game)
+    pos = _Position(game, use_bounds)
     salt = _next_salt()
     stats = np.zeros(K.N_STATS, np.int64)
     best_row = np.zeros(OUT_COLS, np.int32)
@@ -338,11 +341,12 @@ def _solve(
         return EndgameResult(first, spread, line, int(stats[K.S_NODES]), False)
     pv_rows = np.zeros((K.MAX_PLY, ACTION_COLS), np.int64)
     while True:
-        walk_pos = _Position(game)
+        walk_pos = _Position(game, use_bounds)
         scratch.log[0] = 0
         turns = int(K.principal_variation(
             walk_pos.st, walk_pos.counts, walk_pos.masks, walk_pos.sizes, scratch.tables, scratch.order,
-            scratch.log, scratch.tt, use_tt, stats, salt, value, scratch.walk, pv_rows,
+            scratch.log, scratch.tt, use_tt, stats, salt, value, scratch.walk, pv_rows, walk_pos.use_bounds,
+            walk_pos.free_kinds,
         ))
         if turns < 0 and stats[K.S_STATUS] == K.S_NEED_CAPACITY:
             scratch.grow(max(int(stats[K.S_NEED]), 2 * scratch.capacity))
