@@ -14,7 +14,10 @@ bots play inside the kernels; a search bot (``opponents="sim"`` or ``"endgame"``
 ``opponent_movetime`` seconds a move if given) plays in Python within the same step,
 made by ``make_bot(name, seed=info["seed"], seat=seat)`` for each episode (see
 :class:`~qwirkle_core.envs.vector.VectorQwirkle`).  The observation is
-the flat int16 vector of ``_common.flat_observation``; the bool mask of legal sub-steps
+the flat int16 vector of ``_common.flat_observation`` (``observation="flat"``), or with
+``observation="planes"`` a dict of binary ``planes`` (uint8[26, W, W]) and ``features``
+(int16[92], the window's origin last: :mod:`qwirkle_core.envs.observation`); the bool
+mask of legal sub-steps
 is ``info["action_mask"]`` after ``reset`` and every ``step``, and ``action_masks()``
 (what sb3-contrib's ``MaskablePPO`` asks for).
 

@@ -10,7 +10,9 @@ Agents ``player_0`` .. ``player_{n-1}`` (the seats).  Actions are the sub-steps 
 :mod:`qwirkle_core.envs.encoding` (``Discrete(36·W² + 38)``); the agent to move keeps
 the turn through its placements or marks until END or PASS.  Observations are
 ``{"observation": int16[2·W² + 90], "action_mask": int8[36·W² + 38]}`` (numpy; see
-``_common.flat_observation``); the mask is all 0 for an agent not to move.
+``_common.flat_observation``); the mask is all 0 for an agent not to move.  With
+``observation="planes"``: ``{"observation": uint8[26, W, W] binary planes, "features":
+int16[92] (the window's origin last), "action_mask": ...}`` (:mod:`qwirkle_core.envs.observation`).
 
 :func:`env` is wrapped as PettingZoo's classic envs are: an illegal action ends the game
 with ``illegal_reward`` (-1) for the offender and 0 for the others
