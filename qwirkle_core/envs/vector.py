@@ -171,7 +171,6 @@ class VectorQwirkle:
                     self._search_names[p] = str(name)
         self.opponent_movetime = self._check_movetime(opponent_movetime)
         self.illegal_reward = self._check_illegal_reward(illegal_reward)
-        self._against_bots = opponents is not None  # then every seat but the learner's is a bot
         # Per env: (games played, game seed) of the game its search bots were made for.
         self._search_bots: list[tuple[tuple[int, int], dict[int, Bot]] | None] = [None] * n
         self._seed = self._check_seed(seed, n)
