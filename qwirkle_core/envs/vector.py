@@ -421,9 +421,9 @@ class VectorQwirkle:
 
     def info(self) -> dict[str, Any]:
         """Per env (new numpy arrays): the seat to move, the game's seed, the games played
-        and skipped, the moves outside the window, the final scores of the last game, and
-        whether the last step refused the env's action (``illegal_reward``), and the window's
-        origin (the board coordinates (row, col) of window cell (0, 0))."""
+        and skipped, the moves outside the window, the final scores of the last game,
+        whether the last step refused the env's action (``illegal_reward``), and the
+        window's origin (the board coordinates (row, col) of window cell (0, 0))."""
         env = self._env.copy()  # one copy, whose columns the entries view
         return {
             "to_move": self._metas[:, _layout.M_PLAYER].copy(),
