@@ -108,10 +108,18 @@ class _SearchBot(Bot):
     at most that many seconds a move; without, it does a fixed amount of work a move, so
     that its games are the same for the same seed on any machine."""
 
-    def __init__(self, seed: int = 0, seat: int = 0, movetime: float | None = None) -> None:
+    def __init__(
+        self,
+        seed: int = 0,
+        seat: int = 0,
+        movetime: float | None = None,
+    ) -> None:
         self._seed = _check_seed(seed)
         self._seat = seat
         self._movetime = movetime
+        # A caller's clock or stop button (stop_when): the search then plays the best
+        # it found so far.
+        self._should_stop: Callable[[], bool] | None = None
         self._greedy = GreedyBot(seed, seat)  # validates the seat
 
     def _solve(self, game: Game) -> Action | None:
@@ -123,7 +131,7 @@ class _SearchBot(Bot):
             return None
         from .analysis.endgame import solve_endgame
 
-        return solve_endgame(game, time_limit=self._movetime).action
+        return solve_endgame(game, time_limit=self._movetime, should_stop=self._should_stop).action
 
     def _move_seed(self, game: Game) -> int:
         """A seed of its own for each move of a game, from the bot's seed."""
@@ -155,9 +163,18 @@ class SimBot(_SearchBot):
         solved = self._solve(game)
         if solved is not None:
             return solved
-        from .analysis.simulation import best_action
+        from .analysis.simulation import best_action, default_candidates, simulate
 
-        return best_action(game, time_limit=self._movetime, seed=self._move_seed(game))
+        if self._should_stop is None:
+            return best_action(game, time_limit=self._movetime, seed=self._move_seed(game))
+        # best_action as it is, with the caller's stop (best_action takes none).
+        candidates = default_candidates(game)
+        if len(candidates) == 1:
+            return candidates[0]
+        ranked = simulate(
+            game, candidates=candidates, time_limit=self._movetime, seed=self._move_seed(game), should_stop=self._should_stop
+        )
+        return ranked[0].action
 
 
 _KERNEL_BOTS: dict[str, type[_EngineBot]] = {b.name: b for b in (RandomBot, GreedyBot, HeuristicBot)}
@@ -188,6 +205,18 @@ def make_bot(name: str, seed: int = 0, seat: int = 0, movetime: float | None = N
     if name in _KERNEL_BOTS:
         return _KERNEL_BOTS[name](seed, seat)
     return _SEARCH_BOTS[name](seed, seat, budget)
+
+
+def stop_when(bot: Bot, should_stop: Callable[[], bool]) -> Bot:
+    """``bot``, its search (``sim``, ``endgame``) ending once ``should_stop()`` returns
+    True, called between its steps (a caller's clock or stop button: the engine's
+    timeout and ``stop``); it then plays the best it has found so far.  The kernel
+    bots answer in microseconds and ignore it."""
+    if not callable(should_stop):
+        raise QwirkleError(f"should_stop must be callable, got {show(should_stop)}")
+    if isinstance(bot, _SearchBot):
+        bot._should_stop = should_stop
+    return bot
 
 
 def action_from_row(action: np.ndarray) -> Action:

@@ -707,7 +707,7 @@ class EngineSession:
         game = self._need_game()
         if req.get("bot") is None:
             return self._best_by_score(game)
-        from .bots import make_bot
+        from .bots import make_bot, stop_when
 
         name = req["bot"]
         seed = _opt_int(req, "seed", 0, 0, 2**64 - 1)
@@ -715,11 +715,14 @@ class EngineSession:
         assert seed is not None
         if game.is_over:
             return {"action": None}
-        bot = make_bot(name, seed=seed, seat=game.to_move, movetime=movetime)
+        # The search bots read the request's clock and a stop, and then answer with the
+        # best they found so far, as "sim" and "solve" do.
+        watch = _StopWatch(self)
+        bot = stop_when(make_bot(name, seed=seed, seat=game.to_move, movetime=movetime), watch)
         action = bot.choose(game)
         if action.move is not None:
-            return {"action": action.text(), "placements": action.move.to_json(), "score": action.move.score}
-        return {"action": action.text(), "score": 0}
+            return {"action": action.text(), "placements": action.move.to_json(), "score": action.move.score, **watch.fields()}
+        return {"action": action.text(), "score": 0, **watch.fields()}
 
     def _selfplay(self, req: dict[str, Any]) -> dict[str, Any]:
         from .bots import BOT_IDS
@@ -766,14 +769,18 @@ class EngineSession:
         than on the processes ``selfplay`` spreads them over, so that the clock and a
         stop are read between turns.  Final scores (games x players) and the seconds
         they took."""
-        from .bots import make_bot, play
+        from .bots import make_bot, play, stop_when
         from .errors import RunawayGameError
 
         scores = np.zeros((games, players), np.int64)
         started = time.perf_counter()
         for i in range(games):
             game_seed = (seed + i) % 2**64
-            seats = [make_bot(name, seed=game_seed, seat=p, movetime=movetime) for p, name in enumerate(bots)]
+            # A bot's search reads the clock too, not only the turns between them.
+            seats = [
+                stop_when(make_bot(name, seed=game_seed, seat=p, movetime=movetime), _StopWatch(self))
+                for p, name in enumerate(bots)
+            ]
             try:
                 scores[i] = play(Game(players=players, seed=game_seed), seats, before_turn=self.check_time).scores
             except RunawayGameError as exc:

@@ -9,6 +9,7 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 from typing import Any
 
 import pytest
@@ -159,6 +160,24 @@ def test_time_bound() -> None:
     assert reply["ok"] and reply["stopped"] and reply["stopped_by"] == "timeout"
     reply = page.send({"cmd": "selfplay", "games": 10**6})
     assert "more than this engine plays" in reply["error"]  # 1,000 at most
+    # No timeout, or null (the engine's "none"), is the server's bound too: a thousand
+    # games of two simulating bots would take hours.
+    for timeout in ({}, {"timeout": None}):
+        started = time.monotonic()
+        reply = page.send({"cmd": "selfplay", "games": 1000, "bots": "sim,sim", **timeout})
+        assert "timed out" in reply["error"] and time.monotonic() - started < 10, timeout
+
+
+def test_a_bots_search_keeps_the_time_bound() -> None:
+    """A searching bot's movetime is cut to the bound, and its search reads the clock
+    (and a stop): it plays the best it found so far."""
+    session = BoardSession(WebLimits(timeout=0.5))
+    session.handle({"cmd": "new", "seed": 2})
+    session.handle({"cmd": "bot_play", "bot": "sim", "movetime": 0.01})  # compiled, not timed
+    for cmd in ("best", "bot_play"):
+        started = time.monotonic()
+        reply = session.handle({"cmd": cmd, "bot": "sim", "movetime": 6, "timeout": None})
+        assert reply["ok"] and time.monotonic() - started < 3, cmd
 
 
 def test_check_names_the_rule() -> None:

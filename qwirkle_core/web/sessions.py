@@ -21,7 +21,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from ..engine import MAX_TIMEOUT, EngineSession, Limits, _read_action, reply_line
 from ..errors import QwirkleError
@@ -136,10 +136,7 @@ class BoardSession:
                 raise BadInputError(f'"{cmd}" is not served here: a page\'s session ends when it expires')
             if request.get("reveal") is True and not self.referee:
                 raise BadInputError('"reveal" needs the referee\'s view: send {"cmd": "view", "referee": true} first')
-            timeout = request.get("timeout")
-            if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > self.limits.timeout:
-                # The server's bound holds whatever a page asks for.
-                request = {**request, "timeout": self.limits.timeout}
+            request = self._bounded(request)
             replay = cmd == "play" and bool(self.undone) and request.get("action") == self.undone[-1]
             if self._hidden_turn() and cmd in HAND_READERS and not replay:
                 raise BadInputError(
@@ -163,6 +160,21 @@ class BoardSession:
         if self._hidden_turn():
             reply.pop("hand", None)  # another seat's hand: its size is in hand_sizes
         return reply
+
+    def _bounded(self, request: dict[str, Any]) -> dict[str, Any]:
+        """The request within the server's time bound, whatever the page asks for: no
+        ``"timeout"``, null (which the engine reads as none) or a longer one is the
+        bound; a ``"movetime"`` (a searching bot's budget a move) is at most the bound.
+        A value that is not a number is left for the engine to refuse."""
+        bound = self.limits.timeout
+        out = dict(request)
+        timeout = request.get("timeout")
+        if timeout is None or (_is_number(timeout) and timeout > bound):
+            out["timeout"] = bound
+        movetime = request.get("movetime")
+        if _is_number(movetime) and movetime > bound:
+            out["movetime"] = bound
+        return out
 
     def _track_undone(self, cmd: str, reply: dict[str, Any]) -> None:
         if cmd == "undo":
@@ -238,6 +250,10 @@ class BoardSession:
         if not self.referee:
             raise BadInputError("a record holds every hand and the bag: switch to the referee's view first")
         return {"record": self._game().to_record()}
+
+
+def _is_number(value: object) -> TypeGuard[int | float]:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 class SessionStore:
