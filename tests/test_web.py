@@ -83,7 +83,7 @@ def test_engine_requests_and_hidden_information(client: TestClient) -> None:
     assert moves["count"] == len(game.legal_moves())
     assert {m["text"] for m in moves["moves"]} == {m.text() for m in game.legal_moves()}
     # The referee's view, asked for: everything.
-    assert page.send({"cmd": "view", "referee": True}) == {"id": None, "ok": True, "referee": True, "seat": None}
+    assert page.send({"cmd": "view", "referee": True}) == {"id": None, "ok": True, "referee": True, "seats": None}
     state = page.send({"cmd": "state", "reveal": True})
     assert state["position"] == game.to_string()
     assert page.send({"cmd": "record"})["record"] == game.to_record()
@@ -287,7 +287,7 @@ def test_one_seat_view_hides_the_bots_hand() -> None:
     """A person at seat 0 against a bot: on the bot's turn the page learns the sizes of
     the hands only, the bot plays on the server, and stepping back and forth works."""
     session = BoardSession(WebLimits())
-    assert session.handle({"cmd": "view", "referee": False, "seat": 0})["seat"] == 0
+    assert session.handle({"cmd": "view", "referee": False, "seats": [0]})["seats"] == [0]
     game = Game(players=2, seed=1)
     if game.to_move == 0:
         best = game.legal_moves().best()
@@ -309,15 +309,68 @@ def test_one_seat_view_hides_the_bots_hand() -> None:
     bot_action = game.push(make_bot("greedy", seed=1, seat=1).choose(game))
     assert played["played"] == bot_action.text() and played["scores"] == game.scores
     assert played["hand"] == [t.as_json() for t in game.hand()]  # seat 0's turn again: its own hand
-    # Back to the bot's turn and forward again: the replay of a turn undone is allowed.
+    # Back to the bot's turn and forward again: "redo" replays the turn undone.
     undone = session.handle({"cmd": "undo"})
     assert undone["undone"] == bot_action.text() and "hand" not in undone
-    assert session.handle({"cmd": "play", "action": bot_action.text()})["scores"] == game.scores
+    assert "redo" in session.handle({"cmd": "play", "action": bot_action.text()})["error"]
+    assert session.handle({"cmd": "state"})["redo"] == [bot_action.text()]
+    assert session.handle({"cmd": "redo"})["scores"] == game.scores
+    assert "nothing to redo" in session.handle({"cmd": "redo"})["error"]
     assert "bot" in session.handle({"cmd": "bot_play"})["error"]
     # The referee's view sees every turn.
-    session.handle({"cmd": "view", "referee": True, "seat": 0})
+    session.handle({"cmd": "view", "referee": True, "seats": [0]})
     assert session.handle({"cmd": "undo"})["hand"]
-    assert "seat" in session.handle({"cmd": "view", "referee": False, "seat": 9})["error"]
+    assert "seats" in session.handle({"cmd": "view", "referee": False, "seats": [9]})["error"]
+    assert "seats" in session.handle({"cmd": "view", "referee": False, "seats": 0})["error"]
+
+
+def test_a_bots_exchange_is_a_number_of_tiles() -> None:
+    """Seat 1, a bot, holds nothing that fits and exchanges: outside the referee's view
+    the page learns how many tiles, in every reply (played, undone, history, redo)."""
+    session = BoardSession(WebLimits())
+    session.handle({"cmd": "view", "referee": False, "seats": [0]})
+    hands = [[[0, 1], [0, 2], [0, 3], [0, 4], [0, 5], [1, 0]], [[1, 1], [1, 2], [2, 2], [3, 3], [4, 4], [5, 5]]]
+    assert session.handle({"cmd": "position", "board": [[0, 0, 0, 0]], "hands": hands, "to_move": 1})["ok"]
+    played = session.handle({"cmd": "bot_play", "bot": "greedy"})
+    assert played["played"] == "exchange 6"  # no tile named
+    count = played["played"]
+    state = session.handle({"cmd": "state"})
+    assert state["history"][-1]["text"] == count and "seed" not in state
+    assert session.handle({"cmd": "undo"})["undone"] == count
+    assert session.handle({"cmd": "state"})["redo"] == [count]
+    assert session.handle({"cmd": "redo"})["played"] == count
+    session.handle({"cmd": "view", "referee": True, "seats": [0]})
+    assert session.handle({"cmd": "state", "reveal": True})["history"][-1]["text"].startswith("x ")
+
+
+def test_the_server_deals() -> None:
+    """A new game without a seed is dealt from the server's own (the page cannot rebuild
+    the bag); the referee's view tells it."""
+    hands = []
+    for _ in range(2):
+        session = BoardSession(WebLimits())
+        hand = session.handle({"cmd": "new", "seed": None})["hand"]
+        assert "seed" not in session.handle({"cmd": "state"})
+        session.handle({"cmd": "view", "referee": True, "seats": None})
+        seed = session.handle({"cmd": "state"})["seed"]
+        assert hand == [t.as_json() for t in Game(players=2, seed=seed).hand()]
+        hands.append(hand)
+    assert hands[0] != hands[1]
+
+
+def test_two_people_and_a_bot() -> None:
+    """The seats people play are shown; the bot's is not, on its turn either."""
+    session = BoardSession(WebLimits())
+    session.handle({"cmd": "view", "referee": False, "seats": [0, 1]})
+    session.handle({"cmd": "new", "players": 3, "seed": 5})
+    for _ in range(3):
+        state = session.handle({"cmd": "state"})
+        assert ("hand" in state) == (state["to_move"] != 2)
+        if state["to_move"] == 2:
+            assert "seats 0, 1" in session.handle({"cmd": "moves"})["error"]
+            session.handle({"cmd": "bot_play", "bot": "greedy"})
+        else:
+            session.handle({"cmd": "play", "action": session.handle({"cmd": "best"})["action"]})
 
 
 @pytest.mark.process

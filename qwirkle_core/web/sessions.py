@@ -1,9 +1,9 @@
 """The engine sessions behind the analysis board: one per page, capped and expired.
 
 Each page gets an :class:`~qwirkle_core.engine.EngineSession` of its own and sends it
-the engine's JSON requests unchanged (``POST /engine``), plus four of the board's own
-that the engine process has no use for (``view``, ``check``, ``load_record``,
-``record``).  Every rule, move and score comes from the engine and the library: this
+the engine's JSON requests unchanged (``POST /engine``), plus the board's own that the
+engine process has no use for (``view``, ``check``, ``bot_play``, ``redo``,
+``load_record``, ``record``).  Every rule, move and score comes from the engine and the library: this
 module only routes requests, bounds them and keeps hidden information hidden.
 
 Hidden information (the other hands, the bag, the position string, a record) reaches
@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeGuard
 
-from ..engine import MAX_TIMEOUT, EngineSession, Limits, _read_action, reply_line
+from ..engine import MAX_TIMEOUT, EngineSession, Limits, _read_action, reply_line, shown_text
 from ..errors import QwirkleError
 from ..game import Game
 from ..jsonio import BadInputError, brief, loads
@@ -31,7 +31,7 @@ from ..jsonio import BadInputError, brief, loads
 # The requests a page may not send: "quit" would end an engine process, and a page's
 # session ends by expiring instead.
 REFUSED = frozenset({"quit"})
-BOARD_COMMANDS = ("view", "check", "bot_play", "load_record", "record")
+BOARD_COMMANDS = ("view", "check", "bot_play", "redo", "load_record", "record")
 # The requests whose replies tell the hand of the player to move (its moves, their
 # simulation, the endgame line, a refusal that says a tile is not held): refused on
 # another seat's turn in a one-seat view.  That seat's turn is a bot's: "bot_play".
@@ -82,12 +82,13 @@ class BoardSession:
         self.limits = _checked_limits(limits)
         self.engine = EngineSession(self.limits.engine_limits())
         self.referee = False
-        # The player's view of one seat (a person playing against bots): the other
+        # The player's view of some seats (the people playing against bots): the other
         # seats' hands stay hidden on their turns too.  None: the view of whoever is to
         # move (people taking turns at one screen), as the engine gives it.
-        self.seat: int | None = None
-        # The turns undone, the next to play again last: replaying one on a hidden
-        # turn tells nothing new (it was played before), so a page may step through.
+        self.seats: frozenset[int] | None = None
+        # The turns undone, the next to play again last, in full: "redo" replays one
+        # (on a hidden turn too: it tells nothing new, it was played before), so the
+        # page never needs an exchange's tiles to step through.
         self.undone: list[str] = []
         # The time source of the expiry (SessionStore sets its own; tests set a fake).
         self.clock: Callable[[], float] = time.monotonic
@@ -137,17 +138,17 @@ class BoardSession:
             if request.get("reveal") is True and not self.referee:
                 raise BadInputError('"reveal" needs the referee\'s view: send {"cmd": "view", "referee": true} first')
             request = self._bounded(request)
-            replay = cmd == "play" and bool(self.undone) and request.get("action") == self.undone[-1]
-            if self._hidden_turn() and cmd in HAND_READERS and not replay:
+            if cmd == "new" and request.get("seed") is None:
+                # The server deals: a seed the page chose (or saw) would tell it every
+                # hand and the bag.  The referee's view and the record tell it.
+                request = {**request, "seed": secrets.randbits(63)}
+            if self._hidden_turn() and cmd in HAND_READERS:
                 raise BadInputError(
-                    f"it is seat {self._game().to_move}'s turn, and this page sees seat {self.seat}'s hand only"
-                    + (' (a bot plays it: "bot_play")' if cmd == "play" else "")
+                    f"it is seat {self._game().to_move}'s turn, and this page sees {self._seats_text()} only"
+                    + (' (a bot plays it: "bot_play"; a turn undone: "redo")' if cmd == "play" else "")
                 )
             if cmd in BOARD_COMMANDS:
-                reply = {"id": rid, "ok": True, **getattr(self, "_" + cmd)(request)}
-                if self._hidden_turn():
-                    reply.pop("hand", None)
-                return reply
+                return self._shown(cmd, {"id": rid, "ok": True, **getattr(self, "_" + cmd)(request)})
         except QwirkleError as exc:
             return {"id": rid, "error": str(exc)}
         except RecursionError:
@@ -157,9 +158,30 @@ class BoardSession:
         reply = self.engine._answer(request, self._seq)
         if "error" not in reply:
             self._track_undone(cmd, reply)
+        return self._shown(cmd, reply)
+
+    def _shown(self, cmd: str, reply: dict[str, Any]) -> dict[str, Any]:
+        """What the page may see of a reply: no hand of a seat it does not see, no
+        exchanged tiles outside the referee's view (their number instead, as in the
+        history), and the turns "redo" plays again."""
+        if "error" in reply:
+            return reply
         if self._hidden_turn():
             reply.pop("hand", None)  # another seat's hand: its size is in hand_sizes
+        for key in ("played", "undone"):
+            if isinstance(reply.get(key), str):
+                reply[key] = shown_text(reply[key], self.referee)
+        if cmd == "state":
+            reply["redo"] = [shown_text(text, self.referee) for text in reversed(self.undone)]
+            if self.referee:
+                reply["seed"] = self._game().seed
         return reply
+
+    def _seats_text(self) -> str:
+        seats = sorted(self.seats or ())
+        if len(seats) == 1:
+            return f"seat {seats[0]}'s hand"
+        return f"the hands of seats {', '.join(map(str, seats))}" if seats else "no seat's hand"
 
     def _bounded(self, request: dict[str, Any]) -> dict[str, Any]:
         """The request within the server's time bound, whatever the page asks for: no
@@ -177,6 +199,7 @@ class BoardSession:
         return out
 
     def _track_undone(self, cmd: str, reply: dict[str, Any]) -> None:
+        # Before _shown: the texts kept are whole, for "redo" to play.
         if cmd == "undo":
             self.undone.append(reply["undone"])
         elif cmd == "play" and self.undone and reply["played"] == self.undone[-1]:
@@ -187,7 +210,7 @@ class BoardSession:
     def _hidden_turn(self) -> bool:
         """Whether the seat to move is one whose hand this page may not see."""
         game = self.engine.game
-        return not self.referee and self.seat is not None and game is not None and game.to_move != self.seat
+        return not self.referee and self.seats is not None and game is not None and game.to_move not in self.seats
 
     # ------------------------------------------------------------ the board's commands
     def _game(self) -> Game:
@@ -197,15 +220,19 @@ class BoardSession:
 
     def _view(self, request: dict[str, Any]) -> dict[str, Any]:
         """The referee's view (``"referee": true``: every hand and the bag), or a
-        player's: ``"seat"`` (a seat number, or null for whoever is to move)."""
+        player's: ``"seats"``, the seats whose hands the page may show (the people
+        playing), or null for whoever is to move."""
         referee = request.get("referee")
         if type(referee) is not bool:
             raise BadInputError('"referee" must be true or false')
-        seat = request.get("seat")
-        if seat is not None and (type(seat) is not int or not 0 <= seat < 6):
-            raise BadInputError('"seat" must be a seat number (0 to 5) or null')
-        self.referee, self.seat = referee, seat
-        return {"referee": referee, "seat": seat}
+        seats = request.get("seats")
+        if seats is not None and (
+            not isinstance(seats, list) or any(type(seat) is not int or not 0 <= seat < 6 for seat in seats)
+        ):
+            raise BadInputError('"seats" must be a list of seat numbers (0 to 5), or null')
+        self.referee = referee
+        self.seats = None if seats is None else frozenset(seats)
+        return {"referee": referee, "seats": None if self.seats is None else sorted(self.seats)}
 
     def _check(self, request: dict[str, Any]) -> dict[str, Any]:
         """Whether an action is legal for the player to move, and its score, judged by
@@ -232,6 +259,19 @@ class BoardSession:
         played.pop("id", None)
         played.pop("ok", None)
         self.undone.clear()
+        return {**played, "stopped": chosen.get("stopped", False)}
+
+    def _redo(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Play the turn undone last again (the same tiles drawn: undo put the bag
+        back); the reply is ``play``'s."""
+        if not self.undone:
+            raise BadInputError("nothing to redo")
+        played = self.engine.handle({"cmd": "play", "action": self.undone[-1], "reveal": self.referee}, self._seq)
+        if "error" in played:
+            raise BadInputError(played["error"])
+        self.undone.pop()
+        played.pop("id", None)
+        played.pop("ok", None)
         return played
 
     def _load_record(self, request: dict[str, Any]) -> dict[str, Any]:

@@ -24,7 +24,7 @@
     pending: [],        // [{r, c, kind, index}] tiles put down this turn, not yet played
     selected: null,     // hand index
     lit: [],            // [[r, c], ...] where the selected tile fits
-    redo: [],           // actions undone, the next one last
+    redo: [],           // the turns undone as the server shows them, the next one first
     seats: ["human", "greedy"],
     referee: false,
     cursor: { r: 0, c: 0 },
@@ -90,6 +90,7 @@
     S.board = state.board;
     S.cells = new Map(S.board.map(([r, c, co, sh]) => [`${r},${c}`, kindOf(co, sh)]));
     S.history = state.history;
+    S.redo = state.redo || [];  // the server keeps the turns undone; "redo" plays them
     S.pending = [];
     S.selected = null;
     S.lit = [];
@@ -231,9 +232,6 @@
     try {
       const reply = await engine(withReveal({ cmd: "play", action }));
       if (reply.error) { showError(reply.error); return null; }
-      // The turn undone next is played again: the rest of the line stays; else it goes.
-      const top = S.redo[S.redo.length - 1];
-      if (top !== undefined && top === reply.played) S.redo.pop(); else S.redo = [];
       showError("");
       $("preview").textContent = "";
       await refresh();
@@ -264,7 +262,6 @@
       const seed = Number($("seed").value) || 0;
       const reply = await engine({ cmd: "bot_play", bot: name, seed, movetime: name === "sim" ? 1 : undefined });
       if (reply.error) { showError(reply.error); return false; }
-      S.redo = [];
       await refresh();
       return true;
     } finally {
@@ -272,34 +269,33 @@
     }
   }
 
-  // The player's view of the one seat a person plays against bots; with more people
-  // (or none) at the screen, of whoever is to move.
+  // The player's view of the seats people play against bots (a bot's hand is never
+  // shown); with people only, of whoever is to move.
   async function sendView() {
-    const people = S.seats.map((name, seat) => [name, seat]).filter(([name]) => name === "human");
-    const seat = !S.referee && people.length === 1 ? people[0][1] : null;
-    const reply = await engine({ cmd: "view", referee: S.referee, seat });
+    const people = S.seats.map((name, seat) => [name, seat]).filter(([name]) => name === "human").map(([, seat]) => seat);
+    const seats = people.length === S.seats.length ? null : people;
+    const reply = await engine({ cmd: "view", referee: S.referee, seats });
     if (reply.error) showError(reply.error);
   }
 
   // ------------------------------------------------------------------ undo, redo, stepping
   // Step to the position after `turns` turns: undo back, or play the undone turns
-  // again (the same tiles are drawn: the engine's undo puts the bag back as it was).
-  // One redraw at the end, however many turns it steps.
+  // again on the server (the same tiles are drawn: the engine's undo puts the bag back
+  // as it was). One redraw at the end, however many turns it steps.
   async function goTo(turns) {
     if (S.busy) return false;
     S.busy = true;
     let at = S.history.length;
+    const last = at + S.redo.length;
     try {
       while (at > turns && at > 0) {
         const reply = await engine({ cmd: "undo" });
         if (reply.error) { showError(reply.error); break; }
-        S.redo.push(reply.undone);
         at -= 1;
       }
-      while (at < turns && S.redo.length) {
-        const reply = await engine({ cmd: "play", action: S.redo[S.redo.length - 1] });
+      while (at < turns && at < last) {
+        const reply = await engine({ cmd: "redo" });
         if (reply.error) { showError(reply.error); break; }
-        S.redo.pop();
         at += 1;
       }
     } finally {
@@ -595,17 +591,10 @@
     renderHistory();
   }
 
-  // A turn of the engine's history in the notation (the tiles an exchange put back
-  // are the referee's to see: the player's view gives their number).
+  // A turn of the engine's history: its text as the engine shows it (an exchange's
+  // tiles in the referee's view only), and a placement's score.
   function turnText(turn) {
-    if (turn.action === "place") {
-      const text = turn.placements.map(([r, c, co, sh]) => `${tileText(kindOf(co, sh))}@${r},${c}`).join(" ");
-      return `${text} +${turn.score}`;
-    }
-    if (turn.action === "exchange") {
-      return Array.isArray(turn.tiles) ? `x ${turn.tiles.map(([co, sh]) => tileText(kindOf(co, sh))).join(" ")}` : `exchange ${turn.tiles}`;
-    }
-    return turn.action;
+    return turn.action === "place" ? `${turn.text} +${turn.score}` : turn.text;
   }
 
   function renderHistory() {
@@ -618,7 +607,7 @@
       return li;
     });
     // The turns undone, which redo plays again, greyed after the current one.
-    [...S.redo].reverse().forEach((action, j) => {
+    S.redo.forEach((action, j) => {
       const li = document.createElement("li");
       li.className = "future";
       li.textContent = action;
@@ -717,9 +706,10 @@
   async function newGame() {
     seatChoices();
     await sendView();
-    const reply = await engine({ cmd: "new", players: Number($("players").value), seed: Number($("seed").value) || 0 });
+    // A blank seed: the server deals from one of its own, which the page never sees.
+    const seed = $("seed").value.trim() === "" ? null : Number($("seed").value);
+    const reply = await engine({ cmd: "new", players: Number($("players").value), seed });
     if (reply.error) { showError(reply.error); return; }
-    S.redo = [];
     showError("");
     await refresh({ fit: true });
     botTurns();
@@ -737,7 +727,6 @@
       reply = await engine({ cmd: "position", position: text });
     }
     if (reply.error) { showError(reply.error); $("io-note").textContent = "not loaded"; return false; }
-    S.redo = [];
     showError("");
     // A loaded game: every side entered by hand (so every hand to move is shown).
     const seats = reply.hand_sizes ? reply.hand_sizes.length : (await engine({ cmd: "state" })).hand_sizes.length;
