@@ -14,8 +14,8 @@ Use::
     result = solve_endgame(game, time_limit=0.1)  # result.exact False if cut short
 
 Exact solves of the position where the bag first empties (hands of up to 6 and 6)
-took a median of 0.37 s on one core over seeds 0..999 of greedy self-play, 6.4 s at the
-99th percentile and 199 s for the worst (benchmarks/endgame_figures.py); pass a
+took a median of 0.16 s of one core over seeds 0..999 of greedy self-play, 2.7 s at the
+99th percentile and 84 s for the worst (benchmarks/endgame_figures.py); pass a
 ``time_limit`` where that matters.  Smaller endgames take milliseconds.
 
 The rules are the game's (``qwirkle_core._turn``): a placement scores its points; the
