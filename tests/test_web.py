@@ -391,3 +391,58 @@ def test_serve_ends_on_a_signal_with_its_status(signum: int) -> None:
     finally:
         proc.kill()
     assert proc.returncode == 128 + signum and b"Traceback" not in err, err
+
+
+def test_a_page_sending_too_much_waits_its_turn(client: TestClient) -> None:
+    """Requests behind a running one: a few wait, more get 429; a stop is answered at
+    once, on the event loop, and takes no turn (it stops those waiting)."""
+    import threading
+
+    page = Page(client)
+    page.send({"cmd": "new", "seed": 1})
+    session = client.app.state.sessions.get(page.key)  # type: ignore[attr-defined]
+    statuses: list[int] = []
+
+    def post() -> None:
+        reply = client.post("/engine", content='{"cmd": "count"}', headers={**JSON, SESSION_HEADER: page.key})
+        statuses.append(reply.status_code)
+
+    with session.lock:  # a request running
+        waiting = [threading.Thread(target=post) for _ in range(5)]
+        for thread in waiting:
+            thread.start()
+        while session._admitted < 5:
+            time.sleep(0.01)
+        post()
+        assert statuses == [429]
+        assert page.send({"cmd": "stop"})["ok"]  # not behind the five waiting
+    for thread in waiting:
+        thread.join(30)
+    assert sorted(statuses) == [200] * 5 + [429]
+
+
+WORKQUEUE_SCRIPT = """
+import threading
+from qwirkle_core.web.sessions import BoardSession, WebLimits
+sessions = [BoardSession(WebLimits(timeout=20.0)) for _ in range(3)]
+for i, s in enumerate(sessions):
+    s.handle({"cmd": "new", "seed": i + 1})
+out = []
+threads = [threading.Thread(target=lambda s=s: out.append(s.handle({"cmd": "sim", "top": 4, "iterations": 600})))
+           for s in sessions]
+for t in threads: t.start()
+for t in threads: t.join()
+assert not any("error" in r for r in out), out
+print("ok")
+"""
+
+
+@pytest.mark.process
+def test_parallel_kernels_from_pages_at_once_under_workqueue() -> None:
+    """numba's workqueue layer aborts the process when two threads start parallel
+    kernels: three pages simulating at once take turns instead."""
+    import os
+
+    env = {**os.environ, "NUMBA_THREADING_LAYER": "workqueue"}
+    done = subprocess.run([sys.executable, "-c", WORKQUEUE_SCRIPT], env=env, capture_output=True, timeout=300, check=False)
+    assert done.returncode == 0 and b"ok" in done.stdout, done.stderr[-2000:]

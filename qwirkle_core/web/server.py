@@ -172,12 +172,21 @@ def make_app(limits: WebLimits | None = None, hosts: Iterable[str] = ("127.0.0.1
             return _refuse(413, f"request body longer than {limits.max_body_bytes} bytes")
         except QwirkleError as exc:  # the engine's words for a line that is not JSON
             return JSONResponse({"id": None, "error": str(exc)}, headers=SECURITY_HEADERS)
-        # A request runs on a worker thread: the kernels release the GIL, and the
-        # server answers other pages (and this page's "stop") meanwhile.
-        line = await run_in_threadpool(session.answer, payload)
+        if isinstance(payload, dict) and payload.get("cmd") == "stop":
+            # Answered here, on the event loop: it takes no lock, and on a worker thread
+            # it could wait behind the very requests it is to stop.
+            return Response(session.answer(payload), media_type="application/json", headers=SECURITY_HEADERS)
+        if not session.enter():
+            return _refuse(429, "too many requests of this page waiting: wait for their answers")
+        try:
+            # A request runs on a worker thread: the kernels release the GIL, and the
+            # server answers other pages (and this page's "stop") meanwhile.
+            line = await run_in_threadpool(session.answer, payload)
+        finally:
+            session.leave()
         return Response(line, media_type="application/json", headers=SECURITY_HEADERS)
 
-    return Starlette(
+    app = Starlette(
         routes=[
             Route("/", index),
             Route("/static/{name}", static_file),
@@ -186,6 +195,8 @@ def make_app(limits: WebLimits | None = None, hosts: Iterable[str] = ("127.0.0.1
             Route("/engine", engine, methods=["POST"]),
         ]
     )
+    app.state.sessions = store  # for a look inside (tests)
+    return app
 
 
 def listen(host: str, port: int) -> socket.socket:

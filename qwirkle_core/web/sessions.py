@@ -28,9 +28,30 @@ from ..errors import QwirkleError
 from ..game import Game
 from ..jsonio import BadInputError, brief, loads
 
+# numba's workqueue threading layer (the one it falls back to without TBB or OpenMP)
+# aborts the whole process when parallel kernels start from two threads at once, and
+# the server runs each page's requests on a thread of its own: the requests that may
+# start one (rollouts, self-play, the batch queries) then take turns, process-wide.
+PARALLEL_COMMANDS = frozenset({"sim", "analyse", "solve", "selfplay", "best", "bot_play"})
+_PARALLEL_LOCK = threading.Lock()
+
+
+def _parallel_unsafe() -> bool:
+    """Whether parallel kernels may not start from two threads at once: the workqueue
+    layer, or none chosen yet (numba chooses at the first parallel kernel)."""
+    from numba.np.ufunc.parallel import threading_layer
+
+    try:
+        return bool(threading_layer() == "workqueue")  # type: ignore[no-untyped-call]
+    except ValueError:  # no parallel kernel has run yet
+        return True
+
 # The requests a page may not send: "quit" would end an engine process, and a page's
 # session ends by expiring instead.
 REFUSED = frozenset({"quit"})
+# The requests of one page that may wait for the one running (a page sends one at a
+# time; more are a page gone wrong, and each waiting holds a worker thread).
+MAX_WAITING = 4
 BOARD_COMMANDS = ("view", "check", "bot_play", "redo", "load_record", "record")
 # The requests whose replies tell the hand of the player to move (its moves, their
 # simulation, the endgame line, a refusal that says a tile is not held): refused on
@@ -98,6 +119,22 @@ class BoardSession:
         # One request at a time per session (the engine's state is not shared between
         # threads); a "stop" does not wait for it, which is its point.
         self.lock = threading.Lock()
+        self._admitted = 0  # requests running or waiting (enter/leave)
+        self._admit_lock = threading.Lock()
+
+    def enter(self) -> bool:
+        """Admit one more request (True), unless MAX_WAITING already wait behind the
+        one running (False: the server answers 429).  :meth:`leave` when answered."""
+        with self._admit_lock:
+            if self._admitted > MAX_WAITING:
+                return False
+            self._admitted += 1
+            return True
+
+    def leave(self) -> None:
+        """A request admitted by :meth:`enter` was answered."""
+        with self._admit_lock:
+            self._admitted -= 1
 
     def handle(self, request: Any) -> dict[str, Any]:
         """Answer one request: an engine request or one of the board's own.  Never
@@ -127,6 +164,9 @@ class BoardSession:
             try:
                 if not isinstance(cmd, str):
                     return self.engine._answer(request, seq)  # the engine's own error for it
+                if cmd in PARALLEL_COMMANDS and _parallel_unsafe():
+                    with _PARALLEL_LOCK:
+                        return self._handle(cmd, request, rid)
                 return self._handle(cmd, request, rid)
             finally:
                 self.last_used = self.clock()

@@ -369,9 +369,18 @@
   }
 
   async function simulate() {
+    // One search at a time, and no move meanwhile (Stop ends it): a second click
+    // would only queue a second search behind the first on the server.
+    if (S.busy) return;
+    S.busy = true;
     $("analysis").textContent = "simulating…";
     const generation = S.generation;
-    const reply = await engine({ cmd: "analyse", top: 8, win: true, iterations: 400, time_limit: 3, seed: 1 });
+    let reply;
+    try {
+      reply = await engine({ cmd: "analyse", top: 8, win: true, iterations: 400, time_limit: 3, seed: 1 });
+    } finally {
+      S.busy = false;
+    }
     if (generation !== S.generation) return;
     if (reply.error) { $("analysis").textContent = reply.error; return; }
     drawSuggestions(reply.moves);
@@ -379,9 +388,16 @@
   }
 
   async function solve() {
+    if (S.busy) return;  // as simulate
+    S.busy = true;
     $("analysis").textContent = "solving…";
     const generation = S.generation;
-    const reply = await engine({ cmd: "solve", time_limit: 5 });
+    let reply;
+    try {
+      reply = await engine({ cmd: "solve", time_limit: 5 });
+    } finally {
+      S.busy = false;
+    }
     if (generation !== S.generation) return;
     if (reply.error) { $("analysis").textContent = reply.error; return; }
     $("analysis").textContent = `${reply.exact ? "exact" : "best found"}: ${reply.action}, final spread ${reply.spread > 0 ? "+" : ""}${reply.spread}\nline: ${reply.pv.join("  ")}`;
