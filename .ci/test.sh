@@ -14,11 +14,22 @@ say() { printf '== %s (%ds)\n' "$*" "$((SECONDS - began))"; }
 # chromium-driver, never a browser downloaded by a test tool).  Installed here when
 # missing and running as root, in the background so that it overlaps the pip install
 # and the static checks; if it fails, those tests skip and say why.
+# Bounded (a stalled mirror must not hold the run), and ended with the script: an exit
+# before the wait below (a static check failed) must not leave apt holding dpkg's lock.
 browser_log=$(mktemp)
 browser_install=
+end_browser_install() {
+    if [ -n "$browser_install" ]; then
+        kill "$browser_install" 2>/dev/null || true  # timeout passes it on to apt-get
+        wait "$browser_install" 2>/dev/null || true
+    fi
+    rm -f "$browser_log"
+}
+trap end_browser_install EXIT
 if ! command -v chromedriver >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     say "installing chromium and chromium-driver (apt-get, in the background) for the browser tests"
-    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver) \
+    DEBIAN_FRONTEND=noninteractive timeout 900 bash -c 'o=(-o Acquire::Retries=2 -o Acquire::http::Timeout=30 -o DPkg::Lock::Timeout=120)
+        apt-get "${o[@]}" update -qq && apt-get "${o[@]}" install -y -qq --no-install-recommends chromium chromium-driver' \
         >"$browser_log" 2>&1 &
     browser_install=$!
 fi
@@ -74,6 +85,7 @@ if [ -n "$browser_install" ]; then
         tail -n 5 "$browser_log"
         say "installing chromium failed: the browser tests will skip"
     fi
+    browser_install=
 fi
 rm -f "$browser_log"
 
@@ -104,7 +116,7 @@ rm -f "$browser_log"
 # prefixed with its name.  A run that collects no test exits 5: that is a failure.
 say "the suite: [bounds] bounds-checked, [nojit] JIT off with coverage, [jit] + [procs] JIT on (side by side)"
 # --durations: each run ends with its slowest tests, where the time goes.
-pytest_args=(-p no:warnings -o console_output_style=count --color=no --durations=30)
+pytest_args=(-p no:warnings -o console_output_style=count --color=no --durations=30 -rs)
 fresh_processes="process or slow or cluster"
 bounds_run() {  # in the unpacked sdist, with its own copy of the package (checked first)
     cd .sdist-check
