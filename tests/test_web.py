@@ -46,7 +46,9 @@ class Page:
 
 @pytest.fixture
 def client() -> TestClient:
-    return TestClient(make_app(WebLimits(max_sessions=3, max_body_bytes=4096, timeout=2.0), [HOST]), base_url=f"http://{HOST}")
+    # A bound long enough for a first request that compiles its kernels (an empty
+    # numba cache: tens of seconds); test_time_bound has a short one.
+    return TestClient(make_app(WebLimits(max_sessions=3, max_body_bytes=4096, timeout=300.0), [HOST]), base_url=f"http://{HOST}")
 
 
 def played_game(turns: int | None, seed: int = 4) -> Game:

@@ -35,7 +35,7 @@ from ..errors import QwirkleError
 from ..jsonio import brief, loads
 from ..render import _tile_svg
 from ..tiles import ALL_TILES
-from .sessions import SessionStore, WebLimits
+from .sessions import BoardSession, SessionStore, WebLimits
 
 SESSION_HEADER = "X-Qwirkle-Session"
 STATIC_FILES = {"board.js": "text/javascript", "board.css": "text/css"}
@@ -232,11 +232,23 @@ def serve(
     name = "127.0.0.1" if host in WILDCARDS or host == "localhost" else host
     url = f"http://{f'[{name}]' if ':' in name else name}:{port}/"
     app = make_app(limits, allowed_hosts(host, port, extra_hosts))
+    # The kernels a page uses first, compiled while the person opens it: on an empty
+    # numba cache its first request would otherwise spend seconds of its time bound.
+    threading.Thread(target=warm_page_kernels, name="qwirkle-warm", daemon=True).start()
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off", access_log=False))
     (announce or _print_line)(url)
     if open_browser:
         threading.Timer(0.5, webbrowser.open, args=(url,)).start()
     server.run(sockets=[sock])
+
+
+def warm_page_kernels() -> None:
+    """Run the requests a page sends first (a deal, its moves, the suggestions, a
+    check) once, so that their kernels are compiled (``qwirkle-core warmup`` compiles
+    every kernel ahead, the searches' too)."""
+    session = BoardSession()
+    for request in ({"cmd": "new"}, {"cmd": "moves"}, {"cmd": "analyse"}, {"cmd": "check", "action": "pass"}):
+        session.handle(request)
 
 
 def _print_line(url: str) -> None:
