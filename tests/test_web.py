@@ -237,6 +237,31 @@ def test_allowed_hosts() -> None:
     assert allowed_hosts("0.0.0.0", 9, ["box.lan"]) == {"127.0.0.1:9", "localhost:9", "[::1]:9", "box.lan:9"}
 
 
+def test_the_address_announced_is_the_one_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A name may resolve to ::1 first (localhost on many systems): the address printed
+    is the one the socket is bound to."""
+    import socket as sockets
+
+    import uvicorn
+
+    from qwirkle_core.web import server
+
+    try:
+        with sockets.socket(sockets.AF_INET6) as probe:
+            probe.bind(("::1", 0))
+    except OSError:
+        pytest.skip("no IPv6 loopback here")
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets: sockets[0].close())
+    monkeypatch.setattr(server, "warm_page_kernels", lambda: None)
+    resolve = sockets.getaddrinfo
+    six = [(sockets.AF_INET6, sockets.SOCK_STREAM, 6, "", ("::1", 0, 0, 0))]
+    monkeypatch.setattr(sockets, "getaddrinfo", lambda host, *a, **k: six if host == "six.test" else resolve(host, *a, **k))
+    for host, shown in (("six.test", "[::1]"), ("127.0.0.1", "127.0.0.1"), ("0.0.0.0", "127.0.0.1")):
+        urls: list[str] = []
+        server.serve(host, 0, announce=urls.append)
+        assert urls[0].startswith(f"http://{shown}:"), (host, urls)
+
+
 def test_arguments_checked() -> None:
     with pytest.raises(QwirkleError, match="max_sessions"):
         WebLimits(max_sessions=0)

@@ -228,8 +228,10 @@ def serve(
     import uvicorn
 
     sock = listen(host, port)
-    port = sock.getsockname()[1]
-    name = "127.0.0.1" if host in WILDCARDS or host == "localhost" else host
+    bound, port = sock.getsockname()[:2]
+    # The address it is bound to (a name such as localhost may resolve to ::1), but
+    # for a wildcard, which a browser cannot open, the loopback of its family.
+    name = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(bound, bound)
     url = f"http://{f'[{name}]' if ':' in name else name}:{port}/"
     app = make_app(limits, allowed_hosts(host, port, extra_hosts))
     # The kernels a page uses first, compiled while the person opens it: on an empty
