@@ -231,7 +231,9 @@ def test_stop_while_a_search_runs() -> None:
 
 
 def test_allowed_hosts() -> None:
-    assert allowed_hosts("127.0.0.1", 80) == {"127.0.0.1:80", "localhost:80", "[::1]:80"}
+    # Port 80: a browser's Host leaves it out.
+    assert allowed_hosts("127.0.0.1", 80) == {"127.0.0.1:80", "localhost:80", "[::1]:80", "127.0.0.1", "localhost", "[::1]"}
+    assert "localhost" not in allowed_hosts("127.0.0.1", 8080)
     assert "192.168.1.5:9" in allowed_hosts("192.168.1.5", 9)
     assert "[::1]:9" in allowed_hosts("::1", 9)
     assert allowed_hosts("0.0.0.0", 9, ["box.lan"]) == {"127.0.0.1:9", "localhost:9", "[::1]:9", "box.lan:9"}

@@ -53,13 +53,15 @@ WILDCARDS = ("0.0.0.0", "::", "")
 
 def allowed_hosts(host: str, port: int, extra: Iterable[str] = ()) -> frozenset[str]:
     """The ``Host`` values the server answers: its loopback names and the address it
-    binds (unless a wildcard), and the names in ``extra``, each with ``:port``."""
+    binds (unless a wildcard), and the names in ``extra``, each with ``:port`` (and on
+    port 80 bare too: a browser leaves out the scheme's default port)."""
     if not isinstance(host, str) or type(port) is not int or not 0 <= port <= 65535:
         raise QwirkleError(f"a host is text and a port 0..65535, got {brief(host)} and {brief(port)}")
     names = set(LOOPBACK_NAMES) | {h.lower() for h in _texts(extra, "extra")}
     if host not in WILDCARDS:
         names.add(f"[{host}]" if ":" in host and not host.startswith("[") else host.lower())
-    return frozenset(f"{name}:{port}" for name in names)
+    with_port = {f"{name}:{port}" for name in names}
+    return frozenset(with_port | names if port == 80 else with_port)
 
 
 def _texts(value: object, what: str) -> list[str]:
