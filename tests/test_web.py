@@ -140,7 +140,10 @@ def test_guards(client: TestClient) -> None:
     # A link from another site opens the page (a navigation reads nothing back); its
     # script, or anything else, fetched from there is refused.
     cross = {"Sec-Fetch-Site": "cross-site"}
-    assert client.get("/", headers={**cross, "Sec-Fetch-Mode": "navigate"}).status_code == 200
+    document = {"Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "document"}
+    assert client.get("/", headers={**cross, **document}).status_code == 200
+    assert client.get("/", headers={**cross, "Sec-Fetch-Mode": "navigate"}).status_code == 403
+    assert client.get("/", headers={**cross, **document, "Sec-Fetch-Dest": "iframe"}).status_code == 403
     assert client.get("/", headers={**cross, "Sec-Fetch-Mode": "no-cors"}).status_code == 403
     assert client.get("/static/board.js", headers={**cross, "Sec-Fetch-Mode": "navigate"}).status_code == 403
     # A plain form post (no CORS preflight) is not JSON: refused.

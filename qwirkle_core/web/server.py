@@ -111,7 +111,13 @@ def make_app(limits: WebLimits | None = None, hosts: Iterable[str] = ("127.0.0.1
         origin = request.headers.get("origin")
         if origin is not None and origin.lower() not in origins:
             return _refuse(403, "cross-origin requests are refused")
-        navigation = not post and request.url.path == "/" and request.headers.get("sec-fetch-mode") == "navigate"
+        # A top-level navigation only (a document), not a frame or a fetch.
+        navigation = (
+            not post
+            and request.url.path == "/"
+            and request.headers.get("sec-fetch-mode") == "navigate"
+            and request.headers.get("sec-fetch-dest") == "document"
+        )
         if request.headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none") and not navigation:
             return _refuse(403, "cross-site requests are refused")
         if post and request.headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
