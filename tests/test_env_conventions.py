@@ -574,6 +574,21 @@ def test_vector_env_face_seeds_and_illegal_actions() -> None:
         env.reset(options={"game_seed": 3})
 
 
+def test_gymnasium_envs_refuse_opponents_none() -> None:
+    """opponents=None (every seat the caller's) is VectorQwirkle's and PettingZoo's
+    self-play: in a one-learner env the observation, the mask and the reward would
+    belong to different seats, so it is refused, naming where self-play is."""
+    from qwirkle_core.envs.gymnasium import QwirkleVectorVsBot
+
+    for make in (
+        lambda: QwirkleVsBot(opponents=None),  # type: ignore[arg-type]
+        lambda: QwirkleVectorVsBot(num_envs=1, opponents=None),  # type: ignore[arg-type]
+        lambda: gym.make(GYMNASIUM_ID, opponents=None),
+    ):
+        with pytest.raises(QwirkleError, match="PettingZoo"):
+            make()
+
+
 def test_the_three_envs_board_planes_are_position_planes() -> None:
     """The planes layout's board planes (Gymnasium, PettingZoo, VectorQwirkle) and
     OpenSpiel's observation tensor's first 12 planes are the colour and shape planes of

@@ -67,6 +67,17 @@ def _check_choices(reward: Any, observation: Any, illegal_reward: Any) -> tuple[
     return _common.check_reward(reward), _common.check_layout(observation), value
 
 
+def _check_opponents(opponents: Any) -> Any:
+    """The bots' names: never None, which in VectorQwirkle means that the caller plays
+    every seat (here the observation, the mask and the reward are one learner's)."""
+    if opponents is None:
+        raise QwirkleError(
+            "opponents is a bot name or one per seat, got None: for self-play (every seat "
+            "played by the caller) use the PettingZoo env or VectorQwirkle(opponents=None)"
+        )
+    return opponents
+
+
 def observation_space(layout: str, window: int) -> spaces.Space[Any]:
     """One env's observation space in a layout: a Box of each entry's own range (not
     int16's), or the planes layout's Dict."""
@@ -103,7 +114,7 @@ class QwirkleVsBot(gym.Env):  # type: ignore[misc, unused-ignore]
         render_mode = _common.check_render_mode(render_mode, self.metadata["render_modes"])
         self.reward, self.layout, value = _check_choices(reward, observation, illegal_reward)
         self._vec = VectorQwirkle(
-            1, players=players, seed=0, opponents=opponents, learner=learner, window=window, autoreset=False,
+            1, players=players, seed=0, opponents=_check_opponents(opponents), learner=learner, window=window, autoreset=False,
             opponent_movetime=opponent_movetime,
         )
         self.render_mode = render_mode
@@ -229,7 +240,7 @@ class QwirkleVectorVsBot(gym.vector.VectorEnv):  # type: ignore[misc, unused-ign
             raise QwirkleError(f"the vector env renders nothing: render_mode is None, got {show(render_mode)}")
         self.reward, self.layout, value = _check_choices(reward, observation, illegal_reward)
         self._vec = VectorQwirkle(
-            num_envs, players=players, seed=0, opponents=opponents, learner=learner, window=window,
+            num_envs, players=players, seed=0, opponents=_check_opponents(opponents), learner=learner, window=window,
             opponent_movetime=opponent_movetime, illegal_reward=value,
         )
         self.num_envs = num_envs
