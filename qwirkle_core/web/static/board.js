@@ -6,8 +6,6 @@
 "use strict";
 (() => {
   const CELL = 48;
-  const COLORS = "ROYGBP";
-  const SHAPES = "csdlxb";
   const BOTS = ["human", "random", "greedy", "heuristic", "sim"];
   const $ = (id) => document.getElementById(id);
   const SVGNS = "http://www.w3.org/2000/svg";
@@ -39,10 +37,10 @@
   };
 
   const kindOf = (color, shape) => color * 6 + shape;
-  const tileText = (kind) => COLORS[Math.floor(kind / 6)] + SHAPES[kind % 6];
+  // A tile's name as the library draws it (the page's tile symbols come from render.py).
   const tileName = (kind) => {
     const title = document.querySelector(`#tile-${kind} title`);
-    return title ? title.textContent : tileText(kind);
+    return title ? title.textContent : "";
   };
 
   // ------------------------------------------------------------------ the engine
@@ -209,7 +207,8 @@
     } else if (move) {
       $("preview").textContent = `${move.text}: ${move.score} point${move.score === 1 ? "" : "s"}`;
     } else {
-      const open = S.pending.length < 6 && litAny();
+      // Room for another tile is the engine's to say: some tile still has lit cells.
+      const open = litAny();
       const reply = await engine({ cmd: "check", action: pendingAction() });
       $("preview").textContent = open ? "not a move yet: add tiles on the lit cells of a tile" : "";
       if (reply.error) {
