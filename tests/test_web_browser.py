@@ -66,6 +66,17 @@ def state(driver: Any) -> Any:
     )
 
 
+def shown_scores(driver: Any) -> list[int]:
+    """The scores as the page shows them: the #scores table's third column."""
+    rows = driver.find_elements(By.CSS_SELECTOR, "#scores tr[data-seat]")
+    return [int(row.find_elements(By.TAG_NAME, "td")[2].text) for row in rows]
+
+
+def shown_turns(driver: Any) -> list[str]:
+    """The move list as the page shows it, the turns undone too."""
+    return [li.text for li in driver.find_elements(By.CSS_SELECTOR, "#history li")]
+
+
 def load(driver: Any, text: str) -> None:
     """Paste a position string or a record into the box and press Load."""
     driver.execute_script("document.getElementById('io').value = arguments[0];", text)
@@ -125,7 +136,7 @@ def test_new_game_against_greedy(page: Any) -> None:
 
     bots_turns()
     shown = state(page)
-    assert shown["summary"]["hand"] == hand_json(game) and shown["summary"]["scores"] == game.scores
+    assert shown["summary"]["hand"] == hand_json(game) and shown_scores(page) == game.scores
     assert "Seat 0 to move" in page.find_element(By.ID, "turn").text
     # The human's move through the page, then greedy's answer.
     before = (game.turn_count, game.scores, hand_json(game))
@@ -138,7 +149,7 @@ def test_new_game_against_greedy(page: Any) -> None:
     game.push(best)
     bots_turns()
     shown = state(page)
-    assert shown["summary"]["scores"] == game.scores and shown["summary"]["hand"] == hand_json(game)
+    assert shown_scores(page) == game.scores and shown["summary"]["hand"] == hand_json(game)
     assert sorted(shown["board"]) == sorted(game.board.to_json())
     assert [turn["action"] for turn in shown["history"]] == [turn.to_json()["action"] for turn in game.history]
     # A takeback against a bot goes back over its turn to the person's.
@@ -146,7 +157,7 @@ def test_new_game_against_greedy(page: Any) -> None:
         page.find_element(By.TAG_NAME, "body").send_keys("u")
         settled(page, f"window.qwirkle.state.history.length === {before[0]}")
         shown = state(page)
-        assert (len(shown["history"]), shown["summary"]["scores"], shown["summary"]["hand"]) == before
+        assert (len(shown["history"]), shown_scores(page), shown["summary"]["hand"]) == before
         assert shown["summary"]["to_move"] == 0 and len(shown["redo"]) == game.turn_count - before[0]
 
 
@@ -165,6 +176,20 @@ def test_lit_cells_are_the_library_s_legal_cells(page: Any) -> None:
     first = game.hand()[0]
     assert lit(page) == {(r, c) for move in moves for r, c, t in move.placements if t == first}
     page.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
+    # One tile of a longer move put down: a second tile lights only the cells where it
+    # joins that tile in a legal move.
+    move = next(m for m in moves.sorted() if len({t for _, _, t in m.placements}) >= 2)
+    r1, c1, t1 = move.placements[0]
+    click_hand(page, t1.kind)
+    click_cell(page, r1, c1)
+    for tile in dict.fromkeys(t for t in game.hand() if t != t1):
+        click_hand(page, tile.kind)
+        expected = {
+            (r, c) for m in moves if (r1, c1, t1) in m.placements for r, c, t in m.placements if t == tile and (r, c) != (r1, c1)
+        }
+        assert lit(page) == expected, tile
+        click_hand(page, tile.kind)
+    page.find_element(By.ID, "clear").click()
     timings = page.execute_script("return window.qwirkle.state.timings")
     TIMINGS["click_to_lit"] += timings["lit"]
     TIMINGS["click_to_frame"] += timings["litFrame"]
@@ -185,7 +210,7 @@ def test_a_placed_move_scores_what_board_score_says(page: Any) -> None:
     settled(page, f"window.qwirkle.state.history.length === {turns + 1}")
     game.push(move)
     shown = state(page)
-    assert shown["summary"]["scores"][mover] == game.scores[mover]
+    assert shown_scores(page)[mover] == game.scores[mover]
     assert shown["history"][-1]["score"] == score
     assert sorted(shown["board"]) == sorted(game.board.to_json())
 
@@ -232,19 +257,19 @@ def test_a_record_loads_and_steps_to_its_end(page: Any) -> None:
     assert game.is_over
     load(page, json.dumps(game.to_record()))
     shown = state(page)
-    assert shown["summary"]["scores"] == game.scores and shown["summary"]["over"]
+    assert shown_scores(page) == game.scores and shown["summary"]["over"]
     assert len(shown["history"]) == game.turn_count
     page.find_element(By.ID, "step-start").click()
     settled(page, "window.qwirkle.state.history.length === 0")
-    assert state(page)["summary"]["scores"] == [0, 0] and len(state(page)["redo"]) == game.turn_count
+    assert shown_scores(page) == [0, 0] and len(state(page)["redo"]) == game.turn_count
     page.find_element(By.ID, "step-forward").click()
     settled(page, "window.qwirkle.state.history.length === 1")
     first = game.history[0]
-    assert state(page)["summary"]["scores"] == [first.score if p == first.player else 0 for p in range(2)]
+    assert shown_scores(page) == [first.score if p == first.player else 0 for p in range(2)]
     page.find_element(By.ID, "step-end").click()
     settled(page, f"window.qwirkle.state.history.length === {game.turn_count}")
     shown = state(page)
-    assert shown["summary"]["scores"] == game.scores and shown["summary"]["over"]
+    assert shown_scores(page) == game.scores and shown["summary"]["over"]
     assert "Game over" in page.find_element(By.ID, "turn").text
     assert len(page.find_elements(By.CSS_SELECTOR, "#history li")) == game.turn_count
     # Saved again (the referee's view): the same record.
@@ -257,16 +282,53 @@ def test_a_record_loads_and_steps_to_its_end(page: Any) -> None:
     settled(page, "window.qwirkle.state.summary.position === undefined")
 
 
+def test_a_record_with_exchanges_step_by_step(page: Any) -> None:
+    """Greedy's game of seed 14 exchanges twice: stepped over, each turn's scores and
+    move list entry are the library's; an exchange's tiles only in the referee's view."""
+    game = greedy_game(None, seed=14)
+    exchanges = [i for i, turn in enumerate(game.history) if turn.action.kind == "exchange"]
+    assert exchanges
+    load(page, json.dumps(game.to_record()))
+
+    def entry(i: int, reveal: bool) -> str:
+        turn = game.history[i]
+        if turn.action.kind == "exchange":
+            text = turn.action.text() if reveal else f"exchange {len(turn.action.tiles)}"
+        else:
+            text = f"{turn.action.text()} +{turn.score}" if turn.action.kind == "place" else turn.action.text()
+        return f"seat {turn.player}: {text}"
+
+    assert shown_turns(page) == [entry(i, False) for i in range(game.turn_count)]
+    replay = Game(players=2, seed=14)
+    page.find_element(By.ID, "step-start").click()
+    settled(page, "window.qwirkle.state.history.length === 0")
+    for i in exchanges:
+        if i:  # the position before the exchange: a click on the turn before it
+            page.find_elements(By.CSS_SELECTOR, "#history li")[i - 1].click()
+            settled(page, f"window.qwirkle.state.history.length === {i}")
+        page.find_element(By.ID, "step-forward").click()
+        settled(page, f"window.qwirkle.state.history.length === {i + 1}")
+        while replay.turn_count <= i:
+            replay.push(game.history[replay.turn_count].action)
+        assert shown_scores(page) == replay.scores and shown_turns(page)[i] == entry(i, False)
+        assert not any(t.text() in shown_turns(page)[i] for t in game.history[i].action.tiles)
+    page.find_element(By.ID, "referee").click()
+    settled(page, "window.qwirkle.state.summary.position !== undefined")
+    assert shown_turns(page)[: exchanges[-1] + 1] == [entry(i, True) for i in range(exchanges[-1] + 1)]
+    page.find_element(By.ID, "referee").click()
+    settled(page, "window.qwirkle.state.summary.position === undefined")
+
+
 def test_exchange_and_a_link_that_reopens_the_position(page: Any) -> None:
     game = greedy_game(8, seed=13)
     load(page, game.to_string())
     page.find_element(By.ID, "referee").click()
     settled(page, "window.qwirkle.state.summary.position !== undefined")
+    turns = len(state(page)["history"])  # before the exchange: its reply may come at once
     page.find_element(By.ID, "exchange").click()
     for index in (0, 2):
         page.find_element(By.CSS_SELECTOR, f"#hand .hand-tile[data-index='{index}']").click()
     page.find_element(By.ID, "exchange").click()
-    turns = len(state(page)["history"])
     settled(page, f"window.qwirkle.state.history.length === {turns + 1}")
     hand = game.hand()
     game.push(Action.exchange([hand[0], hand[2]]))
@@ -279,7 +341,7 @@ def test_exchange_and_a_link_that_reopens_the_position(page: Any) -> None:
     open_board(page, url)  # a new page, a new session, the player's view
     shown = state(page)
     assert "hands" not in shown["summary"] and shown["summary"]["hand"] == hand_json(game)
-    assert shown["summary"]["scores"] == game.scores and sorted(shown["board"]) == sorted(game.board.to_json())
+    assert shown_scores(page) == game.scores and sorted(shown["board"]) == sorted(game.board.to_json())
     page.execute_script("history.replaceState(null, '', location.pathname)")
 
 
@@ -338,6 +400,11 @@ def test_win_probabilities_the_endgame_line_and_zoom(page: Any) -> None:
         spread = f"+{result.spread}" if result.spread > 0 else str(result.spread)
         assert f"exact: {result.action.text()}, final spread {spread}" in text
         assert text.endswith("line: " + "  ".join(a.text() for a in result.pv))
+    # Exact or not: the action is the line's first move, and a legal one.
+    action = text.split(": ", 1)[1].split(", final spread")[0]
+    line = text.split("line: ", 1)[1].split("  ")
+    assert line[0] == action
+    late.copy().push(action)  # raises if illegal
     page.find_element(By.ID, "sim").click()
     wait_for(page, "return document.getElementById('analysis').textContent.startsWith('win probabilities')", 180)
     cells = page.execute_script("return [...document.querySelectorAll('#suggestions tr')].map((r) => r.cells[2].textContent)")
