@@ -225,6 +225,7 @@ def test_undo_restores_the_position_string(page: Any) -> None:
     before = page.find_element(By.ID, "position-string").text
     turns = len(state(page)["history"])
     assert before == game.to_string()
+    assert page.find_element(By.ID, "seed-shown").text == "none"  # a position string has no seed
     # A one-tile move by keyboard: a digit, the arrows to its cell, Enter twice.
     moves = game.legal_moves()
     single = next(m for m in moves.sorted() if len(m) == 1)
@@ -272,9 +273,10 @@ def test_a_record_loads_and_steps_to_its_end(page: Any) -> None:
     assert shown_scores(page) == game.scores and shown["summary"]["over"]
     assert "Game over" in page.find_element(By.ID, "turn").text
     assert len(page.find_elements(By.CSS_SELECTOR, "#history li")) == game.turn_count
-    # Saved again (the referee's view): the same record.
+    # Saved again (the referee's view, which tells the seed): the same record.
     page.find_element(By.ID, "referee").click()
     settled(page, "window.qwirkle.state.summary.position !== undefined")
+    assert page.find_element(By.ID, "seed-shown").text == "21"
     page.find_element(By.ID, "save-record").click()
     settled(page, "document.getElementById('io').value.startsWith('{')")
     assert json.loads(page.find_element(By.ID, "io").get_property("value")) == game.to_record()

@@ -589,6 +589,8 @@
     if (s.hands) {
       $("bag-tiles").replaceChildren(miniTiles(s.bag_tiles));
       $("position-string").textContent = s.position;
+      // The deal's seed (none for a position loaded from its string): the referee's only.
+      $("seed-shown").textContent = s.seed === undefined || s.seed === null ? "none" : String(s.seed);
     }
     $("turn").textContent = s.over
       ? `Game over (${s.end}): ${s.winners.map((w) => `seat ${w}`).join(" and ")} won`
