@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from qwirkle_core import Game
-from qwirkle_core.bots import make_bot
+from qwirkle_core.bots import make_bot, stop_when
 from qwirkle_core.errors import IllegalMoveError, QwirkleError
 from qwirkle_core.web.sessions import BoardSession, SessionStore, WebLimits
 
@@ -183,6 +183,11 @@ def test_a_bots_search_keeps_the_time_bound() -> None:
         started = time.monotonic()
         reply = session.handle({"cmd": cmd, "bot": "sim", "movetime": 6, "timeout": None})
         assert reply["ok"] and time.monotonic() - started < 3, cmd
+    # The library's side: a bot stopped at once still plays a legal move.
+    game = Game(players=2, seed=2)
+    assert stop_when(make_bot("sim", movetime=60), lambda: True).choose(game) in game.legal_actions()
+    with pytest.raises(QwirkleError, match="callable"):
+        stop_when(make_bot("sim"), 5)  # type: ignore[arg-type]
 
 
 def test_check_names_the_rule() -> None:
