@@ -86,8 +86,8 @@ def evaluate(weights: np.ndarray, opponent: str, games: int, seed: int) -> tuple
     rng = np.random.default_rng(seed)
     with Progress(f"train_vector_policy: evaluating vs {opponent}", total=2 * deals, unit="games") as bar:  # stderr
         for seat in (0, 1):
-            env = VectorQwirkle(deals, players=2, seed=seed, opponents=opponent, learner=seat)
-            obs, masks, _ = env.reset()  # env i deals the game of seed + i, for either seat
+            env = VectorQwirkle(deals, players=2, game_seeds=seed, opponents=opponent, learner=seat)
+            obs, masks, _ = env.reset()  # env i deals Game(2, seed + i), for either seat
             base = 36 * env.window * env.window
             while np.isnan(wins[seat]).any():
                 actions, _, _ = act(weights, obs, masks, base, rng)
@@ -128,7 +128,7 @@ def main() -> None:
     weights = np.zeros((PHASES, KINDS))
     report("untrained", weights, args.games)
 
-    env = VectorQwirkle(args.envs, players=2, seed=1, opponents="random")
+    env = VectorQwirkle(args.envs, players=2, game_seeds=1, opponents="random")
     obs, masks, _ = env.reset()
     base = 36 * env.window * env.window
     rng = np.random.default_rng(1)

@@ -167,13 +167,16 @@ def test_qwirkle_slots_checks_the_length_first():
 def test_a_refused_reset_seed_changes_nothing():
     """Issue 26: VectorQwirkle.reset stored the seed before refusing it, and every
     later reset() failed."""
-    env = VectorQwirkle(2, seed=5)
+    env = VectorQwirkle(2, game_seeds=5)
     env.reset()
     for seed in (2**63, 2**63 - 3, -1, 1.5, None.__class__, _deep(10_000)):
         with pytest.raises(QwirkleError):
-            env.reset(seed=seed)
-    env.reset()
-    assert env.game_seed(0) == 5 and env.game_seed(1) == 6
+            env.reset(game_seeds=seed)
+        if seed != 2**63 - 3:  # a seed (not game_seeds) of 2**63 - 3 is fine
+            with pytest.raises(QwirkleError):
+                env.reset(seed=seed)
+    env.reset()  # continues each env's seeds (5 + 2, 6 + 2): the refused resets changed nothing
+    assert env.game_seed(0) == 7 and env.game_seed(1) == 8
 
 
 def test_index_errors_are_still_index_errors():

@@ -71,8 +71,8 @@ def test_same_games_as_game(players: int) -> None:
 
 
 def test_seeds_and_determinism() -> None:
-    a = VectorQwirkle(4, players=2, seed=7, opponents="greedy")
-    b = VectorQwirkle(4, players=2, seed=7, opponents="greedy")
+    a = VectorQwirkle(4, players=2, game_seeds=7, opponents="greedy")
+    b = VectorQwirkle(4, players=2, game_seeds=7, opponents="greedy")
     a.reset()
     b.reset()
     assert a.info()["seed"].tolist() == [7, 8, 9, 10]
@@ -84,6 +84,27 @@ def test_seeds_and_determinism() -> None:
         assert (ra[2] == rb[2]).all()
     # later games take the seeds seed + i + k*n
     assert all((s - 7 - i) % 4 == 0 for i, s in enumerate(a.info()["seed"]))
+
+
+def test_seeds_share_no_deals_draw_entropy_and_continue() -> None:
+    """seed=s derives the envs' game seeds from SeedSequence(s): seeds s and s + 1 share
+    no deal (they shared n - 1 of n when env i played s + i), the same s replays its
+    games, seed=None draws entropy, and reset() without a seed deals new games."""
+
+    def seeds(env: VectorQwirkle, seed: int | None = None) -> list[int]:
+        return [int(s) for s in env.reset(seed)[2]["seed"]]
+
+    env = VectorQwirkle(4, players=2, seed=100)
+    first = seeds(env)
+    assert len(set(first)) == 4 and set(first).isdisjoint(seeds(VectorQwirkle(4, players=2, seed=101)))
+    assert seeds(VectorQwirkle(4, players=2), 100) == first == seeds(env, 100)
+    assert seeds(VectorQwirkle(4, players=2)) != seeds(VectorQwirkle(4, players=2))
+    words = np.random.SeedSequence(100).generate_state(5, np.uint64) >> np.uint64(2)  # the documented mapping
+    assert first == [int(w) for w in words[:4]]
+    later = seeds(env)  # continued: each env's next seed, base + n
+    assert later == [s + 4 for s in first]
+    with pytest.raises(QwirkleError, match="not both"):
+        VectorQwirkle(2, seed=1, game_seeds=1)
 
 
 def test_against_bots_the_learner_always_moves() -> None:

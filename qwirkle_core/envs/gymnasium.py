@@ -114,7 +114,7 @@ class QwirkleVsBot(gym.Env):  # type: ignore[misc, unused-ignore]
         render_mode = _common.check_render_mode(render_mode, self.metadata["render_modes"])
         self.reward, self.layout, value = _check_choices(reward, observation, illegal_reward)
         self._vec = VectorQwirkle(
-            1, players=players, seed=0, opponents=_check_opponents(opponents), learner=learner, window=window, autoreset=False,
+            1, players=players, game_seeds=0, opponents=_check_opponents(opponents), learner=learner, window=window, autoreset=False,
             opponent_movetime=opponent_movetime,
         )
         self.render_mode = render_mode
@@ -150,7 +150,7 @@ class QwirkleVsBot(gym.Env):  # type: ignore[misc, unused-ignore]
         super().reset(seed=number)  # seeds self.np_random (from entropy when never seeded)
         if game_seed is None:
             game_seed = _common.draw_game_seed(self.np_random)
-        self._vec.reset(game_seed)
+        self._vec.reset(game_seeds=game_seed)
         self._over = False
         # Every seat starts at 0: points the bots scored inside reset (a bot that opens)
         # are left to the first step's reward, so the return is the documented quantity.
@@ -240,7 +240,7 @@ class QwirkleVectorVsBot(gym.vector.VectorEnv):  # type: ignore[misc, unused-ign
             raise QwirkleError(f"the vector env renders nothing: render_mode is None, got {show(render_mode)}")
         self.reward, self.layout, value = _check_choices(reward, observation, illegal_reward)
         self._vec = VectorQwirkle(
-            num_envs, players=players, seed=0, opponents=_check_opponents(opponents), learner=learner, window=window,
+            num_envs, players=players, game_seeds=0, opponents=_check_opponents(opponents), learner=learner, window=window,
             opponent_movetime=opponent_movetime, illegal_reward=value,
         )
         self.num_envs = num_envs
@@ -273,7 +273,7 @@ class QwirkleVectorVsBot(gym.vector.VectorEnv):  # type: ignore[misc, unused-ign
             raise QwirkleError("game_seed names one game: a vector env's games come from reset(seed=...)")
         super().reset(seed=number)  # seeds self.np_random (from entropy when never seeded)
         base = int(self.np_random.integers(0, _common.SEED_END - 2 * self.num_envs))
-        _, _, info = self._vec.reset(base)
+        _, _, info = self._vec.reset(game_seeds=base)
         return self._observations(), self._info(info)
 
     def step(self, actions: Any) -> tuple[Any, npt.NDArray[np.float64], npt.NDArray[np.bool_], npt.NDArray[np.bool_], dict[str, Any]]:

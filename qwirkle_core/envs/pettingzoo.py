@@ -80,7 +80,7 @@ class QwirkleAEC(AECEnv):  # type: ignore[misc, unused-ignore]
         render_mode = _common.check_render_mode(render_mode, self.metadata["render_modes"])
         self.reward = _common.check_reward(reward)
         self.layout = _common.check_layout(observation)
-        self._vec = VectorQwirkle(1, players=players, seed=0, window=window, autoreset=False)
+        self._vec = VectorQwirkle(1, players=players, game_seeds=0, window=window, autoreset=False)
         self.render_mode = render_mode
         self.players = self._vec.players
         self.window = self._vec.window
@@ -142,7 +142,7 @@ class QwirkleAEC(AECEnv):  # type: ignore[misc, unused-ignore]
             self._rng, _ = seeding.np_random(number)  # None: the operating system's entropy
         if game_seed is None:
             game_seed = _common.draw_game_seed(self._rng)
-        self._vec.reset(game_seed)
+        self._vec.reset(game_seeds=game_seed)
         self._values = np.zeros(self.players)
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}

@@ -42,6 +42,9 @@ OPPONENTS = (*BOT_IDS, *SEARCH_BOTS)
 MOVE_CACHE = 1024  # encoded moves kept per env for a turn (more: re-encoded per sub-step)
 SET_LIST = 2048  # mask bits remembered per env, so a mask is cleared bit by bit
 MAX_ENVS = 1 << 16  # the most envs one VectorQwirkle steps (each takes ~100 KiB); more is refused at once
+# Derived game seeds stay below this, so base + k·n never reaches int64's end (the kernels
+# count the seeds in int64) however many games an env plays.
+DERIVED_SEED_BITS = 62
 
 # Columns of obs["scalars"] (seats rotated: column 0 is the player to move).
 SCALARS = {
@@ -68,9 +71,23 @@ class VectorQwirkle:
     """``n`` games of ``players`` stepped together by one kernel call per step.
 
     The games are the game loop's arrays and every turn is played by its kernels
-    (``deal``, ``place_tiles`` + ``settle_turn``, ``ending``, the bots), so env i's games
-    are ``Game(players, seed)``'s for the seeds ``seed + i``, ``seed + i + n``,
-    ``seed + i + 2n``, ... (one per game it plays, in order).
+    (``deal``, ``place_tiles`` + ``settle_turn``, ``ending``, the bots): env i's k-th game
+    (from the last seeded reset) is ``Game(players, bases[i] + k·n)``'s, where
+
+    - ``seed=s`` (an integer >= 0): ``bases`` are derived from numpy's
+      ``SeedSequence(s)``: ``SeedSequence(s).generate_state(n + 1, numpy.uint64)[:n] >> 2``
+      (the last word seeds ``random_actions``), so seeds s and s + 1 share no deals
+      (as the sub-envs of frameworks that seed sub-env j with s + j need) and the same s
+      replays the same games;
+    - ``seed=None`` (the default): the same from the operating system's entropy, so two
+      processes never play the same games;
+    - ``game_seeds=g`` instead of a seed: ``bases[i] = g + i``, so env i plays
+      ``Game(players, g + i)``, ``Game(players, g + i + n)``, ...: a given deal, as
+      ``Game`` and self-play's ``seed + i`` deal it (mirrors, datasets).
+
+    ``reset()`` without a seed continues every env's seeds (its next game is the one
+    after its last: new deals); ``reset(seed=...)`` or ``reset(game_seeds=...)`` starts
+    over.  ``info["seed"]`` (or ``game_seed(i)``) is each game's seed.
 
     Actions are the sub-steps of :mod:`qwirkle_core.envs.encoding` (window ``window``).
     With ``opponents=None`` the caller plays every seat (the observation is the player
@@ -126,13 +143,14 @@ class VectorQwirkle:
         self,
         n: int,
         players: int = 2,
-        seed: int = 0,
+        seed: int | None = None,
         opponents: str | Sequence[str | None] | None = None,
         learner: int = 0,
         window: int = DEFAULT_WINDOW,
         autoreset: bool = True,
         opponent_movetime: float | None = None,
         illegal_reward: float | None = None,
+        game_seeds: int | None = None,
     ) -> None:
         if type(n) is not int or not 1 <= n <= MAX_ENVS:
             raise QwirkleError(f"n is a number of games 1..{MAX_ENVS:,}, got {show(n)}")
@@ -173,7 +191,7 @@ class VectorQwirkle:
         self.illegal_reward = self._check_illegal_reward(illegal_reward)
         # Per env: (games played, game seed) of the game its search bots were made for.
         self._search_bots: list[tuple[tuple[int, int], dict[int, Bot]] | None] = [None] * n
-        self._seed = self._check_seed(seed, n)
+        self._bases, sample_seed = self._seeding(seed, game_seeds, n)
         # One board state per env (layout in qwirkle_core._state): a typed list, since a
         # state is replaced by a larger array when its board grows.
         self._sts = List([empty_state() for _ in range(n)])
@@ -190,7 +208,7 @@ class VectorQwirkle:
         self._cache_scores = np.zeros((n, MOVE_CACHE), np.int32)
         self._ex = np.zeros((n, 64, 1 + _constants.HAND_SIZE), np.int64)
         self._set_lists = np.zeros((n, SET_LIST), np.int32)
-        self._sample_rng = new_state(self._seed, 99)
+        self._sample_rng = new_state(sample_seed, 99)
         self.masks: npt.NDArray[np.bool_] = np.zeros((n, self.action_count), np.bool_)
         self.obs: dict[str, npt.NDArray[Any]] = {
             "board": np.full((n, 2, window, window), EMPTY, np.int8),
@@ -232,25 +250,43 @@ class VectorQwirkle:
         return number
 
     @staticmethod
-    def _check_seed(seed: int, n: int) -> int:
-        """The seed of env 0: an integer that leaves room for the seeds of all ``n``
-        envs (the kernels count them in int64)."""
-        number = int_value(seed)
-        if number is None:
-            raise QwirkleError(f"a seed is an integer, got {show(seed)}")
-        if not 0 <= number < 2**63 - 2 * n:
-            raise QwirkleError(f"the seed of {n} envs is an integer 0..2**63 - {2 * n + 1}, got {show(number)}")
-        return number
+    def _seeding(seed: Any, game_seeds: Any, n: int) -> tuple[npt.NDArray[np.int64], int]:
+        """The first game seed of each env and the seed of ``random_actions``' stream,
+        from ``seed`` (None: entropy) or ``game_seeds`` (see the class's docstring)."""
+        if game_seeds is not None:
+            if seed is not None:
+                raise QwirkleError("seed or game_seeds, not both")
+            number = int_value(game_seeds)
+            if number is None:
+                raise QwirkleError(f"game_seeds is an integer, got {show(game_seeds)}")
+            # Room for the seeds of all n envs' games (the kernels count them in int64).
+            if not 0 <= number < 2**63 - 2 * n:
+                raise QwirkleError(f"game_seeds of {n} envs is an integer 0..2**63 - {2 * n + 1}, got {show(number)}")
+            return number + np.arange(n, dtype=np.int64), number
+        if seed is not None:
+            number = int_value(seed)
+            if number is None or not 0 <= number < 2**63:
+                raise QwirkleError(f"a seed is None or an integer 0..2**63 - 1, got {show(seed)}")
+            seed = number
+        words = np.random.SeedSequence(seed).generate_state(n + 1, np.uint64) >> np.uint64(64 - DERIVED_SEED_BITS)
+        return words[:n].astype(np.int64), int(words[n])
 
     # -------------------------------------------------------------- stepping
-    def reset(self, seed: int | None = None) -> tuple[dict[str, npt.NDArray[Any]], npt.NDArray[np.bool_], dict[str, Any]]:
-        """Deal a new game in every env (seeds ``seed + i``; by default the seed given
-        at construction); returns (obs, masks, info)."""
-        if seed is not None:  # checked whole before anything is stored
-            self._seed = self._check_seed(seed, self.n)
-            self._sample_rng = new_state(self._seed, 99)
+    def reset(
+        self, seed: int | None = None, *, game_seeds: int | None = None
+    ) -> tuple[dict[str, npt.NDArray[Any]], npt.NDArray[np.bool_], dict[str, Any]]:
+        """Deal a new game in every env; returns (obs, masks, info).  With ``seed`` or
+        ``game_seeds`` the envs' seeds start over from it (the class's docstring has the
+        mapping); without, the first reset plays the construction's seeds and later ones
+        continue each env's seeds (new deals, never the last reset's again)."""
+        if seed is not None or game_seeds is not None:  # checked whole before anything is stored
+            self._bases, sample_seed = self._seeding(seed, game_seeds, self.n)
+            self._sample_rng = new_state(sample_seed, 99)
+            self._started = False
+        # A started env's next seed is the one after its last game's: continued.
+        next_seeds = self._env[:, k.E_NEXT_SEED].copy() if self._started else self._bases
         self._env[:] = 0
-        self._env[:, k.E_NEXT_SEED] = self._seed + np.arange(self.n)
+        self._env[:, k.E_NEXT_SEED] = next_seeds
         self.masks[:] = False
         self._final_scores[:] = 0
         for i in range(self.n):
