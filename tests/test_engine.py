@@ -163,7 +163,8 @@ def test_replies_hide_the_bag_and_the_other_hands() -> None:
     played = ask(session, cmd="play", action=best)
     assert isinstance(played["drawn"], int) and "position" not in played
     state = ask(session, cmd="state")
-    assert state["board"] and set(state["history"][0]) == {"player", "action", "placements", "score", "drawn"}
+    assert state["board"] and set(state["history"][0]) == {"player", "action", "placements", "score", "drawn", "text"}
+    assert state["history"][0]["text"] == best
     assert state["history"][0]["drawn"] == played["drawn"]
     text = json.dumps(state)
     game.push(best)
@@ -218,3 +219,15 @@ def test_listed_moves_are_the_move_list_in_order_and_the_line_says_the_same(seed
         assert all(type(m["leaves_qwirkle"]) is bool and type(m["opens_slots"]) is int for m in analysed["moves"])
         assert json.loads(reply_line(session._answer({"cmd": "analyse", "top": 10_000}))) == analysed
         game.push(bot.choose(game))
+
+
+def test_a_history_entry_names_exchanged_tiles_only_with_reveal() -> None:
+    session = EngineSession()
+    ask(session, cmd="new", seed=3)
+    game = Game(players=2, seed=3)
+    game.push(ask(session, cmd="best")["action"])  # the opening: a placement
+    ask(session, cmd="play", action=game.history[0].action.text())
+    exchange = ask(session, cmd="play", action="x " + " ".join(t.text() for t in game.hand()[:2]))["played"]
+    assert exchange.startswith("x ")  # the player's own: named
+    assert ask(session, cmd="state")["history"][1]["text"] == "exchange 2"
+    assert ask(session, cmd="state", reveal=True)["history"][1]["text"] == exchange
