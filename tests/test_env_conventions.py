@@ -547,11 +547,23 @@ def test_vector_env_face_works_with_gymnasium_s_vector_tooling(reward: str, obse
         if observation == "flat":
             assert all((obs[i] == _common.flat_observation(inner._vec, i, 1)).all() for i in range(4))
         actions = np.array([random_choice(rng, mask) for mask in info["action_mask"]])
+        seeds = info["seed"].copy()
         obs, _, terminated, truncated, info = env.step(actions)
-        for i in np.flatnonzero(terminated | truncated):
+        ended = terminated | truncated
+        assert ("final_obs" in info) == ended.any()
+        for i in np.flatnonzero(ended):
             final = [int(s) for s in info["final_scores"][i]]
             assert info["_final_scores"][i] and info["_episode"][i]
             assert info["episode"]["r"][i] == pytest.approx(documented_return(reward, final, 1), abs=1e-6)
+            # Gymnasium's same-step keys (SyncVectorEnv's): the ended game's last
+            # observation, the learner's view of its final scores, and its info.
+            assert info["_final_obs"].tolist() == info["_final_info"].tolist() == ended.tolist()
+            last = info["final_obs"][i]
+            assert inner.single_observation_space.contains(last)
+            tail = last["features"] if observation == "planes" else last[2 * inner._vec.window**2 :]
+            assert tail[72 : 72 + players].tolist() == [final[(1 + j) % players] for j in range(players)]
+            assert info["final_info"]["seed"][i] == seeds[i] != info["seed"][i]
+            assert info["final_info"]["final_scores"][i].tolist() == final
             episodes += 1
     assert NO_JIT or episodes >= 4
 

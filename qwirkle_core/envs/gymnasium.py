@@ -212,10 +212,15 @@ class QwirkleVectorVsBot(gym.vector.VectorEnv):  # type: ignore[misc, unused-ign
     seeds).  Differences, each for the batch's sake:
 
     - autoreset in the same step (``metadata["autoreset_mode"]`` is
-      ``AutoresetMode.SAME_STEP``): a sub-env whose game ended returns the next game's
-      first observation, and ``info["final_scores"]`` (with ``info["_final_scores"]``
-      marking the sub-envs it holds) the ended game's scores; the final observation is
-      not kept (a finished game has no value to bootstrap);
+      ``AutoresetMode.SAME_STEP``), as ``SyncVectorEnv`` does it: a sub-env whose game
+      ended returns the next game's first observation, with the ended game's last
+      observation in ``info["final_obs"]`` (an object array, None where no game ended)
+      and its info in ``info["final_info"]`` (``seed``, ``final_scores``,
+      ``moves_outside_window``, each with its ``_key`` mask), ``info["_final_obs"]``
+      and ``info["_final_info"]`` marking the sub-envs that ended; ``info["final_scores"]``
+      (with ``info["_final_scores"]``) the ended games' scores too.  A truncated game
+      (the turn cap, a turn whose moves all left the window) is not over: its final
+      observation is what a value function bootstraps from;
     - an illegal action leaves its sub-env as it was, rewarded ``illegal_reward``
       (``info["illegal"]``), and the others step;
     - ``reset(seed=s)`` seeds a stream (numpy's ``SeedSequence(s)``) from which the games'
@@ -242,6 +247,7 @@ class QwirkleVectorVsBot(gym.vector.VectorEnv):  # type: ignore[misc, unused-ign
         self._vec = VectorQwirkle(
             num_envs, players=players, game_seeds=0, opponents=_check_opponents(opponents), learner=learner, window=window,
             opponent_movetime=opponent_movetime, illegal_reward=value,
+            autoreset=False,  # the face deals the next games after reading the ended ones' observations
         )
         self.num_envs = num_envs
         self.learner = self._vec.learner
@@ -289,8 +295,27 @@ class QwirkleVectorVsBot(gym.vector.VectorEnv):  # type: ignore[misc, unused-ign
                 top = final[:, self.learner] == final.max(axis=1)
                 returned = np.where(ended, np.where(top, 1.0, -1.0), 0.0)
             returned[info["illegal"]] = self.illegal_reward
-        out = self._info(info)
-        if ended.any():
-            out["final_scores"] = final
-            out["_final_scores"] = ended
+        if not ended.any():
+            return self._observations(), returned, terminated, truncated, self._info(info)
+        final_obs = np.full(self.num_envs, None, dtype=object)
+        for i in np.flatnonzero(ended).tolist():  # the single env's terminal observation
+            final_obs[i] = self._single_observation(i)
+        self._vec._start_next(ended)
+        out = self._info({**self._vec.info(), "illegal": info["illegal"]})
+        out["final_scores"], out["_final_scores"] = final, ended
+        out["final_obs"], out["_final_obs"] = final_obs, ended
+        out["final_info"] = {
+            "seed": np.where(ended, info["seed"], 0), "_seed": ended,
+            "final_scores": final, "_final_scores": ended,
+            "moves_outside_window": np.where(ended, info["moves_outside_window"], 0), "_moves_outside_window": ended,
+        }
+        out["_final_info"] = ended
         return self._observations(), returned, terminated, truncated, out
+
+    def _single_observation(self, i: int) -> Any:
+        """Sub-env i as ``QwirkleVsBot`` observes it (the learner's view, whoever is to
+        move: at a game's end that may be a bot)."""
+        if self.layout == "planes":
+            planes, features = _common.planes_observation(self._vec, i, self.learner)
+            return {"planes": planes, "features": features}
+        return _common.flat_observation(self._vec, i, self.learner)

@@ -302,6 +302,15 @@ class VectorQwirkle:
         self._before[:] = self._scores  # no step yet: no seat has scored in one
         return self.obs, self.masks, self.info()
 
+    def _start_next(self, envs: npt.NDArray[np.bool_]) -> None:
+        """Deal the next game in the finished envs ``envs`` (without autoreset: the
+        caller read the ended games first) and play to the caller's turn, as an
+        autoreset would: each env's next seed, the next step's rewards counted from 0."""
+        for i in np.flatnonzero(envs).tolist():
+            self._start_game(i)
+        if self._search_names:
+            self._play_search_seats(envs.copy())
+
     def _start_game(self, i: int) -> None:
         """Deal env i's next game and let the kernel bots play to the caller's turn (or
         a search seat's)."""
