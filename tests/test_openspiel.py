@@ -389,6 +389,7 @@ def reference_tensor(state: Any, player: int, perfect_recall: bool) -> np.ndarra
         t[at + 12] = s.meta[_layout.M_BAG]
         t[at + 13] = s.meta[_layout.M_OPENING]
         t[at + 14] = float(player == mover)
+        t[at + 15], t[at + 16] = top, left  # the window's origin
     if not perfect_recall:
         return t
     at = qos.OBS_SIZE
@@ -435,6 +436,9 @@ def reference_string(state: Any, player: int, perfect_recall: bool) -> str:
     scores = ",".join(str(int(v)) for v in s.scores[: s.players])
     out = f"p{player} hand {text(s.hands[player, : s.hand_sizes[player]]) or '-'} scores {scores}"
     out += f" bag {int(s.meta[_layout.M_BAG])} board {board}"
+    if s.dealt == 6 * s.players:
+        top, left = (int(v) for v in window_of(s.st, s.meta, qos.WIDTH))
+        out += f" window {top},{left}"
     if s.dealt == 6 * s.players and player == int(s.meta[_layout.M_PLAYER]):
         out += f" turn {s.partial[: s.placed].tolist()}{s.partial[6 : 6 + s.marked].tolist()}"
     if not perfect_recall:
@@ -515,6 +519,13 @@ def test_to_game_follows_the_library_game(players: int, chooser: str) -> None:
         action = bot.choose(state.to_game())
         ids = state.action_ids(action)
         assert ids == turn_substeps(game, action)
+        if action.move:  # the observation's window origin maps each PLACE id to its board cell
+            obs = state.observation_tensor(state.current_player())
+            top, left = int(obs[-2]), int(obs[-1])
+            area = qos.WIDTH * qos.WIDTH
+            cells = [divmod(a % area, qos.WIDTH) for a in ids[:-1]]
+            assert sorted((top + i, left + j) for i, j in cells) == sorted((r, c) for r, c, _ in action.move.placements)
+            assert f" window {top},{left}" in state.observation_string(state.current_player())
         state.apply_action(ids[0])
         if len(ids) > 1:  # mid-turn: the same position, the rest of the sequence
             same_position(state, game)

@@ -599,9 +599,11 @@ def _tiles_text(kinds: tuple[int, ...]) -> str:
 # The observation tensor: 6 colour and 6 shape planes of the window, the tiles placed
 # this turn (one plane), the hand (36 counts) and marks (36), the scores and hand sizes
 # rotated to the player (6 + 6), the bag size, the opening size, whether the player is
-# to move.
+# to move, then the window's origin (the board coordinates of window cell (0, 0); 0, 0
+# until the deal is done): a PLACE id names a window cell, and the window is re-centred
+# every turn, so without it an agent could not map an id to a board cell.
 PLANES = 13
-OBS_SIZE = PLANES * WIDTH * WIDTH + 36 + 36 + 6 + 6 + 3
+OBS_SIZE = PLANES * WIDTH * WIDTH + 36 + 36 + 6 + 6 + 3 + 2
 
 # The information state tensor: the observation, then what the player saw happen.  A
 # row of "turns" per turn (turn t of the game in row t; zeros for turns not begun):
@@ -663,6 +665,8 @@ def write_observation(
     out[at] = meta[_layout.M_BAG]
     out[at + 1] = meta[_layout.M_OPENING]
     out[at + 2] = 1 if player == mover else 0
+    out[at + 3] = top
+    out[at + 4] = left
 
 
 @kernel
@@ -748,6 +752,9 @@ class QwirkleObserver:
         hand = "".join([_TEXT[x] for x in s.hands[player, : s.hand_sizes[player]].tolist()])
         scores = ",".join([str(v) for v in s.scores[: s.players].tolist()])
         text = f"p{player} hand {hand or '-'} scores {scores} bag {int(s.meta[_layout.M_BAG])} board {_board_text(s)}"
+        if s.dealt == 6 * s.players:  # the window's origin, as in the tensor
+            top, left = k.window_of(s.st, s.meta, WIDTH)
+            text += f" window {int(top)},{int(left)}"
         if s.dealt == 6 * s.players and player == int(s.meta[_layout.M_PLAYER]):
             text += f" turn {s.partial[: s.placed].tolist()}{s.partial[6 : 6 + s.marked].tolist()}"
         if self.perfect_recall:
