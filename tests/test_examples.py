@@ -104,6 +104,9 @@ def test_train_vector_policy() -> None:
     for line in ("untrained policy vs random bot", "untrained policy vs greedy bot", "trained policy vs greedy bot"):
         assert line in out
     assert "8 games: 4 mirrored deals, 95 % intervals" in out
+    # The win rates' intervals (Wilson's) lie within [0, 1] and have a width, even at 0 %.
+    rates = re.findall(r"won ([\d.]+)% \(([\d.]+)% to ([\d.]+)%\)", out)
+    assert len(rates) == 4 and all(float(lo) <= float(p) <= float(hi) <= 100 and float(lo) < float(hi) for p, lo, hi in rates)
 
 
 @pytest.mark.skipif("NUMBA_DISABLE_JIT" in __import__("os").environ, reason="searches play whole games: too slow without the JIT")
