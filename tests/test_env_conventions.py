@@ -586,6 +586,19 @@ def test_vector_env_face_seeds_and_illegal_actions() -> None:
         env.reset(options={"game_seed": 3})
 
 
+def test_single_env_and_vector_face_infos_have_the_same_keys() -> None:
+    """What a sub-env's info holds does not depend on whether it is batched."""
+    from qwirkle_core.envs.gymnasium import QwirkleVectorVsBot
+
+    single, face = QwirkleVsBot(opponents="random"), QwirkleVectorVsBot(num_envs=2, opponents="random")
+    _, info = single.reset(seed=1)
+    _, batched = face.reset(seed=1)
+    assert set(info) == set(batched) == {"action_mask", "seed", "moves_outside_window", "illegal"}
+    _, _, _, _, info = single.step(random_choice(np.random.default_rng(0), info["action_mask"]))
+    _, _, _, _, batched = face.step(np.array([random_choice(np.random.default_rng(0), m) for m in batched["action_mask"]]))
+    assert set(info) == set(batched) and info["illegal"] is False and batched["moves_outside_window"].shape == (2,)
+
+
 def test_gymnasium_envs_refuse_opponents_none() -> None:
     """opponents=None (every seat the caller's) is VectorQwirkle's and PettingZoo's
     self-play: in a one-learner env the observation, the mask and the reward would

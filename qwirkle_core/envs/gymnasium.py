@@ -27,7 +27,7 @@ margin; ``"points"`` the agent's points (the return is its final score); ``"win"
 -1 at the end (OpenSpiel's returns).  Points the bots score inside ``reset()`` count in
 the first step's reward, so the return is that quantity in every episode.  An illegal
 action (a random agent that ignores the mask) changes nothing and is rewarded
-``illegal_reward`` with ``info["illegal"] = True``: it adds ``illegal_reward`` to the
+``illegal_reward`` with ``info["illegal"] = True`` (False otherwise): it adds ``illegal_reward`` to the
 return.
 
 Seeds: ``reset(seed=s)`` seeds the env's random stream (numpy's ``SeedSequence(s)``) and
@@ -135,11 +135,13 @@ class QwirkleVsBot(gym.Env):  # type: ignore[misc, unused-ignore]
         scores = self._vec._scores[0, : self._vec.players]
         return float(_common.seat_values(scores, self.reward, self._over)[self.learner])
 
-    def _info(self) -> dict[str, Any]:
+    def _info(self, illegal: bool = False) -> dict[str, Any]:
+        # The same keys as QwirkleVectorVsBot's info (one entry here, a row there).
         return {
             "action_mask": self.action_masks(),
             "seed": self._vec.game_seed(0),
             "moves_outside_window": int(self._vec._env[0, E_DROPPED]),
+            "illegal": illegal,
         }
 
     def reset(
@@ -176,9 +178,7 @@ class QwirkleVsBot(gym.Env):  # type: ignore[misc, unused-ignore]
         try:
             self._vec._step(np.array([number], np.int64))
         except IllegalMoveError:
-            illegal = self._info()
-            illegal["illegal"] = True
-            return self._obs(), self.illegal_reward, False, False, illegal
+            return self._obs(), self.illegal_reward, False, False, self._info(illegal=True)
         terminated, truncated = bool(self._vec.terminated[0]), bool(self._vec.truncated[0])
         self._over = terminated or truncated
         before, self._value = self._value, self._learner_value()
@@ -269,7 +269,11 @@ class QwirkleVectorVsBot(gym.vector.VectorEnv):  # type: ignore[misc, unused-ign
         return np.concatenate((vec.obs["board"].reshape(n, -1), tail), axis=1).astype(np.int16)
 
     def _info(self, info: dict[str, Any]) -> dict[str, Any]:
-        return {"action_mask": self._vec.masks.copy(), "seed": info["seed"], "illegal": info["illegal"]}
+        # The same keys as QwirkleVsBot's info (a row per sub-env here).
+        return {
+            "action_mask": self._vec.masks.copy(), "seed": info["seed"],
+            "moves_outside_window": info["moves_outside_window"], "illegal": info["illegal"],
+        }
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
