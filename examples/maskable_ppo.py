@@ -33,14 +33,15 @@ except ImportError:
     print("this example needs sb3-contrib (and torch): pip install sb3-contrib", file=sys.stderr)
     sys.exit(2)
 
-from qwirkle_core._progress import Progress
+from tqdm import tqdm  # a dependency of qwirkle_core: progress on stderr
+
 from qwirkle_core.envs.gymnasium import QwirkleVsBot
 
 
 def win_rate(model: Any, opponent: str, games: int, seed: int, label: str) -> float:
     env = QwirkleVsBot(players=2, opponents=opponent)
     wins = 0.0
-    bar = Progress(f"maskable_ppo: {label}", total=games, unit="games")  # on stderr
+    bar = tqdm(desc=f"maskable_ppo: {label}", total=games, unit="games", file=sys.stderr)
     for g in range(games):
         obs, _ = env.reset(seed=seed + g)
         done, info = False, {}
@@ -66,10 +67,10 @@ def main() -> None:
     env = QwirkleVsBot(players=2, opponents=args.opponent)
     model = MaskablePPO("MlpPolicy", env, n_steps=args.n_steps, batch_size=64, seed=args.seed, verbose=0)
     before = win_rate(model, args.opponent, args.games, seed=10_000, label="games before training")
-    bar = Progress("maskable_ppo: training", total=args.steps, unit="sub-steps")
+    bar = tqdm(desc="maskable_ppo: training", total=args.steps, unit="sub-steps", file=sys.stderr)
 
     def tick(_locals: Any, _globals: Any) -> bool:  # called by learn() at every sub-step
-        bar.set(model.num_timesteps)
+        bar.update(min(model.num_timesteps, args.steps) - bar.n)
         return True  # (False would stop the training)
 
     wall, cpu = time.perf_counter(), time.process_time()

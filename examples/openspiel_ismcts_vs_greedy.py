@@ -26,6 +26,7 @@ import time
 from typing import Any
 
 import numpy as np
+from tqdm import tqdm  # a dependency of qwirkle_core: progress on stderr
 
 try:
     import pyspiel
@@ -36,7 +37,6 @@ except ImportError:
     print("this example needs the rl extra (open_spiel): pip install '.[rl]'", file=sys.stderr)
     sys.exit(2)
 
-from qwirkle_core._progress import Progress
 from qwirkle_core.bots import make_bot
 from qwirkle_core.bots import play as play_out
 from qwirkle_core.game import Game
@@ -74,7 +74,7 @@ class GreedyRollouts(mcts.Evaluator):  # type: ignore[misc]
         return [(a, 1.0 / len(actions)) for a in actions]
 
 
-def play(game: Any, searcher_seat: int, simulations: int, rollouts: int, seed: int, bar: Progress) -> list[int]:
+def play(game: Any, searcher_seat: int, simulations: int, rollouts: int, seed: int, bar: tqdm) -> list[int]:
     chance = np.random.default_rng(seed)
     searcher = ismcts.ISMCTSBot(
         game, GreedyRollouts(rollouts, seed), 2.0, simulations, random_state=np.random.RandomState(seed)
@@ -86,7 +86,7 @@ def play(game: Any, searcher_seat: int, simulations: int, rollouts: int, seed: i
     while not state.is_terminal():
         steps += 1
         if steps % 16 == 0:
-            bar.status(f"game {seed}: {steps} actions, scores {[int(s) for s in state.scores[:2]]}")
+            bar.set_postfix_str(f"game {seed}: {steps} actions, scores {[int(s) for s in state.scores[:2]]}")
         if state.is_chance_node():
             outcomes, probs = zip(*state.chance_outcomes())
             state.apply_action(int(chance.choice(outcomes, p=probs)))
@@ -108,15 +108,15 @@ def main() -> None:
     game = pyspiel.load_game("python_qwirkle", {"players": 2})
     wins = 0.0
     start = time.perf_counter()
-    bar = Progress("openspiel_ismcts_vs_greedy", total=args.games, unit="games")
+    bar = tqdm(desc="openspiel_ismcts_vs_greedy", total=args.games, unit="games", file=sys.stderr)
     for g in range(args.games):
         seat = g % 2
         scores = play(game, seat, args.simulations, args.rollouts, seed=g, bar=bar)
         mine, theirs = scores[seat], scores[1 - seat]
         wins += 1.0 if mine > theirs else 0.5 if mine == theirs else 0.0
         bar.update(1)
-        bar.print(f"game {g}: ISMCTS (seat {seat}) {mine} - greedy {theirs}")
-    bar.status("")
+        tqdm.write(f"game {g}: ISMCTS (seat {seat}) {mine} - greedy {theirs}", file=sys.stdout)
+    bar.set_postfix_str("")
     bar.close()
     print(f"ISMCTS won {wins:g} of {args.games} games against greedy in {time.perf_counter() - start:.0f} s")
 

@@ -28,11 +28,12 @@ every game against it.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 
 import numpy as np
+from tqdm import tqdm  # a dependency of qwirkle_core: progress on stderr
 
-from qwirkle_core._progress import Progress
 from qwirkle_core.envs import VectorQwirkle
 from qwirkle_core.envs.vector import SCALARS
 
@@ -97,7 +98,7 @@ def evaluate(
     wins = np.full((2, deals), np.nan)
     margins = np.zeros((2, deals))
     rng = np.random.default_rng(seed)
-    with Progress(f"train_vector_policy: evaluating vs {opponent}", total=2 * deals, unit="games") as bar:  # stderr
+    with tqdm(desc=f"train_vector_policy: evaluating vs {opponent}", total=2 * deals, unit="games", file=sys.stderr) as bar:
         for seat in (0, 1):
             env = VectorQwirkle(deals, players=2, game_seeds=seed, opponents=opponent, learner=seat)
             obs, masks, _ = env.reset()  # env i deals Game(2, seed + i), for either seat
@@ -109,7 +110,7 @@ def evaluate(
                     mine, theirs = info["final_scores"][i, seat], info["final_scores"][i, 1 - seat]
                     wins[seat, i] = 1.0 if mine > theirs else 0.5 if mine == theirs else 0.0
                     margins[seat, i] = mine - theirs
-                bar.set(int(seat * deals + (~np.isnan(wins[seat])).sum()))
+                bar.update(int(seat * deals + (~np.isnan(wins[seat])).sum()) - bar.n)
             assert not info["games_skipped"].any(), "a deal skipped: the seats would not share it"
 
     win = float(wins.mean(axis=0).mean())
@@ -147,8 +148,7 @@ def main() -> None:
     traces = np.zeros((args.envs, PHASES, KINDS))  # sum of grad log pi over each env's game
     baseline = 0.0
     start = time.perf_counter()
-    bar = Progress("train_vector_policy: training", total=args.updates, unit="updates")
-    bar.set(0)
+    bar = tqdm(desc="train_vector_policy: training", total=args.updates, unit="updates", file=sys.stderr)
     for update in range(args.updates):
         step_grad = np.zeros_like(weights)
         finished = 0
@@ -167,7 +167,7 @@ def main() -> None:
             weights += args.lr * step_grad / finished
         bar.update(1)
         if update % 10 == 0 or update == args.updates - 1:
-            bar.print(f"update {update:3d}: {finished} games, running result {baseline:+.2f}")
+            tqdm.write(f"update {update:3d}: {finished} games, running result {baseline:+.2f}", file=sys.stdout)
     bar.close()
     print(f"trained in {time.perf_counter() - start:.0f} s; weights (rows: turn start, placing, marking; "
           f"columns: PLACE MARK END PASS):\n{np.round(weights, 2)}")

@@ -29,7 +29,10 @@ def run(script: str, *args: str, progress: str | None = None, cwd: Path | None =
     assert proc.returncode == 0, proc.stderr
     if progress is not None:
         lines = [line for line in proc.stderr.splitlines() if line.startswith(f"{progress}: ")]
-        assert lines and re.match(rf"{re.escape(progress)}: (\d+)/\1 [\w-]+ \(100 %\)", lines[-1]), proc.stderr
+        # The library's progress lines, or tqdm's (the examples that use tqdm itself, not
+        # the library's private qwirkle_core._progress).
+        done = rf"{re.escape(progress)}: ((\d+)/\2 [\w-]+ \(100 %\)|100%\|.*\| (\d+)/\3 )"
+        assert lines and re.match(done, lines[-1]), proc.stderr
         assert f"{progress}: " not in proc.stdout
     return proc.stdout
 
