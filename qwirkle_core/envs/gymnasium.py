@@ -225,7 +225,7 @@ class QwirkleVectorVsBot(gym.vector.VectorEnv):  # type: ignore[misc, unused-ign
       (``info["illegal"]``), and the others step;
     - ``reset(seed=s)`` seeds a stream (numpy's ``SeedSequence(s)``) from which the games'
       base seed is drawn: sub-env i plays the games of seeds base + i, base + i +
-      num_envs, ... (VectorQwirkle's), so envs seeded s and s + 1 share no deals.
+      num_envs, ... (VectorQwirkle's ``game_seeds=base``), so envs seeded s and s + 1 share no deals.
     """
 
     def __init__(
