@@ -14,7 +14,10 @@ random legal actions:
   ``step`` alone (the caller's choice from the mask is not timed);
 - ``pettingzoo``: the wrapped AEC ``env()``, ``observe`` + ``step`` per CPU second;
 - ``gymnasium_vector16``: ``QwirkleVectorVsBot(16)`` against greedy, sub-steps per CPU
-  second of ``step`` (trees that have it).
+  second of ``step`` (trees that have it);
+- ``openspiel_rl``: OpenSpiel's ``rl_environment.Environment("python_qwirkle")`` (2
+  players, its defaults: information-state tensors for every player each step, chance
+  nodes sampled inside), decisions per CPU second of ``reset`` and ``step``.
 
 The comparison prints, per figure, each tree's best and median round and their ratio.
 Only API present before and after issue 24's changes is used.
@@ -129,6 +132,32 @@ def _vector_face() -> Callable[[], float]:
     return run
 
 
+def _openspiel_rl() -> Callable[[], float]:
+    """OpenSpiel's ``rl_environment`` on python_qwirkle, 2 players, random legal actions."""
+    from open_spiel.python import rl_environment
+
+    import qwirkle_core.envs.openspiel  # noqa: F401  (registers python_qwirkle)
+
+    env = rl_environment.Environment("python_qwirkle", players=2)
+    rng = np.random.default_rng(1)
+    timed = [0.0, 0.0]
+
+    def run() -> float:
+        start = time.process_time()
+        step = env.reset()
+        timed[0] += time.process_time() - start
+        while not step.last():
+            player = step.observations["current_player"]
+            action = int(rng.choice(step.observations["legal_actions"][player]))
+            start = time.process_time()
+            step = env.step([action])
+            timed[0] += time.process_time() - start
+            timed[1] += 1
+        return timed[1] / timed[0]
+
+    return run
+
+
 def _episodes_rate(make: Callable[[], Callable[[], float]]) -> float:
     """Steps per CPU second of the env's own calls, over whole episodes."""
     run = make()
@@ -148,6 +177,7 @@ def measure() -> dict[str, float]:
     try:
         figures["gymnasium"] = _episodes_rate(_gymnasium)
         figures["pettingzoo"] = _episodes_rate(_pettingzoo)
+        figures["openspiel_rl"] = _episodes_rate(_openspiel_rl)
         figures["gymnasium_vector16"] = _episodes_rate(_vector_face)
     except ImportError:  # no rl extra, or a tree before QwirkleVectorVsBot
         pass
@@ -166,7 +196,8 @@ def compare(trees: list[str], rounds: int) -> None:
             results[tree].append(json.loads(done.stdout.strip().splitlines()[-1]))
             print(f"round {r + 1} {tree}: {results[tree][-1]}", file=sys.stderr)
     print(f"{'figure':<18}" + "".join(f"{t[-24:]:>30}" for t in trees) + "   ratio (median)")
-    for name in results[trees[-1]][0]:
+    names = list(dict.fromkeys(name for tree in trees for run in results[tree] for name in run))
+    for name in names:
         cells, medians = [], []
         for tree in trees:
             values = [run.get(name, 0) for run in results[tree]]
