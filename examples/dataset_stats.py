@@ -20,15 +20,16 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+from tqdm import tqdm  # a dependency of qwirkle_core: progress on stderr
 
 try:
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
-    from qwirkle_core._progress import Progress
     from qwirkle_core.datasets import chunk_files, write_dataset
 except ImportError:
     print("this example needs the scale extra (pyarrow, dask): pip install '.[scale]'", file=sys.stderr)
@@ -77,6 +78,16 @@ class Statistics:
         self.turns += int(turns.sum())
         for row in pc.value_counts(games.column("end").cast("string")).to_pylist():
             self.ends[row["values"]] = self.ends.get(row["values"], 0) + row["counts"]
+
+
+def shown(bar: tqdm) -> Callable[[int, int], None]:
+    """A progress callback (games done, games in all) that moves ``bar``."""
+
+    def progress(done: int, total: int) -> None:
+        bar.total = total
+        bar.update(done - bar.n)
+
+    return progress
 
 
 def read_statistics(root: Path, progress) -> Statistics:  # type: ignore[no-untyped-def]
@@ -160,13 +171,13 @@ def main() -> None:
     args = parser.parse_args()
     if args.dataset is None:
         root = Path(tempfile.mkdtemp(prefix="qwirkle-dataset-")) / "greedy"
-        with Progress("dataset_stats: writing", total=args.games, unit="games") as bar:  # stderr
-            summary = write_dataset(root, args.games, 2, ["greedy"], seed=args.seed, progress=bar)
+        with tqdm(desc="dataset_stats: writing", total=args.games, unit="games", file=sys.stderr) as bar:
+            summary = write_dataset(root, args.games, 2, ["greedy"], seed=args.seed, progress=shown(bar))
         print(f"wrote {args.games} greedy games to {root} ({summary.games_per_second:,.0f} games/s)")
     else:
         root = Path(args.dataset)
-    with Progress("dataset_stats: reading", unit="games") as bar:
-        stats = read_statistics(root, bar)
+    with tqdm(desc="dataset_stats: reading", unit="games", file=sys.stderr) as bar:
+        stats = read_statistics(root, shown(bar))
     if not stats.games:
         sys.exit(f"{root} holds no finished chunk yet")
     print(f"{stats.games} games, {stats.turns} turns, {stats.players} players")

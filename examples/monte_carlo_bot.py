@@ -23,11 +23,12 @@ placement it plays as greedy does.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 
 import numpy as np
+from tqdm import tqdm  # a dependency of qwirkle_core: progress on stderr
 
-from qwirkle_core._progress import Progress
 from qwirkle_core.bots import Bot, make_bot, rollouts
 from qwirkle_core.game import Action, Game
 
@@ -107,7 +108,7 @@ def main() -> None:
     wins = draws = 0
     margin = 0
     start = time.perf_counter()
-    bar = Progress("monte_carlo_bot", total=args.games, unit="games")  # on stderr; the results on stdout
+    bar = tqdm(desc="monte_carlo_bot", total=args.games, unit="games", file=sys.stderr)  # the results on stdout
     for g in range(args.games):
         seed = args.seed + g
         game = Game(players=2, seed=seed)
@@ -116,14 +117,14 @@ def main() -> None:
         bots[mc_seat] = MonteCarloBot(args.candidates, args.worlds, args.rollouts, seed=seed)
         while not game.is_over:
             game.push(bots[game.to_move].choose(game))
-            bar.status(f"game {g + 1}: turn {len(game.history)}")
+            bar.set_postfix_str(f"game {g + 1}: turn {len(game.history)}", refresh=False)
         mine, theirs = game.scores[mc_seat], game.scores[1 - mc_seat]
         wins += mine > theirs
         draws += mine == theirs
         margin += mine - theirs
         bar.update(1)
-        bar.print(f"game {g + 1:3d}: monte-carlo {mine:3d}  greedy {theirs:3d}")
-    bar.status("")
+        tqdm.write(f"game {g + 1:3d}: monte-carlo {mine:3d}  greedy {theirs:3d}", file=sys.stdout)
+    bar.set_postfix_str("")
     bar.close()
     elapsed = time.perf_counter() - start
     n = args.games

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import sys
 from pathlib import Path
 
 import numpy as np
+from tqdm import tqdm  # a dependency of qwirkle_core: progress on stderr
 
-from qwirkle_core._progress import Progress
 from qwirkle_core.selfplay import selfplay
 
 BOTS = ["random", "greedy", "heuristic"]
@@ -68,17 +69,19 @@ def main() -> None:
 
     all_scores: dict[str, list[np.ndarray]] = {b: [] for b in BOTS}
     pairings = list(itertools.combinations(BOTS, 2))
-    bar = Progress("tournament", total=2 * len(pairings) * args.games, unit="games")
-    bar.print(f"{'pairing':24s} {'wins':>12s} {'mean scores':>16s} {'games/s':>9s}")
+    bar = tqdm(desc="tournament", total=2 * len(pairings) * args.games, unit="games", file=sys.stderr)
+    tqdm.write(f"{'pairing':24s} {'wins':>12s} {'mean scores':>16s} {'games/s':>9s}", file=sys.stdout)
     for a, b in pairings:
         wins = np.zeros(2, np.int64)
         means = np.zeros(2)
         rate = 0.0
         for order in ((a, b), (b, a)):
-            bar.status(f"{order[0]} vs {order[1]}")
-            base = bar.done
-            result = selfplay(args.games, 2, list(order), seed=args.seed, progress=lambda done, base=base: bar.set(base + done))
-            bar.set(base + args.games)
+            bar.set_postfix_str(f"{order[0]} vs {order[1]}")
+            base = bar.n
+            result = selfplay(
+                args.games, 2, list(order), seed=args.seed, progress=lambda done, base=base: bar.update(base + done - bar.n)
+            )
+            bar.update(base + args.games - bar.n)
             alone, _ = result.wins()
             flip = order != (a, b)
             wins += alone[::-1] if flip else alone
@@ -86,8 +89,8 @@ def main() -> None:
             rate += args.games / result.seconds / 2
             for seat, name in enumerate(order):
                 all_scores[name].append(result.scores[:, seat])
-        bar.print(f"{a + ' vs ' + b:24s} {wins[0]:>5d} : {wins[1]:<5d} {means[0]:7.1f} {means[1]:7.1f} {rate:9.0f}")
-    bar.status("")
+        tqdm.write(f"{a + ' vs ' + b:24s} {wins[0]:>5d} : {wins[1]:<5d} {means[0]:7.1f} {means[1]:7.1f} {rate:9.0f}", file=sys.stdout)
+    bar.set_postfix_str("")
     bar.close()
     histogram_svg({k: np.concatenate(v) for k, v in all_scores.items()}, str(out))
     print(f"score distributions written to {out}")
