@@ -63,9 +63,9 @@ def tiles_conserved(state: Any) -> bool:
 
 
 @SLOW
-@pytest.mark.parametrize("players", [2, 4])
-def test_random_sim_test_with_serialization(players: int) -> None:
-    game = pyspiel.load_game("python_qwirkle", {"players": players})
+@pytest.mark.parametrize(("players", "observation"), [(2, "flat"), (4, "planes")])
+def test_random_sim_test_with_serialization(players: int, observation: str) -> None:
+    game = pyspiel.load_game("python_qwirkle", {"players": players, "observation": observation})
     assert game.num_players() == players and game.num_distinct_actions() == 36_902
     pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
 
@@ -567,3 +567,44 @@ def test_action_ids_refuses() -> None:
     if other:  # a legal action the sub-step played does not begin
         with pytest.raises(qos.IllegalActionError, match="does not continue"):
             state.action_ids(other[0])
+
+
+def test_planes_observation_is_the_shared_encoder() -> None:
+    """observation="planes": the other envs' planes layout (observation.board_planes of
+    the window's kinds, the tiles placed this turn and the mask) and features (hand,
+    marks, scalars rotated to the player, the window's origin), from the same facts as
+    the flat tensor."""
+    from qwirkle_core.envs.observation import N_FEATURES, N_PLANES, board_planes
+
+    game = pyspiel.load_game("python_qwirkle", {"players": 3, "observation": "planes"})
+    assert game.observation_tensor_shape() == [N_PLANES * qos.WIDTH**2 + N_FEATURES]
+    rng = np.random.default_rng(5)
+    state = to_decision(game.new_initial_state(), rng)
+    width, area = qos.WIDTH, qos.WIDTH**2
+    for step in range(12 if NO_JIT else 60):
+        for player in range(3):
+            tensor = np.array(state.observation_tensor(player))
+            planes, features = tensor[: N_PLANES * area].reshape(N_PLANES, width, width), tensor[N_PLANES * area :]
+            flat = qos.QwirkleObserver(False)
+            flat.set_from(state, player)
+            board = np.full((1, 2, width, width), -1, np.int8)
+            colours, shapes = flat.tensor[: 6 * area].reshape(6, area), flat.tensor[6 * area : 12 * area].reshape(6, area)
+            held = colours.any(axis=0)
+            board[0, 0].reshape(-1)[held] = (colours.argmax(axis=0) * 6 + shapes.argmax(axis=0))[held]
+            mover = player == state.current_player()
+            mask = np.zeros((1, qos.N_ACTIONS), bool)
+            if mover:
+                for code in state._s.partial[: state._s.placed].tolist():
+                    board[0, 1].reshape(-1)[code % area] = code // area
+                mask[0] = state._mask()[0]
+            assert (planes == board_planes(board, mask)[0]).all()
+            hand_at = 13 * area
+            assert (features[:72] == flat.tensor[hand_at : hand_at + 72]).all()
+            assert features[87] == player and (features[-2:] == flat.tensor[-2:]).all()
+        if step % 5 == 4:
+            state.apply_action(qos.END if qos.END in state.legal_actions() else state.legal_actions()[0])
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+        state = to_decision(state, rng)
+        if state.is_terminal():
+            break

@@ -23,7 +23,9 @@
   state with these returns too; ``state.truncated`` says so.
 - A player sees the board, the scores, the hand sizes, the bag size and their own hand
   (and the tiles they drew; not the others' hands, draws or exchanged tiles, only how
-  many): the observation string and tensor say so.  The information state (string and
+  many): the observation string and tensor say so.  The tensor ends with the window's
+  origin; with the game parameter ``observation="planes"`` it is the other envs' planes
+  layout (``PLANES_PARTS``, :mod:`qwirkle_core.envs.observation`) instead.  The information state (string and
   tensor) has perfect recall: the observation plus everything the player saw happen, in
   order (their own deal and draws, every turn's placements with their cells and score,
   each exchange's size, and its tiles for their own, passes).  Both are functions of
@@ -59,8 +61,16 @@ from ..game import Action, Game
 from ..tiles import ALL_TILES
 from . import _kernels as k
 from .encoding import DEFAULT_WINDOW, action_count, describe, end_id, mark_id, pass_id, turn_substeps
+from .observation import (
+    N_FEATURES,
+    N_PLANES,
+    PLANE_EMPTY,
+    PLANE_LEGAL,
+    PLANE_PLACED_COLOURS,
+    PLANE_PLACED_SHAPES,
+)
 
-__all__ = ["INFO_PARTS", "MAX_TURNS", "IllegalActionError", "QwirkleGame", "QwirkleState"]
+__all__ = ["INFO_PARTS", "MAX_TURNS", "PLANES_PARTS", "IllegalActionError", "QwirkleGame", "QwirkleState"]
 
 WIDTH = DEFAULT_WINDOW
 N_ACTIONS = action_count(WIDTH)
@@ -82,7 +92,7 @@ _GAME_TYPE = pyspiel.GameType(
     provides_information_state_tensor=True,
     provides_observation_string=True,
     provides_observation_tensor=True,
-    parameter_specification={"players": 2},
+    parameter_specification={"players": 2, "observation": "flat"},
 )
 
 
@@ -197,13 +207,20 @@ def _initial_core(players: int) -> _Core:
 
 
 class QwirkleGame(pyspiel.Game):  # type: ignore[misc]
-    """The game ``python_qwirkle`` (parameter ``players``, 2 to 6)."""
+    """The game ``python_qwirkle`` (parameters ``players``, 2 to 6, and ``observation``:
+    ``"flat"``, the default, or ``"planes"``, the other envs' planes layout)."""
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         if params is None:
             params = {}
-        if not isinstance(params, dict) or any(key != "players" for key in params):
-            raise QwirkleError(f"python_qwirkle's params are a dict {{'players': 2..6}} (or None), got {show(params)}")
+        if not isinstance(params, dict) or any(key not in ("players", "observation") for key in params):
+            raise QwirkleError(
+                f"python_qwirkle's params are a dict {{'players': 2..6, 'observation': 'flat' or 'planes'}} (or None), "
+                f"got {show(params)}"
+            )
+        layout = params.get("observation", "flat")
+        if layout not in ("flat", "planes"):
+            raise QwirkleError(f"python_qwirkle's observation is 'flat' or 'planes', got {show(layout)}")
         players = int_value(params.get("players", 2))
         if players is None or not 2 <= players <= _constants.MAX_PLAYERS:
             raise QwirkleError(f"python_qwirkle has 2 to {_constants.MAX_PLAYERS} players, got {show(params['players'])}")
@@ -216,8 +233,9 @@ class QwirkleGame(pyspiel.Game):  # type: ignore[misc]
             utility_sum=None,
             max_game_length=MAX_GAME_LENGTH,
         )
-        super().__init__(_GAME_TYPE, info, {"players": players})
+        super().__init__(_GAME_TYPE, info, {"players": players, "observation": layout})
         self.players = players
+        self.layout = str(layout)
 
     def new_initial_state(self) -> QwirkleState:
         return QwirkleState(self)
@@ -231,7 +249,7 @@ class QwirkleGame(pyspiel.Game):  # type: ignore[misc]
         if params is not None and not isinstance(params, dict):
             raise QwirkleError(f"params is None or a dict, got {show(params)}")
         perfect_recall = bool(iig_obs_type is not None and iig_obs_type.perfect_recall)
-        return QwirkleObserver(perfect_recall)
+        return QwirkleObserver(perfect_recall, self.layout)
 
 
 class QwirkleState(pyspiel.State):  # type: ignore[misc]
@@ -622,6 +640,11 @@ INFO_PARTS: dict[str, tuple[int, ...]] = {
     # placement's points, tiles drawn after it, then T_PLACES, T_MARKS, T_DRAWS above
 }
 INFO_SIZE = sum(int(np.prod(shape)) for shape in INFO_PARTS.values())
+# With observation="planes": the planes layout of the other envs (envs/observation.py),
+# binary planes of the window, then the features (hand, marks, scalars as
+# vector.SCALARS rotated to the player, the window's origin), in place of the tensor above.
+PLANES_PARTS: dict[str, tuple[int, ...]] = {"planes": (N_PLANES, WIDTH, WIDTH), "features": (N_FEATURES,)}
+PLANES_SIZE = N_PLANES * WIDTH * WIDTH + N_FEATURES
 
 
 @kernel
@@ -719,17 +742,22 @@ class QwirkleObserver:
     arrays and its turn table (``_Core.rec``); the string joins texts the state keeps
     (the board's, each finished turn's for each player)."""
 
-    def __init__(self, perfect_recall: bool) -> None:
+    def __init__(self, perfect_recall: bool, layout: str = "flat") -> None:
         self.perfect_recall = perfect_recall
-        self.tensor = np.zeros(INFO_SIZE if perfect_recall else OBS_SIZE, np.float32)
+        self.layout = layout
+        first = dict(PLANES_PARTS) if layout == "planes" else {"observation": (OBS_SIZE,)}
+        size_first = PLANES_SIZE if layout == "planes" else OBS_SIZE
+        parts = {**first, **{k: v for k, v in INFO_PARTS.items() if k != "observation"}} if perfect_recall else first
+        self.tensor = np.zeros(size_first + (INFO_SIZE - OBS_SIZE if perfect_recall else 0), np.float32)
         self.dict: dict[str, npt.NDArray[np.float32]] = {}
         at = 0
-        for name, shape in INFO_PARTS.items() if perfect_recall else [("observation", (OBS_SIZE,))]:
+        for name, shape in parts.items():
             size = int(np.prod(shape))
             self.dict[name] = self.tensor[at : at + size].reshape(shape)
             at += size
-        self._obs = self.tensor[:OBS_SIZE]
-        self._rest = self.tensor[OBS_SIZE:]
+        # The flat observation: the tensor's first part, or scratch the planes are made from.
+        self._obs = self.tensor[:OBS_SIZE] if layout == "flat" else np.zeros(OBS_SIZE, np.float32)
+        self._rest = self.tensor[size_first:]
         self._board = np.zeros((WIDTH, WIDTH), np.int8)
         self._deal = np.zeros(6 * _constants.MAX_PLAYERS, np.int64)
 
@@ -739,6 +767,8 @@ class QwirkleObserver:
             s.st, s.meta, s.hands, s.hand_sizes, s.scores, s.partial, s.placed, s.marked, s.dealt, s.players,
             player, self._board, self._obs,
         )
+        if self.layout == "planes":
+            self._write_planes(state, player)
         if self.perfect_recall:
             own = s.deal[6 * player : 6 * player + 6]
             self._deal[6 * player : 6 * player + len(own)] = own
@@ -746,6 +776,34 @@ class QwirkleObserver:
                 s.st, s.meta, s.hands, s.hand_sizes, self._deal, s.dealt, s.players, s.rec,
                 len(s.turns) + (s.cur is not None), player, self._rest,
             )
+
+    def _write_planes(self, state: QwirkleState, player: int) -> None:
+        """The planes layout (envs/observation.py) from the flat observation just written:
+        the same facts, so a seat sees here what it sees there."""
+        s, flat, area = state._s, self._obs, WIDTH * WIDTH
+        planes = self.dict["planes"].reshape(N_PLANES, area)
+        planes[:] = 0
+        planes[:12] = flat[: 12 * area].reshape(12, area)  # colours and shapes at the turn's start
+        mover = s.dealt == 6 * s.players and player == int(s.meta[_layout.M_PLAYER])
+        if mover:  # the tiles placed this turn, which only the mover's observation holds
+            for code in s.partial[: s.placed].tolist():
+                kind, cell = divmod(code, area)
+                planes[PLANE_PLACED_COLOURS + kind // 6, cell] = 1
+                planes[PLANE_PLACED_SHAPES + kind % 6, cell] = 1
+        planes[PLANE_EMPTY] = (planes[:6].sum(axis=0) + planes[PLANE_PLACED_COLOURS : PLANE_PLACED_COLOURS + 6].sum(axis=0)) == 0
+        if mover and not state.is_terminal() and not state.is_chance_node():
+            planes[PLANE_LEGAL] = _legal_cells(state._mask()[0])
+        features = self.dict["features"]
+        at = 12 * area + area  # after the 13 planes: hand (36), marks (36), scores, hand sizes (6 + 6), ...
+        features[:72] = flat[at : at + 72]
+        features[72:84] = flat[at + 72 : at + 84]  # scores, hand sizes rotated to the player (SCALARS)
+        features[84] = s.meta[_layout.M_BAG]
+        features[85] = s.players
+        features[86] = s.meta[_layout.M_OPENING]
+        features[87] = player
+        features[88] = s.placed if mover else 0
+        features[89] = s.marked if mover else 0
+        features[90:92] = flat[OBS_SIZE - 2 :]  # the window's origin
 
     def string_from(self, state: QwirkleState, player: int) -> str:
         s = state._s
@@ -763,6 +821,12 @@ class QwirkleObserver:
             if s.cur is not None:
                 text += _turn_text(len(s.turns), s.cur, player)
         return text
+
+
+def _legal_cells(mask: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+    """Per window cell (flattened): some PLACE sub-step of the mask is legal there."""
+    cells: npt.NDArray[np.bool_] = np.any(mask[: 36 * WIDTH * WIDTH].reshape(36, WIDTH * WIDTH), axis=0)
+    return cells
 
 
 def _turn_text(t: int, turn: _Turn, player: int) -> str:
