@@ -173,7 +173,7 @@ def _moves_text(
     return RawJSON("[" + ",".join(out.tolist()) + "]")
 
 
-def shown_text(action: str, reveal: bool) -> str:
+def _shown_text(action: str, reveal: bool) -> str:
     """An action's notation as the player to move may see it: an exchange names its
     tiles only when revealing (a referee's view), else it says how many (``exchange
     3``), as a history entry's ``tiles`` does."""
@@ -420,9 +420,9 @@ class EngineSession:
     def _turn_json(self, turn: Turn) -> dict[str, Any]:
         """A history entry: the whole record turn when revealing, else without the
         hidden tiles (the hand before the turn, the tiles drawn, the tiles exchanged),
-        whose numbers it gives instead; ``text``, the turn as :func:`shown_text` gives it."""
+        whose numbers it gives instead; ``text``, the turn as :func:`_shown_text` gives it."""
         out = turn.to_json()
-        out["text"] = shown_text(turn.action.text(), self.reveal)
+        out["text"] = _shown_text(turn.action.text(), self.reveal)
         if not self.reveal:
             out.pop("hand", None)
             if "drawn" in out:

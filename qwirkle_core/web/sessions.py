@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeGuard
 
-from ..engine import MAX_TIMEOUT, EngineSession, Limits, _read_action, reply_line, shown_text
+from ..engine import MAX_TIMEOUT, EngineSession, Limits, _read_action, _shown_text, reply_line
 from ..errors import QwirkleError
 from ..game import Game
 from ..jsonio import BadInputError, brief, loads
@@ -210,9 +210,9 @@ class BoardSession:
             reply.pop("hand", None)  # another seat's hand: its size is in hand_sizes
         for key in ("played", "undone"):
             if isinstance(reply.get(key), str):
-                reply[key] = shown_text(reply[key], self.referee)
+                reply[key] = _shown_text(reply[key], self.referee)
         if cmd == "state":
-            reply["redo"] = [shown_text(text, self.referee) for text in reversed(self.undone)]
+            reply["redo"] = [_shown_text(text, self.referee) for text in reversed(self.undone)]
             if self.referee:
                 reply["seed"] = self._game().seed
         return reply
