@@ -43,14 +43,14 @@ going-out moves, which is all a lower bound needs), so they cost no move generat
 at the root they come from one.
 
 A third bound reaches one ply further.  When our move leaves us a last tile b, the
-opponent may answer with a move r that does not end the game, and we then go out with
-b: so the opponent's value is at least r's score less ours for going out.  Our b scores
+opponent may answer with a move r that does not end the game, after which we score at
+most one placement of b and the bonus: so the opponent's value is at least r's score
+less that.  Our b scores
 at most 5 a line, 10 in all, unless b could ever stand in a line of six
 (:func:`qwirkle_free_kinds` finds, once a solve, the kinds that cannot: no six cells of
 any row or column can hold it with tiles of one colour or one shape, counting the tiles
 on the board and in both hands).  The opponent's answers are read from its table one
-ply up, like its threats, and the bound holds only where a cell for b untouched by our
-move and by r is in our table (so that we do go out).
+ply up, like its threats.
 
 The window never grows during a search: the Python layer gives the kernels a state
 whose margin is MARGIN plus every tile left in both hands (``padded_state``), and no
@@ -403,15 +403,14 @@ def gather_replies(
 
 
 @helper
-def reply_bound(
-    table: KArray, n: KInt, r: KInt, counts: KArray, side: KInt, replies: KArray, k: KInt, free_kinds: KInt,
-) -> KInt:
+def reply_bound(table: KArray, r: KInt, counts: KArray, side: KInt, replies: KArray, k: KInt, free_kinds: KInt) -> KInt:
     """A lower bound on the opponent's value after our move ``r``, which leaves us one
-    tile b: its best reply that ``r`` does not touch (so still legal, the same score)
-    less what we then score going out with b (at most the bonus and LAST_TILE_MAX, or
-    LAST_TILE_MAX_SIX where b may stand in a line of six), provided our table has a
-    cell for b that neither move touches (so that we can go out); -INFINITY if none."""
-    left = 0  # the kinds left after r: one tile, so one kind
+    tile b: its best reply that ``r`` does not touch (so still legal, the same score),
+    less the most we can score from then on: one placement of b, at most LAST_TILE_MAX
+    (LAST_TILE_MAX_SIX where b may stand in a line of six), and the bonus (the
+    opponent scores nothing less than 0 meanwhile); -INFINITY when ``r`` touches every
+    reply."""
+    left = 0  # the kind left after r: one tile, so one kind
     for kind in range(N_KINDS):
         c = counts[side, kind]
         for s in range(table[r, COL_N]):
@@ -422,17 +421,7 @@ def reply_bound(
     most = LAST_TILE_MAX if (free_kinds >> left) & 1 else LAST_TILE_MAX_SIX
     row0, row1, col0, col1 = box(table, r)
     for i in range(k):
-        if not apart(row0, row1, col0, col1, replies[i]):
-            continue
-        for x in range(n):
-            if table[x, COL_N] != 1 or table[x, COL_KINDS] != left:
-                continue
-            x_row = table[x, COL_ROWS]
-            x_col = table[x, COL_COLS]
-            if row0 <= x_row <= row1 or col0 <= x_col <= col1:
-                continue
-            if replies[i, TH_ROW0] <= x_row <= replies[i, TH_ROW1] or replies[i, TH_COL0] <= x_col <= replies[i, TH_COL1]:
-                continue
+        if apart(row0, row1, col0, col1, replies[i]):
             return replies[i, TH_SCORE] - GOING_OUT_BONUS - most
     return -INFINITY
 
@@ -589,17 +578,23 @@ def search(
                     tt_move = tt[slot, T_MOVE]
                     # The root always searches its moves, so that it has a best one.
                     if ply > 0 and stored_depth >= left:
+                        narrowed = False
                         if flag == FLAG_EXACT:
                             answered = True
                         elif flag == FLAG_LOWER and stored > a:
                             a = stored
+                            narrowed = True
                         elif flag == FLAG_UPPER and stored < b:
                             b = stored
+                            narrowed = True
                         if answered or a >= b:
                             answered = True
                             value = stored
-                            if stored_depth != RESOLVED:
-                                stats[S_HORIZON] += 1
+                        # A window narrowed (or a node answered) by a value of a shallower
+                        # search is itself of that search: counted with the horizon, so
+                        # that nothing above it is taken (and stored) as exact.
+                        if (answered or narrowed) and stored_depth != RESOLVED:
+                            stats[S_HORIZON] += 1
             if not answered and left <= 0:
                 stats[S_HORIZON] += 1
                 value = 0
@@ -731,7 +726,7 @@ def search(
                 bound = table[r, COL_SCORE] - threat_bound(table, r, threats[ply], frames[ply, F_THREATS])
             if bound > frames[ply, F_ALPHA] and frames[ply, F_REPLIES] > 0 and table[r, COL_N] == sizes[side] - 1:
                 bound = table[r, COL_SCORE] - reply_bound(
-                    table, n, r, counts, side, replies[ply], frames[ply, F_REPLIES], free_kinds,
+                    table, r, counts, side, replies[ply], frames[ply, F_REPLIES], free_kinds,
                 )
             if bound <= frames[ply, F_ALPHA]:
                 # Fails low unsearched; its bound joins the best (fail-soft).
