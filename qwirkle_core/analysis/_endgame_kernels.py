@@ -323,61 +323,23 @@ def apart(row0: KInt, row1: KInt, col0: KInt, col1: KInt, threat: KArray) -> boo
 
 
 @helper
-def gather_threats(
-    table: KArray, n: KInt, played: KInt, counts: KArray, side: KInt, size: KInt, threats: KArray,
+def gather_moves(
+    table: KArray, n: KInt, played: KInt, counts: KArray, side: KInt, size: KInt, going_out: bool, out: KArray,
 ) -> KInt:
-    """The going-out moves of ``side`` (holding ``size`` tiles) among the ``n`` rows of
-    its move ``table``: rows of ``size`` tiles that it holds, and, when ``played`` is a
-    row (the move it made from this table), that the played move does not touch (so
-    they are still legal, with the same score).  The best N_THREATS by score go into
-    ``threats``, best first; returns how many."""
+    """The moves of ``side`` (holding ``size`` tiles) among the ``n`` rows of its move
+    ``table`` that go out (``going_out``: all ``size`` tiles; its threats) or that do
+    not (fewer: its replies), whose tiles it holds and, when ``played`` is a row (the
+    move it made from this table), that the played move does not touch, so that they
+    are still legal with the same score.  The best N_THREATS by score go into ``out``,
+    best first, as (score, box); returns how many."""
     if played >= 0:
         row0, row1, col0, col1 = box(table, played)
     k = 0
     for r in range(n):
-        if table[r, COL_N] != size:
+        if (table[r, COL_N] == size) != going_out or table[r, COL_N] > size:
             continue
         score = table[r, COL_SCORE]
-        if k == N_THREATS and score <= threats[k - 1, TH_SCORE]:
-            continue
-        held = True
-        for s in range(size):
-            if counts[side, table[r, COL_KINDS + s]] == 0:
-                held = False
-        if not held:
-            continue
-        t_row0, t_row1, t_col0, t_col1 = box(table, r)
-        if played >= 0 and not ((t_row1 < row0 or t_row0 > row1) and (t_col1 < col0 or t_col0 > col1)):
-            continue
-        i = min(k, N_THREATS - 1)  # insertion, best first; a full list drops its last
-        while i > 0 and threats[i - 1, TH_SCORE] < score:
-            for c in range(TH_COLS):
-                threats[i, c] = threats[i - 1, c]
-            i -= 1
-        threats[i, TH_SCORE] = score
-        threats[i, TH_ROW0] = t_row0
-        threats[i, TH_ROW1] = t_row1
-        threats[i, TH_COL0] = t_col0
-        threats[i, TH_COL1] = t_col1
-        k = min(k + 1, N_THREATS)
-    return k
-
-
-@helper
-def gather_replies(
-    table: KArray, n: KInt, played: KInt, counts: KArray, side: KInt, size: KInt, replies: KArray,
-) -> KInt:
-    """The moves of ``side`` that do not end the game (fewer than its ``size`` tiles),
-    read as :func:`gather_threats` reads its going-out moves: rows of its ``table`` one
-    ply up whose tiles it still holds and that its move ``played`` there did not touch.
-    The best N_THREATS by score, best first; returns how many."""
-    row0, row1, col0, col1 = box(table, played)
-    k = 0
-    for r in range(n):
-        if table[r, COL_N] >= size:
-            continue
-        score = table[r, COL_SCORE]
-        if k == N_THREATS and score <= replies[k - 1, TH_SCORE]:
+        if k == N_THREATS and score <= out[k - 1, TH_SCORE]:
             continue
         held = True
         for s in range(table[r, COL_N]):
@@ -386,18 +348,18 @@ def gather_replies(
         if not held:
             continue
         t_row0, t_row1, t_col0, t_col1 = box(table, r)
-        if not ((t_row1 < row0 or t_row0 > row1) and (t_col1 < col0 or t_col0 > col1)):
+        if played >= 0 and not ((t_row1 < row0 or t_row0 > row1) and (t_col1 < col0 or t_col0 > col1)):
             continue
-        i = min(k, N_THREATS - 1)
-        while i > 0 and replies[i - 1, TH_SCORE] < score:
+        i = min(k, N_THREATS - 1)  # insertion, best first; a full list drops its last
+        while i > 0 and out[i - 1, TH_SCORE] < score:
             for c in range(TH_COLS):
-                replies[i, c] = replies[i - 1, c]
+                out[i, c] = out[i - 1, c]
             i -= 1
-        replies[i, TH_SCORE] = score
-        replies[i, TH_ROW0] = t_row0
-        replies[i, TH_ROW1] = t_row1
-        replies[i, TH_COL0] = t_col0
-        replies[i, TH_COL1] = t_col1
+        out[i, TH_SCORE] = score
+        out[i, TH_ROW0] = t_row0
+        out[i, TH_ROW1] = t_row1
+        out[i, TH_COL0] = t_col0
+        out[i, TH_COL1] = t_col1
         k = min(k + 1, N_THREATS)
     return k
 
@@ -616,9 +578,9 @@ def search(
                 frames[ply, F_THREATS] = 0
                 frames[ply, F_REPLIES] = 0
                 if use_bounds and n > 0 and sizes[side] >= 2 and sizes[1 - side] >= 2 and ply > 0 and frames[ply - 1, F_N] > 0:
-                    frames[ply, F_REPLIES] = gather_replies(
+                    frames[ply, F_REPLIES] = gather_moves(
                         tables[ply - 1], frames[ply - 1, F_N], frames[ply - 1, F_ROW], counts, 1 - side,
-                        sizes[1 - side], replies[ply],
+                        sizes[1 - side], False, replies[ply],
                     )
                 if n == 0 and generate(st, table, masks[1 - side], MODE_ANY) == 0:
                     value = 0  # neither side can place: the game is over, no bonus
@@ -632,9 +594,9 @@ def search(
                     other = 1 - side
                     if ply > 0 and frames[ply - 1, F_N] > 0:
                         # The opponent's table one ply up, less what its move there touched.
-                        frames[ply, F_THREATS] = gather_threats(
+                        frames[ply, F_THREATS] = gather_moves(
                             tables[ply - 1], frames[ply - 1, F_N], frames[ply - 1, F_ROW], counts, other,
-                            sizes[other], threats[ply],
+                            sizes[other], True, threats[ply],
                         )
                     elif ply == 0:
                         scratch = tables[1]  # free until the first child is entered
@@ -643,7 +605,7 @@ def search(
                             stats[S_STATUS] = S_NEED_CAPACITY
                             stats[S_NEED] = m
                             return 0
-                        frames[ply, F_THREATS] = gather_threats(scratch, m, -1, counts, other, sizes[other], threats[ply])
+                        frames[ply, F_THREATS] = gather_moves(scratch, m, -1, counts, other, sizes[other], True, threats[ply])
             if answered:
                 if ply == 0:
                     return value
