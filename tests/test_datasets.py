@@ -304,7 +304,11 @@ def test_an_extension_killed_at_any_step_resumes_to_the_same_bytes(
     # The order that makes it safe: the marker removed, the half chunk moved away, then the manifest.
     assert steps[0] == "remove _SUCCESS" and steps[2].startswith("rename chunk=000001")
     assert steps[5].startswith("write .tmp-manifest.json-")
-    for at in range(len(steps)):
+    # Every step with the JIT on.  With it off (the coverage run, where each write plays
+    # its games in plain Python: every step took 52 s of that run in CI) the six steps
+    # whose order is asserted above, then every third.
+    kill_at = range(len(steps)) if not JIT_OFF else sorted({*range(6), *range(6, len(steps), 3)})
+    for at in kill_at:
         root = tmp_path / f"killed-{at}"
         shutil.copytree(tmp_path / "small", root)
         monkeypatch.setattr(datasets, "_disk", KillAt(disk, at))
