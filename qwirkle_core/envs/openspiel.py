@@ -61,14 +61,7 @@ from ..game import Action, Game
 from ..tiles import ALL_TILES
 from . import _kernels as k
 from .encoding import DEFAULT_WINDOW, action_count, describe, end_id, mark_id, pass_id, turn_substeps
-from .observation import (
-    N_FEATURES,
-    N_PLANES,
-    PLANE_EMPTY,
-    PLANE_LEGAL,
-    PLANE_PLACED_COLOURS,
-    PLANE_PLACED_SHAPES,
-)
+from .observation import N_FEATURES, N_PLANES, board_planes
 
 __all__ = ["INFO_PARTS", "MAX_TURNS", "PLANES_PARTS", "IllegalActionError", "QwirkleGame", "QwirkleState"]
 
@@ -645,6 +638,8 @@ INFO_SIZE = sum(int(np.prod(shape)) for shape in INFO_PARTS.values())
 # vector.SCALARS rotated to the player, the window's origin), in place of the tensor above.
 PLANES_PARTS: dict[str, tuple[int, ...]] = {"planes": (N_PLANES, WIDTH, WIDTH), "features": (N_FEATURES,)}
 PLANES_SIZE = N_PLANES * WIDTH * WIDTH + N_FEATURES
+_NO_SUBSTEPS = np.zeros(N_ACTIONS, np.bool_)  # the mask of a seat not to move
+_NO_SUBSTEPS.flags.writeable = False
 
 
 @kernel
@@ -778,21 +773,23 @@ class QwirkleObserver:
             )
 
     def _write_planes(self, state: QwirkleState, player: int) -> None:
-        """The planes layout (envs/observation.py) from the flat observation just written:
-        the same facts, so a seat sees here what it sees there."""
+        """The planes layout from the flat observation just written: the planes by
+        :func:`~qwirkle_core.envs.observation.board_planes` itself, given the board and
+        the mask as the other envs give them, so a seat sees here what it sees there."""
         s, flat, area = state._s, self._obs, WIDTH * WIDTH
-        planes = self.dict["planes"].reshape(N_PLANES, area)
-        planes[:] = 0
-        planes[:12] = flat[: 12 * area].reshape(12, area)  # colours and shapes at the turn's start
-        mover = s.dealt == 6 * s.players and player == int(s.meta[_layout.M_PLAYER])
+        dealt = s.dealt == 6 * s.players
+        mover = dealt and player == int(s.meta[_layout.M_PLAYER])
+        layers = np.full((1, 2, WIDTH, WIDTH), -1, np.int8)  # kinds at the turn's start; placed this turn
+        if dealt:
+            layers[0, 0] = self._board  # written by write_observation once the deal is done
         if mover:  # the tiles placed this turn, which only the mover's observation holds
+            placed = layers[0, 1].reshape(area)
             for code in s.partial[: s.placed].tolist():
                 kind, cell = divmod(code, area)
-                planes[PLANE_PLACED_COLOURS + kind // 6, cell] = 1
-                planes[PLANE_PLACED_SHAPES + kind % 6, cell] = 1
-        planes[PLANE_EMPTY] = (planes[:6].sum(axis=0) + planes[PLANE_PLACED_COLOURS : PLANE_PLACED_COLOURS + 6].sum(axis=0)) == 0
-        if mover and not state.is_terminal() and not state.is_chance_node():
-            planes[PLANE_LEGAL] = _legal_cells(state._mask()[0])
+                placed[cell] = kind
+        legal = mover and not state.is_terminal() and not state.is_chance_node()
+        mask = state._mask()[0] if legal else _NO_SUBSTEPS
+        self.dict["planes"][:] = board_planes(layers, mask[None])[0]
         features = self.dict["features"]
         at = 12 * area + area  # after the 13 planes: hand (36), marks (36), scores, hand sizes (6 + 6), ...
         features[:72] = flat[at : at + 72]
@@ -821,12 +818,6 @@ class QwirkleObserver:
             if s.cur is not None:
                 text += _turn_text(len(s.turns), s.cur, player)
         return text
-
-
-def _legal_cells(mask: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
-    """Per window cell (flattened): some PLACE sub-step of the mask is legal there."""
-    cells: npt.NDArray[np.bool_] = np.any(mask[: 36 * WIDTH * WIDTH].reshape(36, WIDTH * WIDTH), axis=0)
-    return cells
 
 
 def _turn_text(t: int, turn: _Turn, player: int) -> str:
