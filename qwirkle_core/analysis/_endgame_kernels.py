@@ -365,15 +365,21 @@ def gather_moves(
 
 
 @helper
-def reply_bound(table: KArray, r: KInt, counts: KArray, side: KInt, replies: KArray, k: KInt, free_kinds: KInt) -> KInt:
+def reply_bound(
+    table: KArray, r: KInt, counts: KArray, side: KInt, hand_kinds: KInt, replies: KArray, k: KInt, free_kinds: KInt,
+) -> KInt:
     """A lower bound on the opponent's value after our move ``r``, which leaves us one
-    tile b: its best reply that ``r`` does not touch (so still legal, the same score),
+    tile b (``hand_kinds``: the kinds our hand holds before r): its best reply that
+    ``r`` does not touch (so still legal, the same score),
     less the most we can score from then on: one placement of b, at most LAST_TILE_MAX
     (LAST_TILE_MAX_SIX where b may stand in a line of six), and the bonus (the
     opponent scores nothing less than 0 meanwhile); -INFINITY when ``r`` touches every
     reply."""
-    left = 0  # the kind left after r: one tile, so one kind
-    for kind in range(N_KINDS):
+    left = 0  # the kind left after r: one tile, so one kind (of the few the hand holds)
+    held = hand_kinds
+    while held:
+        kind = lowest_kind(held)
+        held &= held - 1
         c = counts[side, kind]
         for s in range(table[r, COL_N]):
             if table[r, COL_KINDS + s] == kind:
@@ -688,7 +694,7 @@ def search(
                 bound = table[r, COL_SCORE] - threat_bound(table, r, threats[ply], frames[ply, F_THREATS])
             if bound > frames[ply, F_ALPHA] and frames[ply, F_REPLIES] > 0 and table[r, COL_N] == sizes[side] - 1:
                 bound = table[r, COL_SCORE] - reply_bound(
-                    table, r, counts, side, replies[ply], frames[ply, F_REPLIES], free_kinds,
+                    table, r, counts, side, masks[side], replies[ply], frames[ply, F_REPLIES], free_kinds,
                 )
             if bound <= frames[ply, F_ALPHA]:
                 # Fails low unsearched; its bound joins the best (fail-soft).
