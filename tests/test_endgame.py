@@ -14,7 +14,7 @@ import numba
 import numpy as np
 import pytest
 
-from qwirkle_core import Tile, _state
+from qwirkle_core import Tile, _layout, _movegen, _state
 from qwirkle_core.analysis import _endgame_kernels as K
 from qwirkle_core.analysis import endgame as E
 from qwirkle_core.analysis.endgame import EndgameResult, solve_endgame
@@ -434,3 +434,64 @@ def test_no_line_of_six_holds_a_kind_called_free() -> None:
                             assert not (free >> tile.kind) & 1, (seed, trial, tile, start.to_string())
     assert called_free > 0, "no kind was ever called free: the test shows nothing"
     assert made > 0, "no line of six was made: the test shows nothing"
+
+
+@numba.njit
+def _order_first(
+    st: np.ndarray, table: np.ndarray, rows: np.ndarray, n: int, hand_size: int, tt_move: int, killers: np.ndarray, ply: int,
+) -> int:
+    return K.order_first(st, table, rows, n, hand_size, tt_move, killers, ply)  # type: ignore[no-any-return]
+
+
+@numba.njit
+def _row_keys(st: np.ndarray, table: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    move_keys = np.zeros(n, np.int64)
+    order_keys = np.zeros(n, np.int64)
+    for r in range(n):
+        move_keys[r] = K.move_key(st, table, r)
+        order_keys[r] = K.order_key(table, r)
+    return move_keys, order_keys
+
+
+def test_moves_are_tried_table_move_first_then_best_then_killers() -> None:
+    """order_first: the transposition table's move, then (only when a killer of the ply
+    is among the moves) the best by score and the killers; the rest left to selection,
+    and every row once."""
+    game = bag_empty(1)
+    pos = E._Position(game)
+    side = 0
+    table = np.zeros((4096, _layout.OUT_COLS), np.int32)
+    n = int(_movegen.generate(pos.st, table, int(pos.masks[side]), _movegen.MODE_ALL))
+    assert n > 20
+    move_keys, order_keys = _row_keys(pos.st, table, n)
+    assert len(set(order_keys.tolist())) == n, "two moves of one position share their order key"
+    size = int(pos.sizes[side])
+
+    def value(r: int) -> int:  # what the selection orders by
+        return int(table[r, _layout.COL_SCORE]) + (6 if table[r, _layout.COL_N] == size else 0)
+
+    by_value = sorted(range(n), key=value)
+    quiet_a, quiet_b = by_value[0], by_value[1]  # killers are the moves the scores put last
+    tt_row = by_value[n // 2]
+    killers = np.zeros((K.MAX_PLY + 1, K.N_KILLERS), np.int64)
+    killers[3] = order_keys[quiet_a], order_keys[quiet_b]
+
+    rows = np.arange(table.shape[0], dtype=np.int32)
+    assert _order_first(pos.st, table, rows, n, size, move_keys[tt_row], killers, 3) == 4
+    assert sorted(rows[:n].tolist()) == list(range(n))
+    assert rows[0] == tt_row
+    assert value(int(rows[1])) == max(value(r) for r in range(n) if r != tt_row)
+    assert rows[2:4].tolist() == [quiet_a, quiet_b]
+
+    # No killer at this ply: the table's move alone, the rest as they were.
+    rows = np.arange(table.shape[0], dtype=np.int32)
+    assert _order_first(pos.st, table, rows, n, size, move_keys[tt_row], killers, 4) == 1
+    expected = list(range(n))
+    expected[0], expected[tt_row] = tt_row, 0
+    assert rows[:n].tolist() == expected
+
+    # No table move: the best by score, then the killers.
+    rows = np.arange(table.shape[0], dtype=np.int32)
+    assert _order_first(pos.st, table, rows, n, size, 0, killers, 3) == 3
+    assert value(int(rows[0])) == max(value(r) for r in range(n))
+    assert rows[1:3].tolist() == [quiet_a, quiet_b]
