@@ -495,3 +495,24 @@ def test_moves_are_tried_table_move_first_then_best_then_killers() -> None:
     assert _order_first(pos.st, table, rows, n, size, 0, killers, 3) == 3
     assert value(int(rows[0])) == max(value(r) for r in range(n))
     assert rows[1:3].tolist() == [quiet_a, quiet_b]
+
+    # A killer that is the table's move, or the best by score, is not put twice.
+    killers[5] = order_keys[tt_row], order_keys[quiet_a]
+    rows = np.arange(table.shape[0], dtype=np.int32)
+    assert _order_first(pos.st, table, rows, n, size, move_keys[tt_row], killers, 5) == 3
+    assert rows[0] == tt_row and rows[2] == quiet_a
+    top = min(r for r in range(n) if value(r) == max(value(q) for q in range(n)))  # selection takes the first best
+    killers[6] = order_keys[top], order_keys[quiet_b]
+    rows = np.arange(table.shape[0], dtype=np.int32)
+    assert _order_first(pos.st, table, rows, n, size, 0, killers, 6) == 2
+    assert rows[:2].tolist() == [top, quiet_b]
+    assert sorted(rows[:n].tolist()) == list(range(n))
+
+    # Only the older killer among the moves; and a table of one move is left alone.
+    killers[7] = (1 << 60) | 1, order_keys[quiet_b]
+    rows = np.arange(table.shape[0], dtype=np.int32)
+    assert _order_first(pos.st, table, rows, n, size, 0, killers, 7) == 2
+    assert rows[1] == quiet_b
+    rows = np.arange(table.shape[0], dtype=np.int32)
+    assert _order_first(pos.st, table, rows, 1, size, move_keys[0], killers, 7) == 0
+    assert rows[0] == 0

@@ -758,7 +758,7 @@ def search(
             at = frames[ply, F_NEXT]
             frames[ply, F_NEXT] = at + 1
             if at < frames[ply, F_PRESET]:
-                r = order[ply, at]  # placed on entry: the table's move, the killers
+                r = order[ply, at]  # placed on entry: the table's move, the best by score, the killers
             else:
                 r = pick(table, order[ply], at, n, sizes[side])
             if table[r, COL_N] == sizes[side]:
@@ -838,8 +838,11 @@ def principal_variation(
     free_kinds: KInt,
 ) -> KInt:
     """The principal variation of an exactly solved position of value ``value``: at
-    each turn the first move (best score first) whose exact value matches, proved by a
-    search of the child with a window of width 2 around what it must be.  Writes the
+    each turn the first move whose exact value matches, proved by a search of the child
+    with a window of width 2 around what it must be, trying the transposition table's
+    best move for the position first and then the moves best score first.  Where moves
+    tie, which one the line takes is the table's, so a large endgame (whose table
+    entries replace each other) may get another best line from another solve.  Writes the
     turns into ``pv`` (action rows) and returns how many, ending with the game's end
     (the last place empties a hand, or leaves neither side a placement; a pass at the
     root when neither side can place there).  Negative: stats[S_STATUS]'s problem.

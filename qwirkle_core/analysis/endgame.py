@@ -14,9 +14,10 @@ Use::
     result = solve_endgame(game, time_limit=0.1)  # result.exact False if cut short
 
 Exact solves of the position where the bag first empties (hands of up to 6 and 6)
-took a median of 0.16 s of one core over seeds 0..999 of greedy self-play, 2.7 s at the
-99th percentile and 84 s for the worst (benchmarks/endgame_figures.py); pass a
-``time_limit`` where that matters.  Smaller endgames take milliseconds.
+took a median of 0.14 s of one core over seeds 0..999 of greedy self-play, 2.4 s at the
+99th percentile and 4.5 s for the worst (benchmarks/endgame_figures.py), and one
+position met in a match 16 s; pass a ``time_limit`` where that matters.  Smaller
+endgames take milliseconds.
 
 The rules are the game's (``qwirkle_core._turn``): a placement scores its points; the
 player who empties their hand ends the game and scores the going-out bonus; a player
@@ -106,7 +107,10 @@ class EndgameResult:
     cannot place).  ``spread``: the player to move's final score minus the other's,
     scores so far and the going-out bonus included, under best play by both.  ``pv``:
     the principal variation, from now to the end of the game (each action legal in
-    turn; the game is over after the last).  ``nodes``: positions searched.
+    turn; the game is over after the last), ``action`` first.  Where several moves
+    later in the line are equally good, the line takes the one the search kept, so a
+    large endgame solved twice may show two different best lines (an exact solve's
+    ``action`` and ``spread`` are always the same).  ``nodes``: positions searched.
     ``exact``: False only when ``time_limit`` cut the search short: ``action`` is then
     the best of the deepest search completed, and ``pv`` that action followed by the
     highest-scoring placement for both players to the end, ``spread`` its outcome."""
