@@ -516,3 +516,59 @@ def test_moves_are_tried_table_move_first_then_best_then_killers() -> None:
     rows = np.arange(table.shape[0], dtype=np.int32)
     assert _order_first(pos.st, table, rows, 1, size, move_keys[0], killers, 7) == 0
     assert rows[0] == 0
+
+
+@numba.njit
+def _prune(
+    table: np.ndarray, rows: np.ndarray, at: int, end: int, hand_size: int, frame: np.ndarray, threats: np.ndarray,
+    replies: np.ndarray, counts: np.ndarray, free_kinds: int,
+) -> int:
+    return K.prune_unsearched(table, rows, at, end, hand_size, frame, threats, replies, counts, 0, 0, free_kinds)  # type: ignore[no-any-return]
+
+
+def test_bulk_pruning_drops_what_the_threats_bound_and_keeps_the_order() -> None:
+    """prune_unsearched drops from the rows not yet tried every move that does not go
+    out and that a threat it leaves untouched bounds at or below alpha; its bound joins
+    the node's best; the rest keep their order, and the rows already tried are left
+    alone."""
+    game = bag_empty(1)
+    pos = E._Position(game)
+    table = np.zeros((4096, _layout.OUT_COLS), np.int32)
+    n = int(_movegen.generate(pos.st, table, int(pos.masks[0]), _movegen.MODE_ALL))
+    assert n > 20
+    size = int(pos.sizes[0])
+    cells = [
+        [(int(table[r, _layout.COL_ROWS + s]), int(table[r, _layout.COL_COLS + s])) for s in range(table[r, _layout.COL_N])]
+        for r in range(n)
+    ]
+    # One threat on the cell of the first move's first tile: the moves sharing its row
+    # or its column touch it, the others leave it alone.
+    t_row, t_col = cells[0][0]
+    threats = np.zeros((K.MAX_PLY + 1, K.N_THREATS, K.TH_COLS), np.int64)
+    threats[0, 0] = 7, t_row, t_row, t_col, t_col
+    alpha = -10  # a move apart from the threat is worth at most its score - 13
+    frame = np.zeros(K.N_FRAME, np.int64)
+    frame[K.F_ALPHA] = alpha
+    frame[K.F_BEST] = -K.INFINITY
+    frame[K.F_THREATS] = 1
+
+    def bound(r: int) -> int | None:
+        """The threat's bound on row r, None where r goes out or touches the threat."""
+        if table[r, _layout.COL_N] == size or any(row == t_row or col == t_col for row, col in cells[r]):
+            return None
+        return int(table[r, _layout.COL_SCORE]) - 7 - 6
+
+    at = 2
+    rows = np.zeros(table.shape[0], np.int32)
+    rows[:n] = np.arange(n)[::-1]  # any order: it must be kept
+    before = rows[:n].copy()
+    replies = np.zeros((K.N_THREATS, K.TH_COLS), np.int64)
+    end = _prune(table, rows, at, n, size, frame, threats[0], replies, pos.counts, pos.free_kinds)
+    dropped = [int(r) for r in before[at:n] if (b := bound(int(r))) is not None and b <= alpha]
+    kept = [int(r) for r in before[at:n] if int(r) not in dropped]
+    assert dropped and kept, "the position should test both"
+    assert end == at + len(kept)
+    assert rows[:at].tolist() == before[:at].tolist()
+    assert rows[at:end].tolist() == kept
+    best = max(bound(r) for r in dropped)  # type: ignore[type-var]
+    assert frame[K.F_BEST] == best and bound(int(frame[K.F_BEST_ROW])) == best
