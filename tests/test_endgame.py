@@ -526,49 +526,73 @@ def _prune(
     return K.prune_unsearched(table, rows, at, end, hand_size, frame, threats, replies, counts, 0, 0, free_kinds)  # type: ignore[no-any-return]
 
 
-def test_bulk_pruning_drops_what_the_threats_bound_and_keeps_the_order() -> None:
+def test_bulk_pruning_drops_what_the_bounds_skip_and_keeps_the_order() -> None:
     """prune_unsearched drops from the rows not yet tried every move that does not go
-    out and that a threat it leaves untouched bounds at or below alpha; its bound joins
-    the node's best; the rest keep their order, and the rows already tried are left
-    alone."""
+    out and that the threats' bound (or, for a move that leaves one tile, the replies'
+    bound) puts at or below alpha; a dropped move's bound joins the node's best where it
+    beats it; the rest keep their order, and the rows already tried are left alone."""
     game = bag_empty(1)
     pos = E._Position(game)
     table = np.zeros((4096, _layout.OUT_COLS), np.int32)
     n = int(_movegen.generate(pos.st, table, int(pos.masks[0]), _movegen.MODE_ALL))
+    # A hand of two, as the pass sees it: its moves of two tiles go out (never dropped),
+    # those of one leave one tile (the replies' bound applies to them).
+    size = 2
+    table = table[:n][table[:n, _layout.COL_N] <= size].copy()
+    n = len(table)
     assert n > 20
-    size = int(pos.sizes[0])
     cells = [
         [(int(table[r, _layout.COL_ROWS + s]), int(table[r, _layout.COL_COLS + s])) for s in range(table[r, _layout.COL_N])]
         for r in range(n)
     ]
-    # One threat on the cell of the first move's first tile: the moves sharing its row
-    # or its column touch it, the others leave it alone.
-    t_row, t_col = cells[0][0]
-    threats = np.zeros((K.MAX_PLY + 1, K.N_THREATS, K.TH_COLS), np.int64)
-    threats[0, 0] = 7, t_row, t_row, t_col, t_col
-    alpha = -10  # a move apart from the threat is worth at most its score - 13
-    frame = np.zeros(K.N_FRAME, np.int64)
-    frame[K.F_ALPHA] = alpha
-    frame[K.F_BEST] = -K.INFINITY
-    frame[K.F_THREATS] = 1
+    # A threat on the cell of the first move's first tile and a reply on another move's:
+    # a move sharing a row or a column with one touches it.
+    t_cell = cells[0][0]
+    r_cell = next(c[0] for c in cells if c[0][0] != t_cell[0] and c[0][1] != t_cell[1])
+    threats = np.zeros((K.N_THREATS, K.TH_COLS), np.int64)
+    threats[0] = 7, t_cell[0], t_cell[0], t_cell[1], t_cell[1]
+    replies = np.zeros((K.N_THREATS, K.TH_COLS), np.int64)
+    replies[0] = 30, r_cell[0], r_cell[0], r_cell[1], r_cell[1]
+    alpha = -10
+    free_kinds = -1  # every kind free: our last tile scores at most LAST_TILE_MAX
+
+    def touches(r: int, cell: tuple[int, int]) -> bool:
+        return any(row == cell[0] or col == cell[1] for row, col in cells[r])
 
     def bound(r: int) -> int | None:
-        """The threat's bound on row r, None where r goes out or touches the threat."""
-        if table[r, _layout.COL_N] == size or any(row == t_row or col == t_col for row, col in cells[r]):
-            return None
-        return int(table[r, _layout.COL_SCORE]) - 7 - 6
+        """The bound the loop would skip row r on, None where it would search it."""
+        if table[r, _layout.COL_N] >= size:
+            return None  # goes out
+        score = int(table[r, _layout.COL_SCORE])
+        if not touches(r, t_cell) and score - 7 - 6 <= alpha:
+            return score - 7 - 6
+        if not touches(r, r_cell) and score - (30 - 6 - K.LAST_TILE_MAX) <= alpha:
+            return score - (30 - 6 - K.LAST_TILE_MAX)
+        return None
 
     at = 2
-    rows = np.zeros(table.shape[0], np.int32)
-    rows[:n] = np.arange(n)[::-1]  # any order: it must be kept
-    before = rows[:n].copy()
-    replies = np.zeros((K.N_THREATS, K.TH_COLS), np.int64)
-    end = _prune(table, rows, at, n, size, frame, threats[0], replies, pos.counts, pos.free_kinds)
-    dropped = [int(r) for r in before[at:n] if (b := bound(int(r))) is not None and b <= alpha]
-    kept = [int(r) for r in before[at:n] if int(r) not in dropped]
-    assert dropped and kept, "the position should test both"
-    assert end == at + len(kept)
-    assert rows[:at].tolist() == before[:at].tolist()
-    assert rows[at:end].tolist() == kept
+    order = np.zeros(table.shape[0], np.int32)
+    order[:n] = np.arange(n)[::-1]  # any order: it must be kept
+    by_threat = [r for r in order[at:n].tolist() if not touches(r, t_cell) and bound(r) is not None]
+    by_reply = [r for r in order[at:n].tolist() if touches(r, t_cell) and bound(r) is not None]
+    going_out = [r for r in order[at:n].tolist() if table[r, _layout.COL_N] == size]
+    assert by_threat and by_reply and going_out, "the position should test each case"
+    dropped = [r for r in order[at:n].tolist() if bound(r) is not None]
+    kept = [r for r in order[at:n].tolist() if bound(r) is None]
     best = max(bound(r) for r in dropped)  # type: ignore[type-var]
-    assert frame[K.F_BEST] == best and bound(int(frame[K.F_BEST_ROW])) == best
+    for best_before in (-K.INFINITY, best - 1, best + 1):
+        rows = order.copy()
+        frame = np.zeros(K.N_FRAME, np.int64)
+        frame[K.F_ALPHA] = alpha
+        frame[K.F_BEST] = best_before
+        frame[K.F_BEST_ROW] = -7
+        frame[K.F_THREATS] = 1
+        frame[K.F_REPLIES] = 1
+        end = _prune(table, rows, at, n, size, frame, threats, replies, pos.counts, free_kinds)
+        assert end == at + len(kept)
+        assert rows[:at].tolist() == order[:at].tolist()
+        assert rows[at:end].tolist() == kept
+        if best_before < best:
+            assert frame[K.F_BEST] == best and bound(int(frame[K.F_BEST_ROW])) == best
+        else:
+            assert (frame[K.F_BEST], frame[K.F_BEST_ROW]) == (best_before, -7)
