@@ -15,7 +15,7 @@ Use::
 
 Exact solves of the position where the bag first empties (hands of up to 6 and 6)
 took a median of 0.14 s of one core over seeds 0..999 of greedy self-play, 2.4 s at the
-99th percentile and 4.3 s for the worst (benchmarks/endgame_figures.py), and one
+99th percentile and 4.5 s for the worst (benchmarks/endgame_figures.py), and one
 position met in a match 16 s; pass a ``time_limit`` where that matters.  Smaller
 endgames take milliseconds.
 
