@@ -277,6 +277,25 @@ def near_edge(st: KArray) -> bool:
 # The one-tile pass.
 
 
+@helper
+def one_tile_points(row_info: KInt, col_info: KInt) -> KInt:
+    """What one tile scores on an empty cell beside a tile, from the cell's row and
+    column info (see ``_state``): each line of two or more tiles it makes."""
+    return line_points((row_info >> LEN_SHIFT) + 1) + line_points((col_info >> LEN_SHIFT) + 1)
+
+
+@helper
+def placement_points(st: KArray, cell: KInt, kind: KInt) -> KInt:
+    """What a tile of ``kind`` alone scores on window cell ``cell``, which has a tile
+    beside it (or holds one); -1 where the cell holds a tile or the kind fits not both
+    its row and its column."""
+    row_info = st[st[S_ROW_AT] + cell]
+    col_info = st[st[S_COL_AT] + cell]
+    if row_info < 0 or ((row_info & col_info) >> kind) & 1 == 0:
+        return -1
+    return one_tile_points(row_info, col_info)
+
+
 @inline_helper
 def fitting_cells(st: KArray, cells: KInt, row_base: KInt, row_at: KInt, col_at: KInt, hand_mask: KInt) -> KInt:
     """The ``cells`` (bits of the 64 cells from flat cell ``row_base``) where a tile of
@@ -321,7 +340,7 @@ def one_tile_pass(
                 row_info = st[unsigned(row_at + cell)]
                 col_info = st[unsigned(col_at + cell)]
                 fits = row_info & col_info & hand_mask
-                score = line_points((row_info >> LEN_SHIFT) + 1) + line_points((col_info >> LEN_SHIFT) + 1)
+                score = one_tile_points(row_info, col_info)
                 if mode == MODE_BEST and score < best:
                     continue  # none of this cell's moves is kept (MODE_BEST needs no total)
                 scratch[K_MOVE_CELL, 0] = cell

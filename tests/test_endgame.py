@@ -596,3 +596,105 @@ def test_bulk_pruning_drops_what_the_bounds_skip_and_keeps_the_order() -> None:
             assert frame[K.F_BEST] == best and bound(int(frame[K.F_BEST_ROW])) == best
         else:
             assert (frame[K.F_BEST], frame[K.F_BEST_ROW]) == (best_before, -7)
+
+
+@numba.njit
+def _last_tile_node(
+    st: np.ndarray, log: np.ndarray, table: np.ndarray, n: int, hand_size: int, kind: int, alpha: int, beta: int,
+) -> tuple[int, int, int]:
+    spots = np.zeros((K.MAX_SPOTS, K.SP_COLS), np.int64)
+    scratch = np.zeros((K.MAX_SPOTS, _layout.OUT_COLS), np.int32)
+    k = K.last_tile_spots(st, scratch, kind, spots)
+    bounds = np.zeros(n, np.int64)
+    stats = np.zeros(K.N_STATS, np.int64)
+    value, row = K.last_tile_node(st, log, table, n, hand_size, spots, k, kind, alpha, beta, bounds, stats)
+    return k, value, row
+
+
+def _last_tile_positions() -> list[Game]:
+    """Small endgames whose player to move holds two or more tiles, the other one;
+    seeds 32 and 108 (three and four tiles in all) have a move that leaves the other's
+    tile no place."""
+    games = [small_endgame(32, 3), small_endgame(108, 4)]
+    for seed in range(6 if JIT_OFF else 60):
+        games.append(small_endgame(seed, 3 + seed % 2))
+    return [
+        g for g in games
+        if g is not None and len(g.hand(g.to_move)) >= 2 and len(g.hand(1 - g.to_move)) == 1
+    ]
+
+
+def test_the_last_tile_shortcut_is_exact_or_declines() -> None:
+    """last_tile_node (a node whose opponent holds one tile, scored without children)
+    against the naive minimax: the exact value in the whole window, a bound on the
+    right side of a null window around it, and UNDECIDED (leaving the node to the
+    search) only where a move leaves the other's tile no place (it would pass).  The
+    board and the log are as they were."""
+    seen: Counter[str] = Counter()
+    for game in _last_tile_positions():
+        pos = E._Position(game)
+        table = np.zeros((4096, _layout.OUT_COLS), np.int32)
+        n = int(_movegen.generate(pos.st, table, int(pos.masks[0]), _movegen.MODE_ALL))
+        if n == 0:
+            continue
+        kind = int(pos.masks[1]).bit_length() - 1
+        log = _state.new_log()
+        before = pos.st.copy()
+        k, value, row = _last_tile_node(pos.st, log, table, n, int(pos.sizes[0]), kind, -K.INFINITY, K.INFINITY)
+        assert np.array_equal(pos.st, before) and log[0] == 0
+        if k == 0:
+            seen["the other's tile has no place"] += 1
+            continue
+        blocking = [
+            a for a in game.legal_actions()
+            if a.kind == Action.PLACE and not (after := game.copy(), after.push(a))[0].is_over
+            and not any(b.kind == Action.PLACE for b in after.legal_actions())
+        ]
+        if value == K.UNDECIDED:
+            assert row == -1 and blocking, game.to_string()
+            seen["declined"] += 1
+            continue
+        best = max(naive_values(game).values())
+        assert value == best, game.to_string()
+        assert row >= 0
+        _, low, _ = _last_tile_node(pos.st, log, table, n, int(pos.sizes[0]), kind, best, best + 1)
+        _, high, _ = _last_tile_node(pos.st, log, table, n, int(pos.sizes[0]), kind, best - 1, best)
+        assert low <= best <= high, game.to_string()
+        seen["exact"] += 1
+    assert seen["exact"] >= 5 and seen["declined"] >= 2, seen
+
+
+@numba.njit
+def _spots_both_ways(
+    st: np.ndarray, log: np.ndarray, table: np.ndarray, n: int, r: int, kind: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    after = np.zeros((K.MAX_SPOTS, K.SP_COLS), np.int64)
+    anew = np.zeros((K.MAX_SPOTS, K.SP_COLS), np.int64)
+    scratch = np.zeros((K.MAX_SPOTS, _layout.OUT_COLS), np.int32)
+    _state.push_legal(st, log, table[r], table[r, _layout.COL_SCORE])
+    k_after = K.last_tile_spots_after(st, log, table, n, kind, after)
+    k_anew = K.last_tile_spots(st, scratch, kind, anew)
+    _state.pop(st, log)
+    return after[:k_after], anew[:k_anew]
+
+
+def test_the_last_tiles_spots_after_a_move_are_those_found_anew() -> None:
+    """last_tile_spots_after (the spots of the tile a move leaves in the hand, from the
+    move table and what the push wrote) finds the spots that a move generation after
+    the push finds, with the same scores."""
+    checked = 0
+    for seed in range(3 if JIT_OFF else 12):
+        game = bag_empty(seed)
+        if game is None:
+            continue
+        pos = E._Position(game)
+        table = np.zeros((4096, _layout.OUT_COLS), np.int32)
+        n = int(_movegen.generate(pos.st, table, int(pos.masks[0]), _movegen.MODE_ALL))
+        log = _state.new_log()
+        for r in range(0, n, max(1, n // 40)):
+            placed = Counter(int(table[r, _layout.COL_KINDS + s]) for s in range(table[r, _layout.COL_N]))
+            for kind in [kind for kind in range(36) if pos.counts[0, kind] > placed[kind]]:  # still held
+                after, anew = _spots_both_ways(pos.st, log, table, n, r, kind)
+                assert sorted(map(tuple, after.tolist())) == sorted(map(tuple, anew.tolist())), (seed, r, kind)
+                checked += len(anew)
+    assert checked > 1000, checked

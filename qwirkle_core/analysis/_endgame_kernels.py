@@ -62,6 +62,18 @@ ply up, like its threats.  Once the moves a node tries first (those put first on
 entry, or else the best by score) have not cut it off, the moves that either bound
 skips are dropped in one pass (:func:`prune_unsearched`), not one pick at a time.
 
+A node whose opponent holds one tile (a third to a half of the search's time before
+this shortcut) has no children (:func:`last_tile_node`): each of our moves either
+goes out or is answered by the opponent's best placement, which ends the game.  That
+placement after our move is found without a move generation.  A push rewrites the
+info of exactly the cells whose row or column it changes, and logs each word; every
+other spot of the tile is still legal with the same score.  So the tile's spots
+before our move (read from the opponent's table one ply up, less the cells its own
+move wrote, plus those cells scored anew), best first, give the best untouched one,
+and only the cells our push wrote are scored again.  A move that would leave the
+tile no place (the opponent would pass and we would move again) hands the node back
+to the search.
+
 The window never grows during a search: the Python layer gives the kernels a state
 whose margin is MARGIN plus every tile left in both hands (``padded_state``), and no
 sequence of placements can reach farther out than the tiles placed, so ``push_legal``
@@ -96,13 +108,15 @@ from .._layout import (
     KInt,
 )
 from .._lines import lowest_kind
-from .._movegen import MODE_ALL, MODE_ANY, MODE_BEST, generate
+from .._movegen import MODE_ALL, MODE_ANY, MODE_BEST, generate, placement_points
 from .._state import (
     NEED_REGROW,
     S_C0,
     S_C1,
+    S_COL_AT,
     S_HEIGHT,
     S_LEFT,
+    S_OCC_AT,
     S_R0,
     S_R1,
     S_ROW_AT,
@@ -181,6 +195,16 @@ THREAT_TILES = 2
 # stand in a line of six (12 points), two such lines.
 LAST_TILE_MAX = 10
 LAST_TILE_MAX_SIX = 24
+
+# Where the opponent's last tile can go: int64[MAX_SPOTS, SP_COLS], best first (a board
+# of 108 tiles has fewer than 220 empty cells beside a tile).
+SP_SCORE = 0
+SP_CELL = 1  # window cell
+SP_ROW = 2  # the caller's coordinates
+SP_COL = 3
+SP_COLS = 4
+MAX_SPOTS = 256
+UNDECIDED = -(1 << 40)  # last_tile_node's answer when the opponent could be left no place
 
 MASK_62 = (1 << 62) - 1  # hash words keep 62 bits: the same in compiled code and plain Python
 MIX_1 = 0x3F58476D1CE4E5B9 & MASK_62
@@ -618,6 +642,203 @@ def prune_unsearched(
     return kept
 
 
+
+@helper
+def last_tile_spots(st: KArray, scratch: KArray, kind: KInt, spots: KArray) -> KInt:
+    """Every cell where a tile of ``kind`` alone can go, with its score, into
+    ``spots`` best first (``scratch``: a free move table); how many, or -1 when they
+    do not fit in ``spots`` or ``scratch``."""
+    n = generate(st, scratch, np.int64(1) << kind, MODE_ALL)
+    if n < 0 or n > scratch.shape[0] or n > spots.shape[0]:
+        return -1
+    width = st[S_WIDTH]
+    top = st[S_TOP]
+    left = st[S_LEFT]
+    for r in range(n):
+        score = scratch[r, COL_SCORE]
+        i = r  # insertion, best first
+        while i > 0 and spots[i - 1, SP_SCORE] < score:
+            for c in range(SP_COLS):
+                spots[i, c] = spots[i - 1, c]
+            i -= 1
+        spots[i, SP_SCORE] = score
+        spots[i, SP_ROW] = scratch[r, COL_ROWS]
+        spots[i, SP_COL] = scratch[r, COL_COLS]
+        spots[i, SP_CELL] = (scratch[r, COL_ROWS] - top) * width + (scratch[r, COL_COLS] - left)
+    return n
+
+
+
+@helper
+def insert_spot(spots: KArray, k: KInt, score: KInt, cell: KInt, row: KInt, col: KInt) -> None:
+    """Put a spot into ``spots[:k + 1]``, best first (``spots[:k]`` is)."""
+    i = k
+    while i > 0 and spots[i - 1, SP_SCORE] < score:
+        for c in range(SP_COLS):
+            spots[i, c] = spots[i - 1, c]
+        i -= 1
+    spots[i, SP_SCORE] = score
+    spots[i, SP_CELL] = cell
+    spots[i, SP_ROW] = row
+    spots[i, SP_COL] = col
+
+
+@helper
+def last_tile_spots_after(
+    st: KArray, log: KArray, table: KArray, n: KInt, kind: KInt, spots: KArray,
+) -> KInt:
+    """:func:`last_tile_spots` from the opponent's move ``table`` one ply up (its ``n``
+    rows, on the board before its move, the log's last push), with no move generation:
+    its one-tile rows of ``kind`` at cells the push did not write are still legal with
+    the same score, and the cells it wrote are scored anew (see
+    :func:`last_tile_after`).  -1 when they do not fit in ``spots``."""
+    mark = log[0] - 1
+    while log[1 + 2 * mark] >= 0:
+        mark -= 1
+    width = st[S_WIDTH]
+    top = st[S_TOP]
+    left = st[S_LEFT]
+    k = 0
+    for r in range(n):
+        if table[r, COL_N] != 1 or table[r, COL_KINDS] != kind:
+            continue
+        cell = (table[r, COL_ROWS] - top) * width + (table[r, COL_COLS] - left)
+        if written_since(st, log, mark, cell):
+            continue
+        if k == spots.shape[0]:
+            return -1
+        insert_spot(spots, k, table[r, COL_SCORE], cell, table[r, COL_ROWS], table[r, COL_COLS])
+        k += 1
+    row_at = st[S_ROW_AT]
+    col_at = st[S_COL_AT]
+    info_end = st[S_OCC_AT]
+    for e in range(mark + 1, log[0]):
+        i = log[1 + 2 * e]
+        if row_at <= i < info_end:
+            cell = i - row_at if i < col_at else i - col_at
+            # (Once each: a push writes both words of the cells it fills, which hold
+            # tiles now, and one word of each empty cell at a run's end.)
+            score = placement_points(st, cell, kind)
+            if score < 0:
+                continue
+            if k == spots.shape[0]:
+                return -1
+            i_row = cell // width
+            insert_spot(spots, k, score, cell, i_row + top, cell - i_row * width + left)
+            k += 1
+    return k
+
+
+@helper
+def written_since(st: KArray, log: KArray, mark: KInt, cell: KInt) -> bool:
+    """Whether a push logged after entry ``mark`` wrote ``cell``'s row or column info."""
+    row_word = st[S_ROW_AT] + cell
+    col_word = st[S_COL_AT] + cell
+    for e in range(mark + 1, log[0]):
+        i = log[1 + 2 * e]
+        if i == row_word or i == col_word:
+            return True
+    return False
+
+
+@helper
+def last_tile_after(st: KArray, log: KArray, table: KArray, r: KInt, kind: KInt, spots: KArray, k: KInt) -> KInt:
+    """What the opponent's last tile (of ``kind``, its ``k`` spots before our move in
+    ``spots``) scores at best after our move ``r``: -1 when it can go nowhere; -2 when
+    the board would need a larger window.  A push rewrites the info of every cell
+    whose row or column it changes (the cells it fills and the empty cells at the ends
+    of the runs it joins) and logs each word: those cells are scored anew, and every
+    other spot is still legal with the same score, so the first of them in ``spots``
+    that the push did not write is the best of the rest."""
+    mark = log[0]
+    if push_legal(st, log, table[r], table[r, COL_SCORE]) == NEED_REGROW:
+        return -2
+    row_at = st[S_ROW_AT]
+    col_at = st[S_COL_AT]
+    info_end = st[S_OCC_AT]
+    best = -1
+    for e in range(mark + 1, log[0]):
+        i = log[1 + 2 * e]
+        if row_at <= i < info_end:
+            cell = i - row_at if i < col_at else i - col_at
+            best = max(best, placement_points(st, cell, kind))
+    for j in range(k):
+        if spots[j, SP_SCORE] <= best:
+            break
+        if not written_since(st, log, mark, spots[j, SP_CELL]):
+            best = spots[j, SP_SCORE]
+            break
+    pop(st, log)
+    return best
+
+
+@helper
+def last_tile_node(
+    st: KArray, log: KArray, table: KArray, n: KInt, hand_size: KInt, spots: KArray, k: KInt, kind: KInt,
+    alpha: KInt, beta: KInt, bounds: KArray, stats: KArray,
+) -> tuple[KInt, KInt]:
+    """The value (fail-soft in the window (alpha, beta)) and the best row of a node
+    whose opponent holds one tile, of ``kind``, that it can place now (its ``k``
+    spots, best first, in ``spots``), without a child node: a move of ours that goes
+    out scores its points and the bonus; any other move is answered by the
+    opponent's best placement, which ends the game.  Each move that does not go out
+    is bounded first by the best spot it shares no row and no column with (still
+    there after it), and scored exactly (:func:`last_tile_after`), best bound first,
+    only while its bound beats alpha.  Answers (UNDECIDED, -1) when a move that must
+    be scored leaves the opponent's tile no place (it would pass: the search takes
+    the node instead), or (UNDECIDED, -2) when the board would need a larger window.
+    ``bounds``: int64 scratch of the table's length."""
+    best = -INFINITY
+    best_r = -1
+    for r in range(n):
+        if table[r, COL_N] == hand_size and table[r, COL_SCORE] + GOING_OUT_BONUS > best:
+            best = table[r, COL_SCORE] + GOING_OUT_BONUS
+            best_r = r
+    if best >= beta:
+        return best, best_r
+    alpha = max(alpha, best)
+    done = -INFINITY - 1
+    for r in range(n):
+        bound = done  # a move that goes out is counted already
+        if table[r, COL_N] != hand_size:
+            bound = INFINITY
+            row0, row1, col0, col1 = box(table, r)
+            for j in range(k):
+                if (spots[j, SP_ROW] < row0 or spots[j, SP_ROW] > row1) and (
+                    spots[j, SP_COL] < col0 or spots[j, SP_COL] > col1
+                ):
+                    bound = table[r, COL_SCORE] - GOING_OUT_BONUS - spots[j, SP_SCORE]
+                    break
+        bounds[r] = bound
+    while True:
+        top = -1
+        top_bound = done
+        for r in range(n):
+            if bounds[r] > top_bound:
+                top_bound = bounds[r]
+                top = r
+        if top < 0:
+            return best, best_r
+        if top_bound <= alpha:
+            # Every move left fails low; the best of their bounds joins the best (fail-soft).
+            if top_bound > best:
+                best = top_bound
+                best_r = top
+            return best, best_r
+        bounds[top] = done
+        stats[S_NODES] += 1  # the position after the move, which the search would enter
+        spot = last_tile_after(st, log, table, top, kind, spots, k)
+        if spot < 0:
+            return UNDECIDED, spot
+        value = table[top, COL_SCORE] - GOING_OUT_BONUS - spot
+        if value > best:
+            best = value
+            best_r = top
+            if value >= beta:
+                return best, best_r
+            alpha = max(alpha, value)
+
+
 @kernel
 def search(
     st: KArray, counts: KArray, masks: KArray, sizes: KArray, tables: KArray, order: KArray, log: KArray,
@@ -643,6 +864,8 @@ def search(
     killers = np.zeros((MAX_PLY + 1, N_KILLERS), np.int64)
     stats[S_STATUS] = OK
     capacity = tables.shape[1]
+    spots = np.zeros((MAX_SPOTS, SP_COLS), np.int64)
+    bounds = np.zeros(capacity, np.int64)
     ply = 0
     value = 0
     entering = True
@@ -715,12 +938,38 @@ def search(
                     return 0
                 frames[ply, F_THREATS] = 0
                 frames[ply, F_REPLIES] = 0
-                if use_bounds and n > 0 and sizes[side] >= 2 and sizes[1 - side] >= 2 and ply > 0 and frames[ply - 1, F_N] > 0:
+                if use_bounds and n > 0 and sizes[side] >= 2 and sizes[1 - side] == 1 and 0 < ply < MAX_PLY:
+                    # The opponent holds one tile: its answer to each move ends the game,
+                    # scored here without a child node (last_tile_node).
+                    kind = lowest_kind(masks[1 - side])
+                    if frames[ply - 1, F_N] > 0:
+                        k = last_tile_spots_after(st, log, tables[ply - 1], frames[ply - 1, F_N], kind, spots)
+                    else:
+                        k = last_tile_spots(st, tables[ply + 1], kind, spots)
+                    if k > 0:
+                        value, best_r = last_tile_node(
+                            st, log, table, n, sizes[side], spots, k, kind, a, b, bounds, stats,
+                        )
+                        if value == UNDECIDED and best_r == -2:
+                            unwind(st, counts, masks, sizes, log, tables, frames, ply, root_side)
+                            stats[S_STATUS] = S_BROKEN
+                            return 0
+                        if value != UNDECIDED:
+                            answered = True
+                            if use_tt:
+                                flag = FLAG_UPPER if value <= a else FLAG_LOWER if value >= b else FLAG_EXACT
+                                best_key = move_key(st, table, best_r) if best_r >= 0 else 0
+                                tt_store(tt, key, best_key, value, RESOLVED, flag, ply)
+                if answered:
+                    pass
+                elif use_bounds and n > 0 and sizes[side] >= 2 and sizes[1 - side] >= 2 and ply > 0 and frames[ply - 1, F_N] > 0:
                     frames[ply, F_REPLIES] = gather_moves(
                         tables[ply - 1], frames[ply - 1, F_N], frames[ply - 1, F_ROW], counts, 1 - side,
                         sizes[1 - side], False, replies[ply],
                     )
-                if n == 0 and generate(st, table, masks[1 - side], MODE_ANY) == 0:
+                if answered:
+                    pass
+                elif n == 0 and generate(st, table, masks[1 - side], MODE_ANY) == 0:
                     value = 0  # neither side can place: the game is over, no bonus
                     answered = True
                     if ply == 0:
