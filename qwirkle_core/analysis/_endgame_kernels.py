@@ -644,32 +644,6 @@ def prune_unsearched(
 
 
 @helper
-def last_tile_spots(st: KArray, scratch: KArray, kind: KInt, spots: KArray) -> KInt:
-    """Every cell where a tile of ``kind`` alone can go, with its score, into
-    ``spots`` best first (``scratch``: a free move table); how many, or -1 when they
-    do not fit in ``spots`` or ``scratch``."""
-    n = generate(st, scratch, np.int64(1) << kind, MODE_ALL)
-    if n < 0 or n > scratch.shape[0] or n > spots.shape[0]:
-        return -1
-    width = st[S_WIDTH]
-    top = st[S_TOP]
-    left = st[S_LEFT]
-    for r in range(n):
-        score = scratch[r, COL_SCORE]
-        i = r  # insertion, best first
-        while i > 0 and spots[i - 1, SP_SCORE] < score:
-            for c in range(SP_COLS):
-                spots[i, c] = spots[i - 1, c]
-            i -= 1
-        spots[i, SP_SCORE] = score
-        spots[i, SP_ROW] = scratch[r, COL_ROWS]
-        spots[i, SP_COL] = scratch[r, COL_COLS]
-        spots[i, SP_CELL] = (scratch[r, COL_ROWS] - top) * width + (scratch[r, COL_COLS] - left)
-    return n
-
-
-
-@helper
 def insert_spot(spots: KArray, k: KInt, score: KInt, cell: KInt, row: KInt, col: KInt) -> None:
     """Put a spot into ``spots[:k + 1]``, best first (``spots[:k]`` is)."""
     i = k
@@ -687,8 +661,9 @@ def insert_spot(spots: KArray, k: KInt, score: KInt, cell: KInt, row: KInt, col:
 def last_tile_spots_after(
     st: KArray, log: KArray, table: KArray, n: KInt, kind: KInt, spots: KArray,
 ) -> KInt:
-    """:func:`last_tile_spots` from the opponent's move ``table`` one ply up (its ``n``
-    rows, on the board before its move, the log's last push), with no move generation:
+    """Every cell where a tile of ``kind`` alone can go, with its score, into ``spots``
+    best first; how many.  Read from the opponent's move ``table`` one ply up (its
+    ``n`` rows, on the board before its move, the log's last push), with no move generation:
     its one-tile rows of ``kind`` at cells the push did not write are still legal with
     the same score, and the cells it wrote are scored anew (see
     :func:`last_tile_after`).  -1 when they do not fit in ``spots``."""
@@ -938,14 +913,12 @@ def search(
                     return 0
                 frames[ply, F_THREATS] = 0
                 frames[ply, F_REPLIES] = 0
-                if use_bounds and n > 0 and sizes[side] >= 2 and sizes[1 - side] == 1 and 0 < ply < MAX_PLY:
+                if use_bounds and n > 0 and sizes[side] >= 2 and sizes[1 - side] == 1 and ply > 0 and frames[ply - 1, F_N] > 0:
                     # The opponent holds one tile: its answer to each move ends the game,
-                    # scored here without a child node (last_tile_node).
+                    # scored here without a child node (last_tile_node).  (Where it
+                    # passed instead, its tile has no place: the node is the search's.)
                     kind = lowest_kind(masks[1 - side])
-                    if frames[ply - 1, F_N] > 0:
-                        k = last_tile_spots_after(st, log, tables[ply - 1], frames[ply - 1, F_N], kind, spots)
-                    else:
-                        k = last_tile_spots(st, tables[ply + 1], kind, spots)
+                    k = last_tile_spots_after(st, log, tables[ply - 1], frames[ply - 1, F_N], kind, spots)
                     if k > 0:
                         value, best_r = last_tile_node(
                             st, log, table, n, sizes[side], spots, k, kind, a, b, bounds, stats,
@@ -960,9 +933,7 @@ def search(
                                 flag = FLAG_UPPER if value <= a else FLAG_LOWER if value >= b else FLAG_EXACT
                                 best_key = move_key(st, table, best_r) if best_r >= 0 else 0
                                 tt_store(tt, key, best_key, value, RESOLVED, flag, ply)
-                if answered:
-                    pass
-                elif use_bounds and n > 0 and sizes[side] >= 2 and sizes[1 - side] >= 2 and ply > 0 and frames[ply - 1, F_N] > 0:
+                if not answered and use_bounds and n > 0 and sizes[side] >= 2 and sizes[1 - side] >= 2 and ply > 0 and frames[ply - 1, F_N] > 0:
                     frames[ply, F_REPLIES] = gather_moves(
                         tables[ply - 1], frames[ply - 1, F_N], frames[ply - 1, F_ROW], counts, 1 - side,
                         sizes[1 - side], False, replies[ply],
