@@ -67,10 +67,11 @@ shortcut; now 22 % less time over the 1,000-position benchmark) has no children 
 goes out or is answered by the opponent's best placement, which ends the game.  That
 placement after our move is found without a move generation.  A push rewrites the
 info of exactly the cells whose row or column it changes, and logs each word; every
-other spot of the tile is still legal with the same score.  So the tile's spots
-before our move (read from the opponent's table one ply up, less the cells its own
-move wrote, plus those cells scored anew), best first, give the best untouched one,
-and only the cells our push wrote are scored again.  A move that would leave the
+other spot of the tile is still legal with the same score.  So the tile's spots are
+the one-tile rows of the opponent's table one ply up and the cells its move wrote,
+each scored on the board as it is; after our move, only the cells our push wrote
+are scored anew, and of the rest the first spot whose score is unchanged is the
+best.  A move that would leave the
 tile no place (the opponent would pass and we would move again) hands the node back
 to the search.
 
