@@ -170,10 +170,14 @@ F_PRESET = 10  # how many rows at the front of order[ply] were put there on entr
 F_DEPTH = 11  # plies left to the horizon
 F_PROBE = 12  # 1 while the row being searched has a null window (principal variation search)
 F_THREATS = 13  # how many of the opponent's going-out threats threats[ply] holds
-F_REPLIES = 14  # how many of the opponent's other moves replies[ply] holds
+F_REPLIES = 14  # how many of the opponent's other moves replies[ply] holds (REPLIES_LATER: not gathered yet)
 F_END = 15  # order[ply][:F_END] holds the rows still to try (fewer once pruned in bulk)
 F_PRUNED = 16  # 1 once prune_unsearched has run at the node
 N_FRAME = 17
+# F_REPLIES of a node whose replies are gathered when first needed (gather_replies): a
+# node cut off by the moves it tries first, before any move leaves one tile that the
+# threats did not bound, never reads them (the gathering was a tenth of the search).
+REPLIES_LATER = -1
 
 # Killer moves: per ply, the last N_KILLERS moves (by order_key) that cut a node off.
 N_KILLERS = 2  # remember_killer and order_first hold two
@@ -480,6 +484,17 @@ def gather_moves(
         out[i, TH_COL1] = t_col1
         k = min(k + 1, N_THREATS)
     return k
+
+
+@helper
+def gather_replies(
+    tables: KArray, frames: KArray, ply: KInt, counts: KArray, side: KInt, sizes: KArray, out: KArray,
+) -> KInt:
+    """The replies of the node at ``ply`` (``side`` to move): the opponent's moves
+    that do not go out, from its table one ply up (:func:`gather_moves`)."""
+    return gather_moves(
+        tables[ply - 1], frames[ply - 1, F_N], frames[ply - 1, F_ROW], counts, 1 - side, sizes[1 - side], False, out,
+    )
 
 
 @helper
@@ -928,10 +943,7 @@ def search(
                                 best_key = move_key(st, table, best_r) if best_r >= 0 else 0
                                 tt_store(tt, key, best_key, value, RESOLVED, flag, ply)
                 if not answered and use_bounds and n > 0 and sizes[side] >= 2 and sizes[1 - side] >= 2 and ply > 0 and frames[ply - 1, F_N] > 0:
-                    frames[ply, F_REPLIES] = gather_moves(
-                        tables[ply - 1], frames[ply - 1, F_N], frames[ply - 1, F_ROW], counts, 1 - side,
-                        sizes[1 - side], False, replies[ply],
-                    )
+                    frames[ply, F_REPLIES] = REPLIES_LATER
                 if answered:
                     pass
                 elif n == 0 and generate(st, table, masks[1 - side], MODE_ANY) == 0:
@@ -1021,8 +1033,10 @@ def search(
             at = frames[ply, F_NEXT]
             if (
                 frames[ply, F_PRUNED] == 0 and at >= max(frames[ply, F_PRESET], 1)
-                and (frames[ply, F_THREATS] > 0 or frames[ply, F_REPLIES] > 0)
+                and (frames[ply, F_THREATS] > 0 or frames[ply, F_REPLIES] != 0)
             ):
+                if frames[ply, F_REPLIES] == REPLIES_LATER:
+                    frames[ply, F_REPLIES] = gather_replies(tables, frames, ply, counts, side, sizes, replies[ply])
                 # The moves put first (or the first picked) did not cut the node off:
                 # drop at once the moves that the bounds show fail low (measured: 5 %
                 # less CPU over the 1,000 benchmark positions, the same values, the
@@ -1049,6 +1063,11 @@ def search(
             bound = INFINITY
             if frames[ply, F_THREATS] > 0:
                 bound = table[r, COL_SCORE] - threat_bound(table, r, threats[ply], frames[ply, F_THREATS])
+            if (
+                bound > frames[ply, F_ALPHA] and frames[ply, F_REPLIES] == REPLIES_LATER
+                and table[r, COL_N] == sizes[side] - 1
+            ):
+                frames[ply, F_REPLIES] = gather_replies(tables, frames, ply, counts, side, sizes, replies[ply])
             if bound > frames[ply, F_ALPHA] and frames[ply, F_REPLIES] > 0 and table[r, COL_N] == sizes[side] - 1:
                 bound = table[r, COL_SCORE] - reply_bound(
                     table, r, counts, side, masks[side], replies[ply], frames[ply, F_REPLIES], free_kinds,
