@@ -550,9 +550,9 @@ def test_bulk_pruning_drops_what_the_bounds_skip_and_keeps_the_order() -> None:
     t_cell = cells[0][0]
     r_cell = next(c[0] for c in cells if c[0][0] != t_cell[0] and c[0][1] != t_cell[1])
     threats = np.zeros((K.N_THREATS, K.TH_COLS), np.int64)
-    threats[0] = 7, t_cell[0], t_cell[0], t_cell[1], t_cell[1]
+    threats[0, : K.TH_ROW] = 7, t_cell[0], t_cell[0], t_cell[1], t_cell[1]
     replies = np.zeros((K.N_THREATS, K.TH_COLS), np.int64)
-    replies[0] = 30, r_cell[0], r_cell[0], r_cell[1], r_cell[1]
+    replies[0, : K.TH_ROW] = 30, r_cell[0], r_cell[0], r_cell[1], r_cell[1]
     alpha = -10
     free_kinds = -1  # every kind free: our last tile scores at most LAST_TILE_MAX
 
@@ -752,3 +752,94 @@ def test_the_table_entries_of_last_tile_nodes_hold_under_any_window() -> None:
         assert _search_window(pos, scratch, True, salt, -K.INFINITY, K.INFINITY) == exact, seed
         checked += 1
     assert checked >= 3, checked
+
+
+@numba.njit
+def _replies(older: np.ndarray, n_older: int, played: int, counts: np.ndarray, size: int) -> np.ndarray:
+    replies = np.zeros((K.N_THREATS, K.TH_COLS), np.int64)
+    return replies[: K.gather_moves(older, n_older, played, counts, 0, size, False, replies)]
+
+
+@numba.njit
+def _known_reply_cut(
+    st: np.ndarray, log: np.ndarray, older: np.ndarray, parent: np.ndarray, m: int, replies: np.ndarray,
+    found: np.ndarray, kind: int, beta: int,
+) -> tuple[int, int]:
+    spots = np.zeros((K.MAX_SPOTS, K.SP_COLS), np.int64)
+    spots[: len(found)] = found
+    stats = np.zeros(K.N_STATS, np.int64)
+    return K.known_reply_cut(st, log, older, parent, m, replies, len(replies), kind, spots, len(found), beta, stats)  # type: ignore[no-any-return]
+
+
+def test_a_known_reply_answers_a_node_only_with_what_it_is_worth() -> None:
+    """known_reply_cut (a node whose opponent holds one tile, answered at beta or more
+    by one of its side's replies gathered two plies up, with no move generation),
+    against the naive minimax: three plies played (a move of the side to move that
+    keeps two tiles or more, a move of the other side that leaves it one tile, and the
+    node), each beta from well below the node's value to above it.  When it answers,
+    the reply is worth exactly what it says (the naive value of that move) and that is
+    beta or more; when it declines, no reply it was given that the other side's move
+    left untouched (and after which the last tile has a place) is worth beta.  The
+    board and the log are as they were."""
+    seen: Counter[str] = Counter()
+    # Seeds 32, 36 (six tiles) and 109 (five) have replies after which the last tile
+    # has no place.
+    deals = [(32, 6), (36, 6), (109, 5)] + [(seed, 6 if seed % 2 else 5) for seed in range(2 if JIT_OFF else 40)]
+    for deal, (seed, tiles) in enumerate(deals):
+        every = deal < 3 and not JIT_OFF  # every line of play from the first three deals, a sample from the rest
+        start = small_endgame(seed, tiles)
+        if start is None or len(start.hand(start.to_move)) < 3 or len(start.hand(1 - start.to_move)) < 2:
+            continue
+        first = E._Position(start)
+        older = np.zeros((4096, _layout.OUT_COLS), np.int32)
+        n_older = int(_movegen.generate(first.st, older, int(first.masks[0]), _movegen.MODE_ALL))
+        keeps_two = [o for o in range(n_older) if older[o, _layout.COL_N] <= first.sizes[0] - 2]
+        for o in keeps_two[:: 1 if every else max(1, len(keeps_two) // (2 if JIT_OFF else 6))]:
+            middle = start.copy()
+            middle.push(E._place_or_pass(older[o]))
+            second = E._Position(middle)
+            parent = np.zeros((4096, _layout.OUT_COLS), np.int32)
+            n_parent = int(_movegen.generate(second.st, parent, int(second.masks[0]), _movegen.MODE_ALL))
+            leaves_one = [m for m in range(n_parent) if parent[m, _layout.COL_N] == second.sizes[0] - 1]
+            for m in leaves_one[:: 1 if every else max(1, len(leaves_one) // (2 if JIT_OFF else 4))]:
+                node = middle.copy()
+                node.push(E._place_or_pass(parent[m]))
+                here = E._Position(node)
+                kind = int(here.masks[1]).bit_length() - 1
+                found = spots_anew(here.st, kind)
+                if len(found) == 0:
+                    continue
+                worth = naive_values(node)
+                best = max(worth.values())
+                log = _state.new_log()
+                before = here.st.copy()
+                size = int(parent[m, _layout.COL_N])
+                cells = (parent[m, _layout.COL_ROWS : _layout.COL_ROWS + size], parent[m, _layout.COL_COLS : _layout.COL_COLS + size])
+                replies = _replies(older, n_older, o, here.counts, int(here.sizes[0]))
+                for beta in range(best - 12, best + 3):
+                    value, row = _known_reply_cut(here.st, log, older, parent, m, replies, found, kind, beta)
+                    assert np.array_equal(here.st, before) and log[0] == 0
+                    if value != K.UNDECIDED:
+                        reply = as_naive_move(E._place_or_pass(older[row]))
+                        assert value == worth[reply] and beta <= value <= best, (seed, o, m, beta)
+                        seen["answered"] += 1
+                        continue
+                    assert row == -1
+                    for i, gathered in enumerate(replies):
+                        if cells[0].min() <= gathered[K.TH_ROW1] and gathered[K.TH_ROW0] <= cells[0].max():
+                            continue  # a row in common with the other side's move: touched
+                        if cells[1].min() <= gathered[K.TH_COL1] and gathered[K.TH_COL0] <= cells[1].max():
+                            continue  # a column in common
+                        reply = E._place_or_pass(older[gathered[K.TH_ROW]])
+                        after = node.copy()
+                        after.push(reply)
+                        if not any(a.kind == Action.PLACE for a in after.legal_actions()):
+                            # Passed over, whatever beta: the other side would pass.
+                            alone = replies[[i]]
+                            assert _known_reply_cut(here.st, log, older, parent, m, alone, found, kind, -K.INFINITY) == (K.UNDECIDED, -1)
+                            seen["a reply leaves the last tile no place"] += 1
+                            continue
+                        assert worth[as_naive_move(reply)] < beta, (seed, o, m, beta)
+                    seen["declined"] += 1
+    assert seen["answered"] >= (5 if JIT_OFF else 100) and seen["declined"] >= (5 if JIT_OFF else 100), seen
+    assert seen["a reply leaves the last tile no place"] >= 1, seen

@@ -75,6 +75,16 @@ rest the first spot whose score is unchanged is the best.  A move that would lea
 the tile no place (the opponent would pass and we would move again) hands the node
 back to the search.
 
+Such a node is most often the opponent's refutation of a move that left it one tile,
+and the refutation is most often a move we could already make two plies up, which
+neither our move there nor the opponent's since has touched: the replies the
+opponent's node gathered to bound its own moves.  So before its move generation the
+node tries those replies that the opponent's move left untouched, best score first,
+each answered by the opponent's best placement of its last tile
+(:func:`known_reply_cut`): the first worth beta or more answers the node (a lower
+bound, with no move generation).  Over the five slowest positions of the benchmark
+that is 9 % less time; the values are the same.
+
 The window never grows during a search: the Python layer gives the kernels a state
 whose margin is MARGIN plus every tile left in both hands (``padded_state``), and no
 sequence of placements can reach farther out than the tiles placed, so ``push_legal``
@@ -191,7 +201,8 @@ TH_ROW0 = 1  # rows [TH_ROW0, TH_ROW1] and columns [TH_COL0, TH_COL1], inclusive
 TH_ROW1 = 2
 TH_COL0 = 3
 TH_COL1 = 4
-TH_COLS = 5
+TH_ROW = 5  # the move's row in the table it was read from (known_reply_cut plays it)
+TH_COLS = 6
 # Threats are gathered while the opponent holds at most this many tiles (measured on
 # seeds 0-19: 1 tile 8.3 M positions, 2 tiles 7.03 M, 3 or 6 tiles 7.02 M; larger hands
 # rarely go out in one move, and scanning for it costs more than it saves).
@@ -482,6 +493,7 @@ def gather_moves(
         out[i, TH_ROW1] = t_row1
         out[i, TH_COL0] = t_col0
         out[i, TH_COL1] = t_col1
+        out[i, TH_ROW] = r
         k = min(k + 1, N_THREATS)
     return k
 
@@ -825,6 +837,45 @@ def last_tile_node(
             alpha = max(alpha, value)
 
 
+@helper
+def known_reply_cut(
+    st: KArray, log: KArray, older: KArray, parent: KArray, m: KInt, replies: KArray, k_replies: KInt,
+    kind: KInt, spots: KArray, k: KInt, beta: KInt, stats: KArray,
+) -> tuple[KInt, KInt]:
+    """A node at or above ``beta`` found without a move generation, or UNDECIDED.  The
+    node's side holds two tiles or more and the other side one, of ``kind`` (its ``k``
+    spots now, best first, in ``spots``); the other side's move ``m`` (a row of
+    ``parent``) led here.  ``replies`` (``k_replies`` of them, best score first) are
+    this side's moves of its table two plies up (``older``) that do not go out and
+    that its own move there left legal with the same score; of those that ``m`` does
+    not touch either, each is still legal with that score now.  Such a reply r,
+    answered by the other side's best placement of its last tile (which ends the game),
+    is worth r's score less that placement and the bonus: the node is worth at least
+    that.  Tried best score first while the score can reach beta (a placement scores 2
+    at least); the first worth beta or more is the answer, (value, its row of
+    ``older``).  A reply after which the last tile has no place is passed over (the
+    other side would pass).  (UNDECIDED, -1): none reaches beta; (UNDECIDED, -2): the
+    board would need a larger window."""
+    row0, row1, col0, col1 = box(parent, m)
+    for i in range(k_replies):
+        score = replies[i, TH_SCORE]
+        if score - GOING_OUT_BONUS - 2 < beta:
+            break
+        if not apart(row0, row1, col0, col1, replies[i]):
+            continue
+        r = replies[i, TH_ROW]
+        stats[S_NODES] += 1  # the position after the reply, which the search would enter
+        spot = last_tile_after(st, log, older, r, kind, spots, k)
+        if spot == -2:
+            return UNDECIDED, -2
+        if spot < 0:
+            continue
+        value = score - GOING_OUT_BONUS - spot
+        if value >= beta:
+            return value, r
+    return UNDECIDED, -1
+
+
 @kernel
 def search(
     st: KArray, counts: KArray, masks: KArray, sizes: KArray, tables: KArray, order: KArray, log: KArray,
@@ -908,6 +959,29 @@ def search(
                 stats[S_HORIZON] += 1
                 value = 0
                 answered = True
+            if (
+                not answered and use_bounds and ply >= 2 and sizes[side] >= 2 and sizes[1 - side] == 1
+                and frames[ply - 1, F_N] > 0 and frames[ply - 2, F_N] > 0 and frames[ply - 1, F_REPLIES] > 0
+                and replies[ply - 1, 0, TH_SCORE] - GOING_OUT_BONUS - 2 >= b
+            ):
+                # The other side's last move left it one tile, and our best replies
+                # that it gathered (to bound its moves) may be worth beta already, as
+                # they were before that move: if one is, no move generation.
+                kind = lowest_kind(masks[1 - side])
+                k = last_tile_spots_after(st, log, tables[ply - 1], frames[ply - 1, F_N], kind, spots)
+                if k > 0:
+                    value, best_r = known_reply_cut(
+                        st, log, tables[ply - 2], tables[ply - 1], frames[ply - 1, F_ROW], replies[ply - 1],
+                        frames[ply - 1, F_REPLIES], kind, spots, k, b, stats,
+                    )
+                    if value == UNDECIDED and best_r == -2:
+                        unwind(st, counts, masks, sizes, log, tables, frames, ply, root_side)
+                        stats[S_STATUS] = S_BROKEN
+                        return 0
+                    if value != UNDECIDED:
+                        answered = True
+                        if use_tt:
+                            tt_store(tt, key, move_key(st, tables[ply - 2], best_r), value, RESOLVED, FLAG_LOWER, ply)
             if not answered:
                 table = tables[ply]
                 # One tile left: every placement goes out, the best of them is the value.
