@@ -85,6 +85,17 @@ each answered by the opponent's best placement of its last tile
 bound, with no move generation).  Over the five slowest positions of the benchmark
 that is 9 % less time; the values are the same.
 
+One ply higher the same holds.  A node where both sides hold two tiles or more is
+most often the refutation of the opponent's move, and the refutation most often our
+best reply from two plies up that leaves us one tile, untouched since.  So the node
+first plays that reply and scores the opponent's node after it as the search would
+(whose opponent, we, now holds one tile: :func:`last_tile_node`, with our last
+tile's spots read from our table two plies up and the three pushes since), with a
+null window at what our node needs (:func:`reply_to_one_tile_cut`).  Where that
+node fails low, ours is cut off with no move generation of its own: 25 % less time
+over the 30 median positions of the benchmark and 22 % over the five slowest, the
+same values.
+
 The window never grows during a search: the Python layer gives the kernels a state
 whose margin is MARGIN plus every tile left in both hands (``padded_state``), and no
 sequence of placements can reach farther out than the tiles placed, so ``push_legal``
@@ -699,18 +710,21 @@ def written_cell(st: KArray, log: KArray, e: KInt) -> KInt:
 
 @helper
 def last_tile_spots_after(
-    st: KArray, log: KArray, table: KArray, n: KInt, kind: KInt, spots: KArray,
+    st: KArray, log: KArray, table: KArray, n: KInt, kind: KInt, spots: KArray, pushes: KInt,
 ) -> KInt:
     """Every cell where a tile of ``kind`` alone can go, with its score, into ``spots``
-    best first; how many.  Read from the opponent's move ``table`` one ply up (its
-    ``n`` rows, on the board before its move, the log's last push), with no move generation:
-    a spot now was one before (one of its one-tile rows of ``kind``, which come first
-    in a table) or is a cell the push wrote (see :func:`last_tile_after`), and each is
-    scored on the board as it is now.  A cell of both may be listed twice, with the
-    same score: harmless.  -1 when they do not fit in ``spots``."""
-    mark = log[0] - 1
-    while log[1 + 2 * mark] >= 0:
+    best first; how many.  Read from a move ``table`` of the tile's owner (its ``n``
+    rows, on the board before the log's last ``pushes`` pushes: its own move and any
+    after it), with no move generation: a spot now was one then (one of the table's
+    one-tile rows of ``kind``, which come first in a table) or is a cell a push since
+    wrote (see :func:`last_tile_after`), and each is scored on the board as it is now.
+    A cell of both may be listed more than once, with the same score: harmless.  -1
+    when they do not fit in ``spots``."""
+    mark = log[0]
+    for _ in range(pushes):
         mark -= 1
+        while log[1 + 2 * mark] >= 0:  # back to the mark that opens the push
+            mark -= 1
     width = st[S_WIDTH]
     top = st[S_TOP]
     left = st[S_LEFT]
@@ -876,6 +890,82 @@ def known_reply_cut(
     return UNDECIDED, -1
 
 
+@helper
+def reply_to_one_tile_cut(
+    st: KArray, counts: KArray, masks: KArray, sizes: KArray, log: KArray, tables: KArray, frames: KArray,
+    replies: KArray, tt: KArray, use_tt: KInt, stats: KArray, ply: KInt, side: KInt, key: KInt, beta: KInt,
+    spots: KArray, bounds: KArray,
+) -> tuple[KInt, KInt]:
+    """A node at ``ply`` (``side`` to move, key ``key``; both sides hold two tiles or
+    more) at or above ``beta``, found without its move generation, or UNDECIDED.
+    ``replies`` are this side's moves of its table two plies up (``tables[ply - 2]``)
+    that do not go out and that its own move there left legal with the same score
+    (gathered by the other side's node one ply up, to bound its moves); the best by
+    score that leaves this side one tile and that the other side's move (one ply up)
+    did not touch either is still legal with its score now.  It is played, and the
+    other side's node after it, whose opponent now holds one tile, is scored as the
+    search would (:func:`last_tile_node`, with the spots of that tile read from the
+    table two plies up and the three pushes since), with a null window at what this
+    node needs: where it fails low there, this node reaches beta.  (value, the
+    reply's row of ``tables[ply - 2]``), value a lower bound; the other node's bound
+    goes into the transposition table.  (UNDECIDED, -1): no such reply, or it falls
+    short, or the other node is the search's to take (a side would pass);
+    (UNDECIDED, -2): the board would need a larger window.  ``tables[ply + 1]``,
+    ``spots`` and ``bounds`` are scratch."""
+    older = tables[ply - 2]
+    row0, row1, col0, col1 = box(tables[ply - 1], frames[ply - 1, F_ROW])
+    chosen = -1
+    for i in range(frames[ply - 1, F_REPLIES]):
+        if older[replies[i, TH_ROW], COL_N] == sizes[side] - 1 and apart(row0, row1, col0, col1, replies[i]):
+            chosen = replies[i, TH_ROW]
+            break
+    if chosen < 0:
+        return UNDECIDED, -1
+    score = older[chosen, COL_SCORE]
+    child = apply_row(st, counts, masks, sizes, log, older, chosen, side, key)
+    if child < 0:
+        return UNDECIDED, -2
+    mark = score - beta  # this node reaches beta where the other's is at most mark
+    stats[S_NODES] += 1  # the other side's node, which the search would enter
+    value = UNDECIDED
+    known = False
+    if use_tt:
+        slot = tt_slot(tt, child)
+        if slot >= 0 and ((tt[slot, T_DATA] >> 2) & 255) == RESOLVED:
+            flag = tt[slot, T_DATA] & 3
+            stored = (tt[slot, T_DATA] >> 16) - VALUE_OFFSET
+            if flag != FLAG_LOWER and stored <= mark:
+                value = stored
+                known = True
+            elif flag != FLAG_UPPER and stored > mark:
+                known = True  # above the mark: no cut
+    if not known:
+        other = 1 - side
+        table = tables[ply + 1]
+        n = generate(st, table, masks[other], MODE_ALL)
+        if 0 < n <= table.shape[0]:
+            kind = lowest_kind(masks[side])
+            k = last_tile_spots_after(st, log, older, frames[ply - 2, F_N], kind, spots, 3)
+            if k > 0:
+                got, best_r = last_tile_node(
+                    st, log, table, n, sizes[other], spots, k, kind, mark, mark + 1, bounds, stats,
+                )
+                if got == UNDECIDED and best_r == -2:
+                    undo_row(st, counts, masks, sizes, log, older, chosen, side)
+                    return UNDECIDED, -2
+                if got != UNDECIDED:
+                    if use_tt:
+                        best_key = move_key(st, table, best_r) if best_r >= 0 else 0
+                        flag = FLAG_UPPER if got <= mark else FLAG_LOWER
+                        tt_store(tt, child, best_key, got, RESOLVED, flag, ply + 1)
+                    if got <= mark:
+                        value = got
+    undo_row(st, counts, masks, sizes, log, older, chosen, side)
+    if value == UNDECIDED:
+        return UNDECIDED, -1
+    return score - value, chosen
+
+
 @kernel
 def search(
     st: KArray, counts: KArray, masks: KArray, sizes: KArray, tables: KArray, order: KArray, log: KArray,
@@ -960,6 +1050,24 @@ def search(
                 value = 0
                 answered = True
             if (
+                not answered and use_bounds and 2 <= ply < MAX_PLY and sizes[side] >= 2 and sizes[1 - side] >= 2
+                and frames[ply - 1, F_N] > 0 and frames[ply - 2, F_N] > 0 and frames[ply - 1, F_REPLIES] > 0
+            ):
+                # Our best known reply that leaves us one tile, tried before the move
+                # generation: where it refutes the other side's move, this node is done.
+                value, best_r = reply_to_one_tile_cut(
+                    st, counts, masks, sizes, log, tables, frames, replies[ply - 1], tt, use_tt, stats, ply, side, key, b,
+                    spots, bounds,
+                )
+                if value == UNDECIDED and best_r == -2:
+                    unwind(st, counts, masks, sizes, log, tables, frames, ply, root_side)
+                    stats[S_STATUS] = S_BROKEN
+                    return 0
+                if value != UNDECIDED:
+                    answered = True
+                    if use_tt:
+                        tt_store(tt, key, move_key(st, tables[ply - 2], best_r), value, RESOLVED, FLAG_LOWER, ply)
+            if (
                 not answered and use_bounds and ply >= 2 and sizes[side] >= 2 and sizes[1 - side] == 1
                 and frames[ply - 1, F_N] > 0 and frames[ply - 2, F_N] > 0 and frames[ply - 1, F_REPLIES] > 0
                 and replies[ply - 1, 0, TH_SCORE] - GOING_OUT_BONUS - 2 >= b
@@ -968,7 +1076,7 @@ def search(
                 # that it gathered (to bound its moves) may be worth beta already, as
                 # they were before that move: if one is, no move generation.
                 kind = lowest_kind(masks[1 - side])
-                k = last_tile_spots_after(st, log, tables[ply - 1], frames[ply - 1, F_N], kind, spots)
+                k = last_tile_spots_after(st, log, tables[ply - 1], frames[ply - 1, F_N], kind, spots, 1)
                 if k > 0:
                     value, best_r = known_reply_cut(
                         st, log, tables[ply - 2], tables[ply - 1], frames[ply - 1, F_ROW], replies[ply - 1],
@@ -1003,7 +1111,7 @@ def search(
                     # scored here without a child node (last_tile_node).  (Where it
                     # passed instead, its tile has no place: the node is the search's.)
                     kind = lowest_kind(masks[1 - side])
-                    k = last_tile_spots_after(st, log, tables[ply - 1], frames[ply - 1, F_N], kind, spots)
+                    k = last_tile_spots_after(st, log, tables[ply - 1], frames[ply - 1, F_N], kind, spots, 1)
                     if k > 0:
                         value, best_r = last_tile_node(
                             st, log, table, n, sizes[side], spots, k, kind, a, b, bounds, stats,
