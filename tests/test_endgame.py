@@ -684,9 +684,9 @@ def test_the_last_tile_shortcut_is_exact_or_declines() -> None:
 
 
 @numba.njit
-def _spots_after(st: np.ndarray, log: np.ndarray, table: np.ndarray, n: int, kind: int) -> np.ndarray:
+def _spots_after(st: np.ndarray, log: np.ndarray, table: np.ndarray, n: int, kind: int, pushes: int = 1) -> np.ndarray:
     after = np.zeros((K.MAX_SPOTS, K.SP_COLS), np.int64)
-    return after[: K.last_tile_spots_after(st, log, table, n, kind, after, 1)]
+    return after[: K.last_tile_spots_after(st, log, table, n, kind, after, pushes)]
 
 
 def test_the_last_tiles_spots_after_a_move_are_those_found_anew() -> None:
@@ -716,6 +716,45 @@ def test_the_last_tiles_spots_after_a_move_are_those_found_anew() -> None:
     assert checked > 1000, checked
 
 
+def test_the_last_tiles_spots_after_three_moves_are_those_found_anew() -> None:
+    """last_tile_spots_after over three pushes (a move from the table, one of the other
+    side, another of the table's side: reply_to_one_tile_cut's case), moves of any
+    size: the spots a move generation finds after them, with the same scores."""
+    checked = 0
+    for seed in range(2 if JIT_OFF else 10):
+        game = bag_empty(seed)
+        if game is None:
+            continue
+        pos = E._Position(game)
+        older = np.zeros((4096, _layout.OUT_COLS), np.int32)
+        n = int(_movegen.generate(pos.st, older, int(pos.masks[0]), _movegen.MODE_ALL))
+        middle = np.zeros((4096, _layout.OUT_COLS), np.int32)
+        last = np.zeros((4096, _layout.OUT_COLS), np.int32)
+        log = _state.new_log()
+        for o in range(0, n, max(1, n // (3 if JIT_OFF else 12))):
+            _state.push_legal(pos.st, log, older[o], int(older[o, _layout.COL_SCORE]))
+            n_middle = int(_movegen.generate(pos.st, middle, int(pos.masks[1]), _movegen.MODE_ALL))
+            for m in range(0, n_middle, max(1, n_middle // 3)):
+                _state.push_legal(pos.st, log, middle[m], int(middle[m, _layout.COL_SCORE]))
+                placed = Counter(int(older[o, _layout.COL_KINDS + s]) for s in range(older[o, _layout.COL_N]))
+                held = [kind for kind in range(36) if pos.counts[0, kind] > placed[kind]]
+                mask = sum(1 << kind for kind in held)
+                n_last = int(_movegen.generate(pos.st, last, mask, _movegen.MODE_ALL)) if held else 0
+                for r in range(0, n_last, max(1, n_last // 3)):
+                    _state.push_legal(pos.st, log, last[r], int(last[r, _layout.COL_SCORE]))
+                    also = Counter(int(last[r, _layout.COL_KINDS + s]) for s in range(last[r, _layout.COL_N]))
+                    for kind in [kind for kind in held if pos.counts[0, kind] > placed[kind] + also[kind]]:
+                        after = _spots_after(pos.st, log, older, n, kind, 3)
+                        anew = spots_anew(pos.st, kind)
+                        # (A cell may be listed more than once, with the same score.)
+                        assert set(map(tuple, after.tolist())) == set(map(tuple, anew.tolist())), (seed, o, m, r, kind)
+                        checked += len(anew)
+                    _state.pop(pos.st, log)
+                _state.pop(pos.st, log)
+            _state.pop(pos.st, log)
+    assert checked > (100 if JIT_OFF else 5000), checked
+
+
 def _search_window(pos: E._Position, scratch: E._Scratch, use_tt: bool, salt: int, alpha: int, beta: int) -> int:
     stats = np.zeros(K.N_STATS, np.int64)
     stats[K.S_LIMIT] = 1 << 62
@@ -734,12 +773,14 @@ def _search_window(pos: E._Position, scratch: E._Scratch, use_tt: bool, salt: in
 
 def test_the_table_entries_of_last_tile_nodes_hold_under_any_window() -> None:
     """A node whose opponent holds one tile (scored by last_tile_node) stores a bound in
-    the transposition table where the window cut it: searches with null windows above
-    and below the value, then one with the whole window reading their entries, find
-    what a search without the table finds."""
+    the transposition table where the window cut it, and so do the shortcuts that cut
+    a node off by a known reply (known_reply_cut, reply_to_one_tile_cut: endgames of
+    seven tiles reach them): searches with null windows above and below the value, then
+    one with the whole window reading their entries, find what a search without the
+    table finds."""
     checked = 0
     for seed in range(6 if JIT_OFF else 40):
-        game = small_endgame(seed, 5)
+        game = small_endgame(seed, 5 if JIT_OFF or seed % 2 == 0 else 7)
         if game is None or min(len(h) for h in game.hands) < 2:
             continue
         pos = E._Position(game)
@@ -848,10 +889,11 @@ def test_a_known_reply_answers_a_node_only_with_what_it_is_worth() -> None:
 def _reply_to_one_tile_cut(
     st: np.ndarray, counts: np.ndarray, masks: np.ndarray, sizes: np.ndarray, older: np.ndarray, o: int,
     parent: np.ndarray, m: int, beta: int,
-) -> tuple[int, int, np.ndarray]:
+) -> tuple[int, int, np.ndarray, np.ndarray]:
     """Side 0 plays row o of ``older``, side 1 row m of ``parent``; then the kernel at
     ply 2 (side 0 to move), with side 1's replies gathered as its node would, and
-    everything taken back."""
+    everything taken back; also the data words the kernel left in an empty
+    transposition table."""
     tables = np.zeros((4, 4096, older.shape[1]), np.int32)
     tables[0, : len(older)] = older
     tables[1, : len(parent)] = parent
@@ -865,14 +907,14 @@ def _reply_to_one_tile_cut(
     frames[1, K.F_REPLIES] = K.gather_moves(tables[0], len(older), o, counts, 0, sizes[0], False, replies)
     spots = np.zeros((K.MAX_SPOTS, K.SP_COLS), np.int64)
     bounds = np.zeros(tables.shape[1], np.int64)
-    tt = np.zeros((2, K.TT_COLS), np.int64)
+    tt = np.zeros((1 << 10, K.TT_COLS), np.int64)
     stats = np.zeros(K.N_STATS, np.int64)
     value, row = K.reply_to_one_tile_cut(
-        st, counts, masks, sizes, log, tables, frames, replies, tt, 0, stats, 2, 0, key, beta, spots, bounds,
+        st, counts, masks, sizes, log, tables, frames, replies, tt, 1, stats, 2, 0, key, beta, spots, bounds,
     )
     K.undo_row(st, counts, masks, sizes, log, tables[1], m, 1)
     K.undo_row(st, counts, masks, sizes, log, tables[0], o, 0)
-    return value, row, replies[: frames[1, K.F_REPLIES]]
+    return value, row, replies[: frames[1, K.F_REPLIES]], tt[tt[:, K.T_KEY] != 0, K.T_DATA]
 
 
 def test_a_known_reply_that_leaves_one_tile_cuts_only_where_it_refutes() -> None:
@@ -884,9 +926,10 @@ def test_a_known_reply_that_leaves_one_tile_cuts_only_where_it_refutes() -> None
     to above it.  When it answers, the reply it names is worth at least the value it
     gives, which is beta or more; when it declines although the reply it would try
     exists, that reply is worth less than beta, or after it a side could be left
-    unable to place (the search's to take).  Hands and board are as they were."""
+    unable to place (the search's to take).  The bound it stores for the position after
+    that reply holds there.  Hands and board are as they were."""
     seen: Counter[str] = Counter()
-    for seed in range(3 if JIT_OFF else 12):
+    for seed in range(3 if JIT_OFF else 8):
         start = small_endgame(seed, 6)
         if start is None or min(len(h) for h in start.hands) < 3:
             continue
@@ -908,22 +951,32 @@ def test_a_known_reply_that_leaves_one_tile_cuts_only_where_it_refutes() -> None
                 worth = naive_values(node)
                 best = max(worth.values())
                 for beta in range(best - 10, best + 3):
-                    value, row, replies = _reply_to_one_tile_cut(
+                    value, row, replies, stored = _reply_to_one_tile_cut(
                         first.st, first.counts, first.masks, first.sizes, older, o, parent, m, beta,
                     )
                     assert all(np.array_equal(x, y) for x, y in zip(before, (first.st, first.counts, first.masks, first.sizes)))
-                    if value != K.UNDECIDED:
-                        reply = E._place_or_pass(older[row])
-                        assert len(reply.move.placements) == len(node.hand(node.to_move)) - 1
-                        assert beta <= value <= worth[as_naive_move(reply)], (seed, o, m, beta)
-                        seen["answered"] += 1
-                        continue
-                    assert row == -1
+                    # The reply it tries: the first gathered that leaves one tile and that
+                    # the other side's move did not touch.
                     tried = [
                         r for r in replies[:, K.TH_ROW]
                         if older[r, _layout.COL_N] == len(node.hand(node.to_move)) - 1
                         and not touches(parent[m], older[r])
                     ]
+                    for data in stored:  # the bound on the position after it
+                        after = node.copy()
+                        after.push(E._place_or_pass(older[tried[0]]))
+                        truth = max(naive_values(after).values())
+                        bound, flag = int(data >> 16) - K.VALUE_OFFSET, int(data & 3)
+                        assert flag in (K.FLAG_UPPER, K.FLAG_LOWER), flag
+                        assert (truth <= bound) if flag == K.FLAG_UPPER else (truth >= bound), (seed, o, m, beta)
+                        seen["bound stored"] += 1
+                    if value != K.UNDECIDED:
+                        reply = E._place_or_pass(older[row])
+                        assert row == tried[0]
+                        assert beta <= value <= worth[as_naive_move(reply)], (seed, o, m, beta)
+                        seen["answered"] += 1
+                        continue
+                    assert row == -1
                     if not tried:
                         seen["no reply to try"] += 1
                         continue
@@ -937,6 +990,7 @@ def test_a_known_reply_that_leaves_one_tile_cuts_only_where_it_refutes() -> None
                     seen["declined, a side could be left unable to place"] += 1
     assert seen["answered"] >= (3 if JIT_OFF else 100), seen
     assert seen["declined, short of beta"] >= (3 if JIT_OFF else 100), seen
+    assert seen["bound stored"] >= seen["answered"] + seen["declined, short of beta"], seen
 
 
 def touches(move: np.ndarray, other: np.ndarray) -> bool:

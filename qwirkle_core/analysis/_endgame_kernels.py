@@ -212,7 +212,7 @@ TH_ROW0 = 1  # rows [TH_ROW0, TH_ROW1] and columns [TH_COL0, TH_COL1], inclusive
 TH_ROW1 = 2
 TH_COL0 = 3
 TH_COL1 = 4
-TH_ROW = 5  # the move's row in the table it was read from (known_reply_cut plays it)
+TH_ROW = 5  # the move's row in the table it was read from (the known-reply cuts play it)
 TH_COLS = 6
 # Threats are gathered while the opponent holds at most this many tiles (measured on
 # seeds 0-19: 1 tile 8.3 M positions, 2 tiles 7.03 M, 3 or 6 tiles 7.02 M; larger hands
@@ -438,7 +438,9 @@ def tt_store(tt: KArray, key: KInt, move: KInt, value: KInt, depth: KInt, flag: 
         slot += 1
     tt[slot, T_KEY] = key
     tt[slot, T_MOVE] = move
-    tt[slot, T_DATA] = ((value + VALUE_OFFSET) << 16) | (ply << 10) | (depth << 2) | flag
+    # (int64 first: a value made from a move table's int32 scores would overflow when
+    # shifted in plain Python, the JIT off; compiled, numba widens it anyway.)
+    tt[slot, T_DATA] = ((np.int64(value) + VALUE_OFFSET) << 16) | (ply << 10) | (depth << 2) | flag
 
 
 @helper
@@ -475,7 +477,7 @@ def gather_moves(
     not (fewer: its replies), whose tiles it holds and, when ``played`` is a row (the
     move it made from this table), that the played move does not touch, so that they
     are still legal with the same score.  The best N_THREATS by score go into ``out``,
-    best first, as (score, box); returns how many."""
+    best first, as (score, box, row); returns how many."""
     if played >= 0:
         row0, row1, col0, col1 = box(table, played)
     k = 0
@@ -900,16 +902,18 @@ def reply_to_one_tile_cut(
     more) at or above ``beta``, found without its move generation, or UNDECIDED.
     ``replies`` are this side's moves of its table two plies up (``tables[ply - 2]``)
     that do not go out and that its own move there left legal with the same score
-    (gathered by the other side's node one ply up, to bound its moves); the best by
-    score that leaves this side one tile and that the other side's move (one ply up)
-    did not touch either is still legal with its score now.  It is played, and the
+    (gathered by the other side's node one ply up, to bound its moves: the best
+    N_THREATS by score); the first of them that leaves this side one tile and that the
+    other side's move (one ply up) did not touch either is still legal with its score
+    now.  It is played, and the
     other side's node after it, whose opponent now holds one tile, is scored as the
     search would (:func:`last_tile_node`, with the spots of that tile read from the
     table two plies up and the three pushes since), with a null window at what this
     node needs: where it fails low there, this node reaches beta.  (value, the
     reply's row of ``tables[ply - 2]``), value a lower bound; the other node's bound
     goes into the transposition table.  (UNDECIDED, -1): no such reply, or it falls
-    short, or the other node is the search's to take (a side would pass);
+    short, or the other node is the search's to take (a side would pass), or its moves
+    do not fit in ``tables[ply + 1]`` (the search then grows the tables itself);
     (UNDECIDED, -2): the board would need a larger window.  ``tables[ply + 1]``,
     ``spots`` and ``bounds`` are scratch."""
     older = tables[ply - 2]
