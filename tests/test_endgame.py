@@ -598,6 +598,18 @@ def test_bulk_pruning_drops_what_the_bounds_skip_and_keeps_the_order() -> None:
             assert (frame[K.F_BEST], frame[K.F_BEST_ROW]) == (best_before, -7)
 
 
+def move_table(st: np.ndarray, hand_mask: int) -> np.ndarray:
+    """Every move of the kinds in ``hand_mask`` on the board ``st``: a move table."""
+    table = np.zeros((4096, _layout.OUT_COLS), np.int32)
+    n = int(_movegen.generate(st, table, hand_mask, _movegen.MODE_ALL))
+    assert 0 <= n < len(table)
+    return table[:n].copy()
+
+
+def kinds_placed(row: np.ndarray) -> Counter[int]:
+    return Counter(int(row[_layout.COL_KINDS + s]) for s in range(row[_layout.COL_N]))
+
+
 def spots_anew(st: np.ndarray, kind: int) -> np.ndarray:
     """Where a tile of ``kind`` alone can go, by a move generation: (score, window
     cell, row, column) rows, best first."""
@@ -699,11 +711,11 @@ def test_the_last_tiles_spots_after_a_move_are_those_found_anew() -> None:
         if game is None:
             continue
         pos = E._Position(game)
-        table = np.zeros((4096, _layout.OUT_COLS), np.int32)
-        n = int(_movegen.generate(pos.st, table, int(pos.masks[0]), _movegen.MODE_ALL))
+        table = move_table(pos.st, int(pos.masks[0]))
+        n = len(table)
         log = _state.new_log()
         for r in range(0, n, max(1, n // 40)):
-            placed = Counter(int(table[r, _layout.COL_KINDS + s]) for s in range(table[r, _layout.COL_N]))
+            placed = kinds_placed(table[r])
             for kind in [kind for kind in range(36) if pos.counts[0, kind] > placed[kind]]:  # still held
                 _state.push_legal(pos.st, log, table[r], int(table[r, _layout.COL_SCORE]))
                 after = _spots_after(pos.st, log, table, n, kind)
@@ -726,23 +738,20 @@ def test_the_last_tiles_spots_after_three_moves_are_those_found_anew() -> None:
         if game is None:
             continue
         pos = E._Position(game)
-        older = np.zeros((4096, _layout.OUT_COLS), np.int32)
-        n = int(_movegen.generate(pos.st, older, int(pos.masks[0]), _movegen.MODE_ALL))
-        middle = np.zeros((4096, _layout.OUT_COLS), np.int32)
-        last = np.zeros((4096, _layout.OUT_COLS), np.int32)
+        older = move_table(pos.st, int(pos.masks[0]))
+        n = len(older)
         log = _state.new_log()
         for o in range(0, n, max(1, n // (3 if JIT_OFF else 12))):
             _state.push_legal(pos.st, log, older[o], int(older[o, _layout.COL_SCORE]))
-            n_middle = int(_movegen.generate(pos.st, middle, int(pos.masks[1]), _movegen.MODE_ALL))
-            for m in range(0, n_middle, max(1, n_middle // 3)):
+            middle = move_table(pos.st, int(pos.masks[1]))
+            for m in range(0, len(middle), max(1, len(middle) // 3)):
                 _state.push_legal(pos.st, log, middle[m], int(middle[m, _layout.COL_SCORE]))
-                placed = Counter(int(older[o, _layout.COL_KINDS + s]) for s in range(older[o, _layout.COL_N]))
+                placed = kinds_placed(older[o])
                 held = [kind for kind in range(36) if pos.counts[0, kind] > placed[kind]]
-                mask = sum(1 << kind for kind in held)
-                n_last = int(_movegen.generate(pos.st, last, mask, _movegen.MODE_ALL)) if held else 0
-                for r in range(0, n_last, max(1, n_last // 3)):
+                last = move_table(pos.st, sum(1 << kind for kind in held)) if held else older[:0]
+                for r in range(0, len(last), max(1, len(last) // 3)):
                     _state.push_legal(pos.st, log, last[r], int(last[r, _layout.COL_SCORE]))
-                    also = Counter(int(last[r, _layout.COL_KINDS + s]) for s in range(last[r, _layout.COL_N]))
+                    also = kinds_placed(last[r])
                     for kind in [kind for kind in held if pos.counts[0, kind] > placed[kind] + also[kind]]:
                         after = _spots_after(pos.st, log, older, n, kind, 3)
                         anew = spots_anew(pos.st, kind)
@@ -831,16 +840,15 @@ def test_a_known_reply_answers_a_node_only_with_what_it_is_worth() -> None:
         if start is None or len(start.hand(start.to_move)) < 3 or len(start.hand(1 - start.to_move)) < 2:
             continue
         first = E._Position(start)
-        older = np.zeros((4096, _layout.OUT_COLS), np.int32)
-        n_older = int(_movegen.generate(first.st, older, int(first.masks[0]), _movegen.MODE_ALL))
+        older = move_table(first.st, int(first.masks[0]))
+        n_older = len(older)
         keeps_two = [o for o in range(n_older) if older[o, _layout.COL_N] <= first.sizes[0] - 2]
         for o in keeps_two[:: 1 if every else max(1, len(keeps_two) // (2 if JIT_OFF else 6))]:
             middle = start.copy()
             middle.push(E._place_or_pass(older[o]))
             second = E._Position(middle)
-            parent = np.zeros((4096, _layout.OUT_COLS), np.int32)
-            n_parent = int(_movegen.generate(second.st, parent, int(second.masks[0]), _movegen.MODE_ALL))
-            leaves_one = [m for m in range(n_parent) if parent[m, _layout.COL_N] == second.sizes[0] - 1]
+            parent = move_table(second.st, int(second.masks[0]))
+            leaves_one = [m for m in range(len(parent)) if parent[m, _layout.COL_N] == second.sizes[0] - 1]
             for m in leaves_one[:: 1 if every else max(1, len(leaves_one) // (2 if JIT_OFF else 4))]:
                 node = middle.copy()
                 node.push(E._place_or_pass(parent[m]))
@@ -934,16 +942,14 @@ def test_a_known_reply_that_leaves_one_tile_cuts_only_where_it_refutes() -> None
         if start is None or min(len(h) for h in start.hands) < 3:
             continue
         first = E._Position(start)
-        older = np.zeros((4096, _layout.OUT_COLS), np.int32)
-        older = older[: int(_movegen.generate(first.st, older, int(first.masks[0]), _movegen.MODE_ALL))].copy()
+        older = move_table(first.st, int(first.masks[0]))
         keeps_two = [o for o in range(len(older)) if older[o, _layout.COL_N] <= first.sizes[0] - 2]
         for o in keeps_two[:: max(1, len(keeps_two) // (2 if JIT_OFF else 3))]:
             middle = start.copy()
             middle.push(E._place_or_pass(older[o]))
             before = (first.st.copy(), first.counts.copy(), first.masks.copy(), first.sizes.copy())
             middle_pos = E._Position(middle)
-            parent = np.zeros((4096, _layout.OUT_COLS), np.int32)
-            parent = parent[: int(_movegen.generate(middle_pos.st, parent, int(middle_pos.masks[0]), _movegen.MODE_ALL))].copy()
+            parent = move_table(middle_pos.st, int(middle_pos.masks[0]))
             keeps = [m for m in range(len(parent)) if parent[m, _layout.COL_N] <= middle_pos.sizes[0] - 2]
             for m in keeps[:: max(1, len(keeps) // (2 if JIT_OFF else 3))]:
                 node = middle.copy()

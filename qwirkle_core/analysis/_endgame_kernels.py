@@ -1054,15 +1054,30 @@ def search(
                 value = 0
                 answered = True
             if (
-                not answered and use_bounds and 2 <= ply < MAX_PLY and sizes[side] >= 2 and sizes[1 - side] >= 2
+                not answered and use_bounds and 2 <= ply < MAX_PLY and sizes[side] >= 2
                 and frames[ply - 1, F_N] > 0 and frames[ply - 2, F_N] > 0 and frames[ply - 1, F_REPLIES] > 0
             ):
-                # Our best known reply that leaves us one tile, tried before the move
-                # generation: where it refutes the other side's move, this node is done.
-                value, best_r = reply_to_one_tile_cut(
-                    st, counts, masks, sizes, log, tables, frames, replies[ply - 1], tt, use_tt, stats, ply, side, key, b,
-                    spots, bounds,
-                )
+                # Our known replies (our moves two plies up that neither side's move since
+                # touched, gathered by the other side's node to bound its moves), tried
+                # before the move generation: where one refutes the other side's move,
+                # this node is done.
+                value, best_r = UNDECIDED, -1
+                if sizes[1 - side] >= 2:
+                    # The best that leaves us one tile, the other's node after it scored.
+                    value, best_r = reply_to_one_tile_cut(
+                        st, counts, masks, sizes, log, tables, frames, replies[ply - 1], tt, use_tt, stats, ply,
+                        side, key, b, spots, bounds,
+                    )
+                elif replies[ply - 1, 0, TH_SCORE] - GOING_OUT_BONUS - 2 >= b:
+                    # The other side's last move left it one tile: each answered by its
+                    # best placement of that tile, which ends the game.
+                    kind = lowest_kind(masks[1 - side])
+                    k = last_tile_spots_after(st, log, tables[ply - 1], frames[ply - 1, F_N], kind, spots, 1)
+                    if k > 0:
+                        value, best_r = known_reply_cut(
+                            st, log, tables[ply - 2], tables[ply - 1], frames[ply - 1, F_ROW], replies[ply - 1],
+                            frames[ply - 1, F_REPLIES], kind, spots, k, b, stats,
+                        )
                 if value == UNDECIDED and best_r == -2:
                     unwind(st, counts, masks, sizes, log, tables, frames, ply, root_side)
                     stats[S_STATUS] = S_BROKEN
@@ -1071,29 +1086,6 @@ def search(
                     answered = True
                     if use_tt:
                         tt_store(tt, key, move_key(st, tables[ply - 2], best_r), value, RESOLVED, FLAG_LOWER, ply)
-            if (
-                not answered and use_bounds and ply >= 2 and sizes[side] >= 2 and sizes[1 - side] == 1
-                and frames[ply - 1, F_N] > 0 and frames[ply - 2, F_N] > 0 and frames[ply - 1, F_REPLIES] > 0
-                and replies[ply - 1, 0, TH_SCORE] - GOING_OUT_BONUS - 2 >= b
-            ):
-                # The other side's last move left it one tile, and our best replies
-                # that it gathered (to bound its moves) may be worth beta already, as
-                # they were before that move: if one is, no move generation.
-                kind = lowest_kind(masks[1 - side])
-                k = last_tile_spots_after(st, log, tables[ply - 1], frames[ply - 1, F_N], kind, spots, 1)
-                if k > 0:
-                    value, best_r = known_reply_cut(
-                        st, log, tables[ply - 2], tables[ply - 1], frames[ply - 1, F_ROW], replies[ply - 1],
-                        frames[ply - 1, F_REPLIES], kind, spots, k, b, stats,
-                    )
-                    if value == UNDECIDED and best_r == -2:
-                        unwind(st, counts, masks, sizes, log, tables, frames, ply, root_side)
-                        stats[S_STATUS] = S_BROKEN
-                        return 0
-                    if value != UNDECIDED:
-                        answered = True
-                        if use_tt:
-                            tt_store(tt, key, move_key(st, tables[ply - 2], best_r), value, RESOLVED, FLAG_LOWER, ply)
             if not answered:
                 table = tables[ply]
                 # One tile left: every placement goes out, the best of them is the value.
