@@ -1053,6 +1053,7 @@ def search(
                 stats[S_HORIZON] += 1
                 value = 0
                 answered = True
+            spots_k = -1  # the opponent's last tile's spots, once found (kept for last_tile_node)
             if (
                 not answered and use_bounds and 2 <= ply < MAX_PLY and sizes[side] >= 2
                 and frames[ply - 1, F_N] > 0 and frames[ply - 2, F_N] > 0 and frames[ply - 1, F_REPLIES] > 0
@@ -1073,6 +1074,7 @@ def search(
                     # best placement of that tile, which ends the game.
                     kind = lowest_kind(masks[1 - side])
                     k = last_tile_spots_after(st, log, tables[ply - 1], frames[ply - 1, F_N], kind, spots, 1)
+                    spots_k = k
                     if k > 0:
                         value, best_r = known_reply_cut(
                             st, log, tables[ply - 2], tables[ply - 1], frames[ply - 1, F_ROW], replies[ply - 1],
@@ -1107,7 +1109,9 @@ def search(
                     # scored here without a child node (last_tile_node).  (Where it
                     # passed instead, its tile has no place: the node is the search's.)
                     kind = lowest_kind(masks[1 - side])
-                    k = last_tile_spots_after(st, log, tables[ply - 1], frames[ply - 1, F_N], kind, spots, 1)
+                    k = spots_k
+                    if k < 0:
+                        k = last_tile_spots_after(st, log, tables[ply - 1], frames[ply - 1, F_N], kind, spots, 1)
                     if k > 0:
                         value, best_r = last_tile_node(
                             st, log, table, n, sizes[side], spots, k, kind, a, b, bounds, stats,
@@ -1273,6 +1277,8 @@ def search(
                 # entering it, its value is taken here, with no push and no pop (a third
                 # of the positions are answered so: 7-10 % less time over the benchmark's
                 # median and slowest positions, the same positions searched).
+                # (apply_row's key, made here before the push; one helper for both, as
+                # apply_row's first step, made the search 3-5 % slower.)
                 child_key = frames[ply, F_HASH] ^ move_key(st, table, r) ^ side_word()
                 for s in range(table[r, COL_N]):
                     kind = table[r, COL_KINDS + s]
