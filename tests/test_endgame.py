@@ -318,7 +318,7 @@ def test_without_the_padding_the_kernel_stops_instead_of_regrowing() -> None:
         before = st.copy()
         K.search(
             st, pos.counts, pos.masks, pos.sizes, scratch.tables, scratch.order, scratch.log, scratch.tt, True,
-            stats, K.MAX_PLY, -K.INFINITY, K.INFINITY, 0, 7, np.zeros(20, np.int32), True, pos.free_kinds,
+            stats, K.MAX_PLY, -K.INFINITY, K.INFINITY, 0, 7, np.zeros(20, np.int32), True, pos.free_kinds, 3,
         )
         if stats[K.S_STATUS] != K.S_BROKEN:
             continue
@@ -772,7 +772,7 @@ def _search_window(pos: E._Position, scratch: E._Scratch, use_tt: bool, salt: in
         scratch.log[0] = 0
         value = int(K.search(
             pos.st, pos.counts, pos.masks, pos.sizes, scratch.tables, scratch.order, scratch.log, scratch.tt,
-            use_tt, stats, K.MAX_PLY, alpha, beta, 0, salt, best_row, True, pos.free_kinds,
+            use_tt, stats, K.MAX_PLY, alpha, beta, 0, salt, best_row, True, pos.free_kinds, E._stamp(salt),
         ))
         if stats[K.S_STATUS] != K.S_NEED_CAPACITY:
             assert stats[K.S_STATUS] == K.OK
@@ -921,7 +921,7 @@ def _reply_to_one_tile_cut(
     tt = np.zeros((1 << 10, K.TT_COLS), np.int64)
     stats = np.zeros(K.N_STATS, np.int64)
     value, row = K.reply_to_one_tile_cut(
-        st, counts, masks, sizes, log, tables, frames, replies, tt, 1, stats, 2, 0, key, beta, spots, bounds,
+        st, counts, masks, sizes, log, tables, frames, replies, tt, 1, stats, 2, 0, key, beta, spots, bounds, 5,
     )
     K.undo_row(st, counts, masks, sizes, log, tables[1], m, 1)
     K.undo_row(st, counts, masks, sizes, log, tables[0], o, 0)
@@ -975,7 +975,7 @@ def test_a_known_reply_that_leaves_one_tile_cuts_only_where_it_refutes() -> None
                         after = node.copy()
                         after.push(E._place_or_pass(older[tried[0]]))
                         truth = max(naive_values(after).values())
-                        bound, flag = int(data >> 16) - K.VALUE_OFFSET, int(data & 3)
+                        bound, flag = int((data >> 16) & K.VALUE_MASK) - K.VALUE_OFFSET, int(data & 3)
                         assert flag in (K.FLAG_UPPER, K.FLAG_LOWER), flag
                         assert (truth <= bound) if flag == K.FLAG_UPPER else (truth >= bound), (seed, o, m, beta)
                         seen["bound stored"] += 1

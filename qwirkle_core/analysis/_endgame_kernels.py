@@ -156,9 +156,18 @@ INFINITY = 1 << 30  # beyond any spread
 # The transposition table: int64[size, TT_COLS], size a power of two.
 T_KEY = 0  # the position's key (0: empty slot)
 T_MOVE = 1  # the best move's key (move_key), 0 for a pass
-T_DATA = 2  # (value + VALUE_OFFSET) << 16 | ply << 10 | depth << 2 | flag
+T_DATA = 2  # stamp << STAMP_SHIFT | (value + VALUE_OFFSET) << 16 | ply << 10 | depth << 2 | flag
 TT_COLS = 3
 VALUE_OFFSET = 1 << 30
+VALUE_MASK = (1 << 31) - 1  # value + VALUE_OFFSET, in bits 16-46
+# Which solve stored an entry (the caller's per-solve stamp, 15 bits): an entry of an
+# earlier solve is never found again (its key has another salt), so its slot is free
+# whatever ply it was stored from.  Without the stamp the first slot of a bucket kept
+# an earlier solve's entries near its root for ever: after 200 solves 85 % of them
+# held ply 2-3 entries of old solves, and a large solve had the second slots alone
+# (9-10 % more positions and 7-15 % more time on three of the benchmark's slowest).
+STAMP_SHIFT = 47
+STAMP_MASK = (1 << 15) - 1
 FLAG_EXACT = 1
 FLAG_LOWER = 2  # the value is at least this
 FLAG_UPPER = 3  # the value is at most this
@@ -428,19 +437,29 @@ def tt_slot(tt: KArray, key: KInt) -> KInt:
 
 
 @helper
-def tt_store(tt: KArray, key: KInt, move: KInt, value: KInt, depth: KInt, flag: KInt, ply: KInt) -> None:
+def tt_store(tt: KArray, key: KInt, move: KInt, value: KInt, depth: KInt, flag: KInt, ply: KInt, stamp: KInt) -> None:
     """Two slots a bucket: the first keeps the entry nearest the root (the largest
-    subtree, the costliest to search again), the second takes whatever else comes.  An
-    exact solve stores millions of positions in a table of a million entries, and a
+    subtree, the costliest to search again) of this solve (``stamp``: an entry of an
+    earlier solve is replaced whatever its ply), the second takes whatever else comes.
+    An exact solve stores millions of positions in a table of a million entries, and a
     table that always replaced its one slot lost the entries that save the most."""
     slot = key & (tt.shape[0] - 2)
-    if tt[slot, T_KEY] != key and tt[slot, T_KEY] != 0 and ((tt[slot, T_DATA] >> 10) & 63) < ply:
+    data = tt[slot, T_DATA]
+    if tt[slot, T_KEY] != key and tt[slot, T_KEY] != 0 and (data >> STAMP_SHIFT) == stamp and ((data >> 10) & 63) < ply:
         slot += 1
     tt[slot, T_KEY] = key
     tt[slot, T_MOVE] = move
     # (int64 first: a value made from a move table's int32 scores would overflow when
     # shifted in plain Python, the JIT off; compiled, numba widens it anyway.)
-    tt[slot, T_DATA] = ((np.int64(value) + VALUE_OFFSET) << 16) | (ply << 10) | (depth << 2) | flag
+    tt[slot, T_DATA] = (
+        (np.int64(stamp) << STAMP_SHIFT) | ((np.int64(value) + VALUE_OFFSET) << 16) | (ply << 10) | (depth << 2) | flag
+    )
+
+
+@helper
+def tt_value(data: KInt) -> KInt:
+    """The value in an entry's data word."""
+    return ((data >> 16) & VALUE_MASK) - VALUE_OFFSET
 
 
 @helper
@@ -896,7 +915,7 @@ def known_reply_cut(
 def reply_to_one_tile_cut(
     st: KArray, counts: KArray, masks: KArray, sizes: KArray, log: KArray, tables: KArray, frames: KArray,
     replies: KArray, tt: KArray, use_tt: KInt, stats: KArray, ply: KInt, side: KInt, key: KInt, beta: KInt,
-    spots: KArray, bounds: KArray,
+    spots: KArray, bounds: KArray, stamp: KInt,
 ) -> tuple[KInt, KInt]:
     """A node at ``ply`` (``side`` to move, key ``key``; both sides hold two tiles or
     more) at or above ``beta``, found without its move generation, or UNDECIDED.
@@ -915,7 +934,7 @@ def reply_to_one_tile_cut(
     short, or the other node is the search's to take (a side would pass), or its moves
     do not fit in ``tables[ply + 1]`` (the search then grows the tables itself);
     (UNDECIDED, -2): the board would need a larger window.  ``tables[ply + 1]``,
-    ``spots`` and ``bounds`` are scratch."""
+    ``spots`` and ``bounds`` are scratch; ``stamp``: the solve's (tt_store)."""
     older = tables[ply - 2]
     row0, row1, col0, col1 = box(tables[ply - 1], frames[ply - 1, F_ROW])
     chosen = -1
@@ -937,7 +956,7 @@ def reply_to_one_tile_cut(
         slot = tt_slot(tt, child)
         if slot >= 0 and ((tt[slot, T_DATA] >> 2) & 255) == RESOLVED:
             flag = tt[slot, T_DATA] & 3
-            stored = (tt[slot, T_DATA] >> 16) - VALUE_OFFSET
+            stored = tt_value(tt[slot, T_DATA])
             if flag != FLAG_LOWER and stored <= mark:
                 value = stored
                 known = True
@@ -961,7 +980,7 @@ def reply_to_one_tile_cut(
                     if use_tt:
                         best_key = move_key(st, table, best_r) if best_r >= 0 else 0
                         flag = FLAG_UPPER if got <= mark else FLAG_LOWER
-                        tt_store(tt, child, best_key, got, RESOLVED, flag, ply + 1)
+                        tt_store(tt, child, best_key, got, RESOLVED, flag, ply + 1, stamp)
                     if got <= mark:
                         value = got
     undo_row(st, counts, masks, sizes, log, older, chosen, side)
@@ -974,7 +993,7 @@ def reply_to_one_tile_cut(
 def search(
     st: KArray, counts: KArray, masks: KArray, sizes: KArray, tables: KArray, order: KArray, log: KArray,
     tt: KArray, use_tt: KInt, stats: KArray, depth: KInt, alpha: KInt, beta: KInt, root_side: KInt, root_key: KInt,
-    best_row: KArray, use_bounds: KInt, free_kinds: KInt,
+    best_row: KArray, use_bounds: KInt, free_kinds: KInt, stamp: KInt,
 ) -> KInt:
     """The value of the position for ``root_side`` to move (its future points minus
     the other's), searched ``depth`` plies deep within the window (alpha, beta)
@@ -985,7 +1004,8 @@ def search(
     tests' check that the table changes no answer); ``use_bounds`` off: no move is
     skipped on the threats' and replies' bounds (the same check for them).  ``free_kinds``: what
     :func:`qwirkle_free_kinds` says of the position or of one it came from (0 is always
-    safe: every kind may then make a line of six).
+    safe: every kind may then make a line of six).  ``stamp``: the solve's, for the
+    entries it stores (see STAMP_SHIFT; the same for every search of one solve).
 
     ``tables`` (int32[MAX_PLY + 1, capacity, OUT_COLS]), ``order`` (int32[MAX_PLY + 1,
     capacity]) and ``log`` (room for 2 * MAX_PLY pushes) are the caller's scratch."""
@@ -1028,7 +1048,7 @@ def search(
                     data = tt[slot, T_DATA]
                     flag = data & 3
                     stored_depth = (data >> 2) & 255
-                    stored = (data >> 16) - VALUE_OFFSET
+                    stored = tt_value(data)
                     tt_move = tt[slot, T_MOVE]
                     # The root always searches its moves, so that it has a best one.
                     if ply > 0 and stored_depth >= left:
@@ -1067,7 +1087,7 @@ def search(
                     # The best that leaves us one tile, the other's node after it scored.
                     value, best_r = reply_to_one_tile_cut(
                         st, counts, masks, sizes, log, tables, frames, replies[ply - 1], tt, use_tt, stats, ply,
-                        side, key, b, spots, bounds,
+                        side, key, b, spots, bounds, stamp,
                     )
                 elif replies[ply - 1, 0, TH_SCORE] - GOING_OUT_BONUS - 2 >= b:
                     # The other side's last move left it one tile: each answered by its
@@ -1087,7 +1107,7 @@ def search(
                 if value != UNDECIDED:
                     answered = True
                     if use_tt:
-                        tt_store(tt, key, move_key(st, tables[ply - 2], best_r), value, RESOLVED, FLAG_LOWER, ply)
+                        tt_store(tt, key, move_key(st, tables[ply - 2], best_r), value, RESOLVED, FLAG_LOWER, ply, stamp)
             if not answered:
                 table = tables[ply]
                 # One tile left: every placement goes out, the best of them is the value.
@@ -1125,7 +1145,7 @@ def search(
                             if use_tt:
                                 flag = FLAG_UPPER if value <= a else FLAG_LOWER if value >= b else FLAG_EXACT
                                 best_key = move_key(st, table, best_r) if best_r >= 0 else 0
-                                tt_store(tt, key, best_key, value, RESOLVED, flag, ply)
+                                tt_store(tt, key, best_key, value, RESOLVED, flag, ply, stamp)
                 if not answered and use_bounds and n > 0 and sizes[side] >= 2 and sizes[1 - side] >= 2 and ply > 0 and frames[ply - 1, F_N] > 0:
                     frames[ply, F_REPLIES] = REPLIES_LATER
                 if answered:
@@ -1288,7 +1308,7 @@ def search(
                     data = tt[slot, T_DATA]
                     flag = data & 3
                     stored_depth = (data >> 2) & 255
-                    stored = (data >> 16) - VALUE_OFFSET
+                    stored = tt_value(data)
                     got = score - stored
                     if (
                         stored_depth >= frames[ply, F_DEPTH] - 1
@@ -1338,7 +1358,7 @@ def search(
             exact_below = stats[S_HORIZON] == frames[ply, F_HORIZON0]
             stored_depth = RESOLVED if exact_below else frames[ply, F_DEPTH]
             best_key = move_key(st, table, best_r) if best_r >= 0 and n > 0 else 0
-            tt_store(tt, frames[ply, F_HASH], best_key, best, stored_depth, flag, ply)
+            tt_store(tt, frames[ply, F_HASH], best_key, best, stored_depth, flag, ply, stamp)
         value = best
         if ply == 0:
             if n > 0 and best_r >= 0:
@@ -1354,7 +1374,7 @@ def search(
 def principal_variation(
     st: KArray, counts: KArray, masks: KArray, sizes: KArray, tables: KArray, order: KArray, log: KArray,
     tt: KArray, use_tt: KInt, stats: KArray, root_key: KInt, value: KInt, walk: KArray, pv: KArray, use_bounds: KInt,
-    free_kinds: KInt,
+    free_kinds: KInt, stamp: KInt,
 ) -> KInt:
     """The principal variation of an exactly solved position of value ``value``: at
     each turn the first move whose exact value matches, proved by a search of the child
@@ -1366,7 +1386,7 @@ def principal_variation(
     (the last place empties a hand, or leaves neither side a placement; a pass at the
     root when neither side can place there).  Negative: stats[S_STATUS]'s problem.
     Leaves the moves pushed (the caller's state is a scratch copy).  ``walk`` is a move
-    table of the same capacity as ``tables``'."""
+    table of the same capacity as ``tables``'; ``stamp``: the search's."""
     side = 0
     key = root_key
     turns = 0
@@ -1421,7 +1441,7 @@ def principal_variation(
             target = score - value
             got = search(
                 st, counts, masks, sizes, tables, order, log, tt, use_tt, stats, MAX_PLY,
-                target - 1, target + 1, 1 - side, child, best, use_bounds, free_kinds,
+                target - 1, target + 1, 1 - side, child, best, use_bounds, free_kinds, stamp,
             )
             if stats[S_STATUS] != OK:
                 return -1

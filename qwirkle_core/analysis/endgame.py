@@ -99,6 +99,12 @@ def _next_salt() -> int:
     return ((n * 0x9E3779B97F4A7C15) & K.MASK_62) | 1  # never 0 (an empty slot's key)
 
 
+def _stamp(salt: int) -> int:
+    """The solve's stamp on its table entries (K.STAMP_SHIFT): bits of its salt that
+    differ between any two of 32,768 solves in a row (the multiplier is odd)."""
+    return (salt >> 1) & K.STAMP_MASK
+
+
 @dataclass(frozen=True)
 class EndgameResult:
     """What :func:`solve_endgame` found.
@@ -198,6 +204,7 @@ def _run_search(
         value = int(K.search(
             pos.st, pos.counts, pos.masks, pos.sizes, scratch.tables, scratch.order, scratch.log,
             scratch.tt, use_tt, stats, depth, -K.INFINITY, K.INFINITY, 0, salt, best_row, pos.use_bounds, pos.free_kinds,
+            _stamp(salt),
         ))
         status = int(stats[K.S_STATUS])
         if status == K.S_NEED_CAPACITY:
@@ -350,7 +357,7 @@ def _solve(
         turns = int(K.principal_variation(
             walk_pos.st, walk_pos.counts, walk_pos.masks, walk_pos.sizes, scratch.tables, scratch.order,
             scratch.log, scratch.tt, use_tt, stats, salt, value, scratch.walk, pv_rows, walk_pos.use_bounds,
-            walk_pos.free_kinds,
+            walk_pos.free_kinds, _stamp(salt),
         ))
         if turns < 0 and stats[K.S_STATUS] == K.S_NEED_CAPACITY:
             scratch.grow(max(int(stats[K.S_NEED]), 2 * scratch.capacity))
