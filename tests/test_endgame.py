@@ -521,16 +521,18 @@ def test_moves_are_tried_table_move_first_then_best_then_killers() -> None:
 @numba.njit
 def _prune(
     table: np.ndarray, rows: np.ndarray, at: int, end: int, hand_size: int, frame: np.ndarray, threats: np.ndarray,
-    replies: np.ndarray, counts: np.ndarray, free_kinds: int,
+    replies: np.ndarray, counts: np.ndarray, free_kinds: int, row_bounds: np.ndarray,
 ) -> int:
-    return K.prune_unsearched(table, rows, at, end, hand_size, frame, threats, replies, counts, 0, 0, free_kinds)  # type: ignore[no-any-return]
+    return K.prune_unsearched(table, rows, at, end, hand_size, frame, threats, replies, counts, 0, 0, free_kinds, row_bounds)  # type: ignore[no-any-return]
 
 
-def test_bulk_pruning_drops_what_the_bounds_skip_and_keeps_the_order() -> None:
+def test_bulk_pruning_drops_what_the_bounds_skip_and_sorts_the_rest() -> None:
     """prune_unsearched drops from the rows not yet tried every move that does not go
     out and that the threats' bound (or, for a move that leaves one tile, the replies'
     bound) puts at or below alpha; a dropped move's bound joins the node's best where it
-    beats it; the rest keep their order, and the rows already tried are left alone."""
+    beats it; the rest are left best first (by score, a move that goes out counting its
+    bonus; equal ones in the order they had), each with the lower of its bounds kept for
+    the loop, and the rows already tried are left alone."""
     game = bag_empty(1)
     pos = E._Position(game)
     table = np.zeros((4096, _layout.OUT_COLS), np.int32)
@@ -577,8 +579,21 @@ def test_bulk_pruning_drops_what_the_bounds_skip_and_keeps_the_order() -> None:
     by_reply = [r for r in order[at:n].tolist() if touches(r, t_cell) and bound(r) is not None]
     going_out = [r for r in order[at:n].tolist() if table[r, _layout.COL_N] == size]
     assert by_threat and by_reply and going_out, "the position should test each case"
+    def kept_bound(r: int) -> int:
+        """What the loop reads for a row kept: the lower of the bounds that apply."""
+        if table[r, _layout.COL_N] >= size:
+            return K.INFINITY
+        score = int(table[r, _layout.COL_SCORE])
+        by_t = K.INFINITY if touches(r, t_cell) else score - 7 - 6
+        by_r = K.INFINITY if touches(r, r_cell) else score - (30 - 6 - K.LAST_TILE_MAX)
+        return min(by_t, by_r)
+
+    def worth(r: int) -> int:
+        return int(table[r, _layout.COL_SCORE]) + (6 if table[r, _layout.COL_N] == size else 0)
+
     dropped = [r for r in order[at:n].tolist() if bound(r) is not None]
-    kept = [r for r in order[at:n].tolist() if bound(r) is None]
+    kept = sorted((r for r in order[at:n].tolist() if bound(r) is None), key=lambda r: -worth(r))  # (stable)
+    assert len({worth(r) for r in kept}) < len(kept), "equal scores should test the order kept among them"
     best = max(bound(r) for r in dropped)  # type: ignore[type-var]
     for best_before in (-K.INFINITY, best - 1, best + 1):
         rows = order.copy()
@@ -588,10 +603,13 @@ def test_bulk_pruning_drops_what_the_bounds_skip_and_keeps_the_order() -> None:
         frame[K.F_BEST_ROW] = -7
         frame[K.F_THREATS] = 1
         frame[K.F_REPLIES] = 1
-        end = _prune(table, rows, at, n, size, frame, threats, replies, pos.counts, free_kinds)
+        row_bounds = np.full(table.shape[0], 12345, np.int64)
+        end = _prune(table, rows, at, n, size, frame, threats, replies, pos.counts, free_kinds, row_bounds)
         assert end == at + len(kept)
         assert rows[:at].tolist() == order[:at].tolist()
         assert rows[at:end].tolist() == kept
+        # (No bound at all is INFINITY or more: a touched threat bounds a move by its score + INFINITY.)
+        assert [min(int(row_bounds[r]), K.INFINITY) for r in kept] == [kept_bound(r) for r in kept]
         if best_before < best:
             assert frame[K.F_BEST] == best and bound(int(frame[K.F_BEST_ROW])) == best
         else:
@@ -813,12 +831,27 @@ def _replies(older: np.ndarray, n_older: int, played: int, counts: np.ndarray, s
 @numba.njit
 def _known_reply_cut(
     st: np.ndarray, log: np.ndarray, older: np.ndarray, parent: np.ndarray, m: int, replies: np.ndarray,
-    found: np.ndarray, kind: int, beta: int,
+    found: np.ndarray, kind: int, beta: int, pushes: int = 0,
 ) -> tuple[int, int]:
     spots = np.zeros((K.MAX_SPOTS, K.SP_COLS), np.int64)
     spots[: len(found)] = found
     stats = np.zeros(K.N_STATS, np.int64)
-    return K.known_reply_cut(st, log, older, parent, m, replies, len(replies), kind, spots, len(found), beta, stats)  # type: ignore[no-any-return]
+    return K.known_reply_cut(st, log, older, parent, m, replies, len(replies), kind, spots, len(found), beta, stats, pushes)  # type: ignore[no-any-return]
+
+
+def spots_of_table(st: np.ndarray, table: np.ndarray, kind: int) -> np.ndarray:
+    """The one-tile rows of ``kind`` in ``table`` as spots (score, window cell, row,
+    column), best first, scored as the table has them."""
+    width, top, left = int(st[_state.S_WIDTH]), int(st[_state.S_TOP]), int(st[_state.S_LEFT])
+    rows = sorted(
+        (
+            (int(r[_layout.COL_SCORE]), (int(r[_layout.COL_ROWS]) - top) * width + int(r[_layout.COL_COLS]) - left,
+             int(r[_layout.COL_ROWS]), int(r[_layout.COL_COLS]))
+            for r in table if r[_layout.COL_N] == 1 and r[_layout.COL_KINDS] == kind
+        ),
+        key=lambda spot: -spot[0],
+    )
+    return np.array(rows, np.int64).reshape(-1, K.SP_COLS)
 
 
 def test_a_known_reply_answers_a_node_only_with_what_it_is_worth() -> None:
@@ -830,7 +863,9 @@ def test_a_known_reply_answers_a_node_only_with_what_it_is_worth() -> None:
     the reply is worth exactly what it says (the naive value of that move) and that is
     beta or more; when it declines, no reply it was given that the other side's move
     left untouched (and after which the last tile has a place) is worth beta.  The
-    board and the log are as they were."""
+    board and the log are as they were.  Given the last tile's spots before the other
+    side's move instead (from that side's table, the move in the log: as the search
+    gives them), it answers the same."""
     seen: Counter[str] = Counter()
     # Seed 36 (six tiles) has replies after which the last tile has no place.
     deals = [(36, 6)] + [(seed, 6 if seed % 2 else 5) for seed in range(2 if JIT_OFF else 12)]
@@ -867,9 +902,19 @@ def test_a_known_reply_answers_a_node_only_with_what_it_is_worth() -> None:
                 size = int(parent[m, _layout.COL_N])
                 cells = (parent[m, _layout.COL_ROWS : _layout.COL_ROWS + size], parent[m, _layout.COL_COLS : _layout.COL_COLS + size])
                 replies = _replies(older, n_older, o, here.counts, int(here.sizes[0]))
+                # The search's way: the board before m, m pushed (in the log), the spots
+                # of the parent's table (on the board before m).
+                pushed = second.st.copy()
+                pushed_log = _state.new_log()
+                _state.push_legal(pushed, pushed_log, parent[m], parent[m, _layout.COL_SCORE])
+                after_m = (pushed.copy(), pushed_log.copy())
+                known = spots_of_table(pushed, parent, kind)
                 for beta in range(best - 12, best + 3):
                     value, row = _known_reply_cut(here.st, log, older, parent, m, replies, found, kind, beta)
                     assert np.array_equal(here.st, before) and log[0] == 0
+                    assert _known_reply_cut(pushed, pushed_log, older, parent, m, replies, known, kind, beta, 1) == (value, row)
+                    used = 1 + 2 * int(after_m[1][0])  # (the log's words past its count are scratch)
+                    assert np.array_equal(pushed, after_m[0]) and np.array_equal(pushed_log[:used], after_m[1][:used])
                     if value != K.UNDECIDED:
                         reply = as_naive_move(E._place_or_pass(older[row]))
                         assert value == worth[reply] and beta <= value <= best, (seed, o, m, beta)

@@ -203,7 +203,9 @@ F_THREATS = 13  # how many of the opponent's going-out threats threats[ply] hold
 F_REPLIES = 14  # how many of the opponent's other moves replies[ply] holds (REPLIES_LATER: not gathered yet)
 F_END = 15  # order[ply][:F_END] holds the rows still to try (fewer once pruned in bulk)
 F_PRUNED = 16  # 1 once prune_unsearched has run at the node
-N_FRAME = 17
+F_SPOTS_KIND = 17  # the kind whose one-tile rows of the node's table known_spots[ply] holds, or -1
+F_SPOTS_N = 18  # how many (-1: too many)
+N_FRAME = 19
 # F_REPLIES of a node whose replies are gathered when first needed (gather_replies): a
 # node cut off by the moves it tries first, before any move leaves one tile that the
 # threats did not bound, never reads them (the gathering was a tenth of the search).
@@ -667,38 +669,56 @@ def threat_bound(table: KArray, r: KInt, threats: KArray, k: KInt) -> KInt:
 @helper
 def prune_unsearched(
     table: KArray, rows: KArray, at: KInt, end: KInt, hand_size: KInt, frame: KArray, threats: KArray,
-    replies: KArray, counts: KArray, side: KInt, hand_kinds: KInt, free_kinds: KInt,
+    replies: KArray, counts: KArray, side: KInt, hand_kinds: KInt, free_kinds: KInt, row_bounds: KArray,
 ) -> KInt:
     """Drop from ``rows[at:end]`` every move that the opponent's threats or replies
     bound at or below the node's alpha now (the loop's own test in :func:`search`; the
-    bound joins the node's best, fail-soft), keeping the others in their order, and
-    return the new end.  The loop would skip those moves one at a time as it picked
-    them, but each pick scans every row left: over the benchmark's slowest positions
-    the picks and the bounds took a fifth to a quarter of the search, most of it at
-    nodes of a hand of two.  Done once the moves put first on entry (or else the first
-    picked) have not cut the node off; a move kept is tested again when picked, at the
-    alpha of then.  Keeping the array's order, not the order the picks would have
-    left, may change which of two moves of equal score is tried first: the positions
-    searched can differ a little, never a value."""
+    bound joins the node's best, fail-soft), and return the new end.  The others are
+    left best first (by score, a move that goes out counting its bonus: the order the
+    picks would take them, equal ones as they were), each with the lower of its bounds
+    in ``row_bounds[r]`` (INFINITY or more: none), so that the loop takes them in turn
+    and tests each again, at the alpha of then, with no scan and no bound worked out
+    again.  The loop would skip those moves one at a time as it picked them, but each
+    pick scans every row left: over the benchmark's slowest positions the picks and the
+    bounds took a fifth to a quarter of the search, most of it at nodes of a hand of
+    two (and, once pruned, picking the rest one scan at a time and working out their
+    bounds again still took 8 %).  Done once the moves put first on entry (or else the
+    first picked) have not cut the node off.  The sort is stable where the picks'
+    selection is not, so of two moves of equal score either may be tried first: the
+    positions searched can differ a little, never a value."""
     alpha = frame[F_ALPHA]
     kept = at
     for i in range(at, end):
         r = rows[i]
+        bound = INFINITY
         if table[r, COL_N] != hand_size:  # (a move that goes out is a leaf: never skipped)
-            bound = INFINITY
             if frame[F_THREATS] > 0:
                 bound = table[r, COL_SCORE] - threat_bound(table, r, threats, frame[F_THREATS])
             if bound > alpha and frame[F_REPLIES] > 0 and table[r, COL_N] == hand_size - 1:
-                bound = table[r, COL_SCORE] - reply_bound(
+                bound = min(bound, table[r, COL_SCORE] - reply_bound(
                     table, r, counts, side, hand_kinds, replies, frame[F_REPLIES], free_kinds,
-                )
+                ))
             if bound <= alpha:
                 if bound > frame[F_BEST]:
                     frame[F_BEST] = bound
                     frame[F_BEST_ROW] = r
                 continue
         rows[kept] = r
+        row_bounds[r] = bound
         kept += 1
+    # Best first (by score, a move that goes out counting its bonus), as the picks would
+    # take them: insertion, stable.
+    for i in range(at + 1, kept):
+        r = rows[i]
+        key = table[r, COL_SCORE] + (GOING_OUT_BONUS if table[r, COL_N] == hand_size else 0)
+        j = i
+        while j > at:
+            q = rows[j - 1]
+            if table[q, COL_SCORE] + (GOING_OUT_BONUS if table[q, COL_N] == hand_size else 0) >= key:
+                break
+            rows[j] = q
+            j -= 1
+        rows[j] = r
     return kept
 
 
@@ -778,16 +798,45 @@ def last_tile_spots_after(
 
 
 @helper
-def last_tile_after(st: KArray, log: KArray, table: KArray, r: KInt, kind: KInt, spots: KArray, k: KInt) -> KInt:
-    """What the opponent's last tile (of ``kind``, its ``k`` spots before our move in
-    ``spots``) scores at best after our move ``r``: -1 when it can go nowhere; -2 when
-    the board would need a larger window.  A push rewrites the info of every cell
-    whose row or column it changes (the cells it fills and the empty cells at the ends
-    of the runs it joins) and logs each word: those cells are scored anew, and every
-    other spot is still legal with the same score.  So the first spot in ``spots``
-    whose score is still the same is the best of the rest: each spot before it
-    changed, so the push wrote it, and each after it scores no more or was written."""
+def table_spots(st: KArray, table: KArray, n: KInt, kind: KInt, spots: KArray) -> KInt:
+    """The one-tile rows of ``kind`` among the ``n`` of ``table`` as spots, best first,
+    scored as the table has them (on the board it was made for); how many, -1 when
+    they do not fit."""
+    width = st[S_WIDTH]
+    top = st[S_TOP]
+    left = st[S_LEFT]
+    k = 0
+    for r in range(n):
+        if table[r, COL_N] != 1:
+            break  # the one-tile moves are the table's first rows
+        if table[r, COL_KINDS] != kind:
+            continue
+        if k == spots.shape[0]:
+            return -1
+        cell = (table[r, COL_ROWS] - top) * width + (table[r, COL_COLS] - left)
+        insert_spot(spots, k, table[r, COL_SCORE], cell, table[r, COL_ROWS], table[r, COL_COLS])
+        k += 1
+    return k
+
+
+@helper
+def last_tile_after(
+    st: KArray, log: KArray, table: KArray, r: KInt, kind: KInt, spots: KArray, k: KInt, pushes: KInt,
+) -> KInt:
+    """What the opponent's last tile (of ``kind``, its ``k`` spots in ``spots``, on
+    the board before our move, or before the log's last ``pushes`` pushes and our move)
+    scores at best after our move ``r``: -1 when it can go nowhere; -2 when the board
+    would need a larger window.  A push rewrites the info of every cell whose row or
+    column it changes (the cells it fills and the empty cells at the ends of the runs
+    it joins) and logs each word: the cells those pushes wrote are scored anew, and
+    every other spot is still legal with the same score.  So the first spot in
+    ``spots`` whose score is still the same is the best of the rest: each spot before
+    it changed, so a push wrote it, and each after it scores no more or was written."""
     mark = log[0]
+    for _ in range(pushes):
+        mark -= 1
+        while log[1 + 2 * mark] >= 0:  # back to the mark that opens the push
+            mark -= 1
     if push_legal(st, log, table[r], table[r, COL_SCORE]) == NEED_REGROW:
         return -2
     best = -1
@@ -860,7 +909,7 @@ def last_tile_node(
             return best, best_r
         bounds[top] = done
         stats[S_NODES] += 1  # the position after the move, which the search would enter
-        spot = last_tile_after(st, log, table, top, kind, spots, k)
+        spot = last_tile_after(st, log, table, top, kind, spots, k, 0)
         if spot < 0:
             return UNDECIDED, spot
         value = table[top, COL_SCORE] - GOING_OUT_BONUS - spot
@@ -875,11 +924,14 @@ def last_tile_node(
 @helper
 def known_reply_cut(
     st: KArray, log: KArray, older: KArray, parent: KArray, m: KInt, replies: KArray, k_replies: KInt,
-    kind: KInt, spots: KArray, k: KInt, beta: KInt, stats: KArray,
+    kind: KInt, spots: KArray, k: KInt, beta: KInt, stats: KArray, pushes: KInt,
 ) -> tuple[KInt, KInt]:
     """A node at or above ``beta`` found without a move generation, or UNDECIDED.  The
     node's side holds two tiles or more and the other side one, of ``kind`` (its ``k``
-    spots now, best first, in ``spots``); the other side's move ``m`` (a row of
+    spots, best first, in ``spots``, on the board before the log's last ``pushes``
+    pushes: the search gives those of the other side's table one ply up, with 1, so
+    that they need not be found again after each of its moves; see
+    :func:`last_tile_after`); the other side's move ``m`` (a row of
     ``parent``) led here.  ``replies`` (``k_replies`` of them, best score first) are
     this side's moves of its table two plies up (``older``) that do not go out and
     that its own move there left legal with the same score; of those that ``m`` does
@@ -900,7 +952,7 @@ def known_reply_cut(
             continue
         r = replies[i, TH_ROW]
         stats[S_NODES] += 1  # the position after the reply, which the search would enter
-        spot = last_tile_after(st, log, older, r, kind, spots, k)
+        spot = last_tile_after(st, log, older, r, kind, spots, k, pushes)
         if spot == -2:
             return UNDECIDED, -2
         if spot < 0:
@@ -1016,6 +1068,8 @@ def search(
     stats[S_STATUS] = OK
     capacity = tables.shape[1]
     spots = np.zeros((MAX_SPOTS, SP_COLS), np.int64)
+    known_spots = np.empty((MAX_PLY + 1, MAX_SPOTS, SP_COLS), np.int64)
+    row_bounds = np.empty((MAX_PLY + 1, capacity), np.int64)
     bounds = np.zeros(capacity, np.int64)
     ply = 0
     value = 0
@@ -1091,14 +1145,21 @@ def search(
                     )
                 elif replies[ply - 1, 0, TH_SCORE] - GOING_OUT_BONUS - 2 >= b:
                     # The other side's last move left it one tile: each answered by its
-                    # best placement of that tile, which ends the game.
+                    # best placement of that tile, which ends the game.  That tile's
+                    # spots before its move (its table's one-tile rows, sorted once a
+                    # node there, not rescored after each of its moves: 2 % less time
+                    # over the benchmark's slowest positions).
                     kind = lowest_kind(masks[1 - side])
-                    k = last_tile_spots_after(st, log, tables[ply - 1], frames[ply - 1, F_N], kind, spots, 1)
-                    spots_k = k
-                    if k > 0:
+                    if frames[ply - 1, F_SPOTS_KIND] != kind:
+                        frames[ply - 1, F_SPOTS_KIND] = kind
+                        frames[ply - 1, F_SPOTS_N] = table_spots(
+                            st, tables[ply - 1], frames[ply - 1, F_N], kind, known_spots[ply - 1],
+                        )
+                    k = frames[ply - 1, F_SPOTS_N]
+                    if k >= 0:
                         value, best_r = known_reply_cut(
                             st, log, tables[ply - 2], tables[ply - 1], frames[ply - 1, F_ROW], replies[ply - 1],
-                            frames[ply - 1, F_REPLIES], kind, spots, k, b, stats,
+                            frames[ply - 1, F_REPLIES], kind, known_spots[ply - 1], k, b, stats, 1,
                         )
                 if value == UNDECIDED and best_r == -2:
                     unwind(st, counts, masks, sizes, log, tables, frames, ply, root_side)
@@ -1188,6 +1249,7 @@ def search(
                 frames[ply, F_NEXT] = 0
                 frames[ply, F_END] = n
                 frames[ply, F_PRUNED] = 0
+                frames[ply, F_SPOTS_KIND] = -1
                 frames[ply, F_PROBE] = 0
                 frames[ply, F_ROW] = -1
                 frames[ply, F_HORIZON0] = stats[S_HORIZON]
@@ -1248,13 +1310,13 @@ def search(
                 frames[ply, F_PRUNED] = 1
                 frames[ply, F_END] = prune_unsearched(
                     table, order[ply], at, frames[ply, F_END], sizes[side], frames[ply], threats[ply], replies[ply],
-                    counts, side, masks[side], free_kinds,
+                    counts, side, masks[side], free_kinds, row_bounds[ply],
                 )
                 if at == frames[ply, F_END]:
                     break
             frames[ply, F_NEXT] = at + 1
-            if at < frames[ply, F_PRESET]:
-                r = order[ply, at]  # placed on entry: the table's move, the best by score, the killers
+            if at < frames[ply, F_PRESET] or frames[ply, F_PRUNED] == 1:
+                r = order[ply, at]  # placed on entry (the table's move, the best by score, the killers), or sorted
             else:
                 r = pick(table, order[ply], at, frames[ply, F_END], sizes[side])
             if table[r, COL_N] == sizes[side]:
@@ -1265,17 +1327,20 @@ def search(
                     frames[ply, F_ALPHA] = max(frames[ply, F_ALPHA], got)
                 continue
             bound = INFINITY
-            if frames[ply, F_THREATS] > 0:
-                bound = table[r, COL_SCORE] - threat_bound(table, r, threats[ply], frames[ply, F_THREATS])
-            if (
-                bound > frames[ply, F_ALPHA] and frames[ply, F_REPLIES] == REPLIES_LATER
-                and table[r, COL_N] == sizes[side] - 1
-            ):
-                frames[ply, F_REPLIES] = gather_replies(tables, frames, ply, counts, side, sizes, replies[ply])
-            if bound > frames[ply, F_ALPHA] and frames[ply, F_REPLIES] > 0 and table[r, COL_N] == sizes[side] - 1:
-                bound = table[r, COL_SCORE] - reply_bound(
-                    table, r, counts, side, masks[side], replies[ply], frames[ply, F_REPLIES], free_kinds,
-                )
+            if frames[ply, F_PRUNED] == 1 and at >= frames[ply, F_PRESET]:
+                bound = row_bounds[ply, r]  # (what prune_unsearched found: the same test, the same bounds)
+            else:
+                if frames[ply, F_THREATS] > 0:
+                    bound = table[r, COL_SCORE] - threat_bound(table, r, threats[ply], frames[ply, F_THREATS])
+                if (
+                    bound > frames[ply, F_ALPHA] and frames[ply, F_REPLIES] == REPLIES_LATER
+                    and table[r, COL_N] == sizes[side] - 1
+                ):
+                    frames[ply, F_REPLIES] = gather_replies(tables, frames, ply, counts, side, sizes, replies[ply])
+                if bound > frames[ply, F_ALPHA] and frames[ply, F_REPLIES] > 0 and table[r, COL_N] == sizes[side] - 1:
+                    bound = table[r, COL_SCORE] - reply_bound(
+                        table, r, counts, side, masks[side], replies[ply], frames[ply, F_REPLIES], free_kinds,
+                    )
             # (The same test as prune_unsearched's, written out: as a helper, or
             # inlined at numba-IR level, the search took 13-18 % longer.)
             if bound <= frames[ply, F_ALPHA]:
