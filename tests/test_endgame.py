@@ -521,9 +521,9 @@ def test_moves_are_tried_table_move_first_then_best_then_killers() -> None:
 @numba.njit
 def _prune(
     table: np.ndarray, rows: np.ndarray, at: int, end: int, hand_size: int, frame: np.ndarray, threats: np.ndarray,
-    replies: np.ndarray, counts: np.ndarray, free_kinds: int, row_bounds: np.ndarray,
+    replies: np.ndarray, counts: np.ndarray, free_kinds: int, row_bounds: np.ndarray, hand_kinds: int = 3,
 ) -> int:
-    return K.prune_unsearched(table, rows, at, end, hand_size, frame, threats, replies, counts, 0, 0, free_kinds, row_bounds)  # type: ignore[no-any-return]
+    return K.prune_unsearched(table, rows, at, end, hand_size, frame, threats, replies, counts, 0, hand_kinds, free_kinds, row_bounds)  # type: ignore[no-any-return]
 
 
 def test_bulk_pruning_drops_what_the_bounds_skip_and_sorts_the_rest() -> None:
@@ -614,6 +614,42 @@ def test_bulk_pruning_drops_what_the_bounds_skip_and_sorts_the_rest() -> None:
             assert frame[K.F_BEST] == best and bound(int(frame[K.F_BEST_ROW])) == best
         else:
             assert (frame[K.F_BEST], frame[K.F_BEST_ROW]) == (best_before, -7)
+
+
+def test_bulk_pruning_bounds_a_hand_of_two_by_the_tile_each_move_leaves() -> None:
+    """With a hand of two tiles of two kinds, a one-tile move leaves the other tile,
+    and the replies' bound counts what that tile can score at most: LAST_TILE_MAX
+    where it can never stand in a line of six (its bit in free_kinds), else
+    LAST_TILE_MAX_SIX.  Here kind a is free and kind b is not, so a move of b (which
+    leaves a) is bounded by 10 and a move of a (which leaves b) by 24."""
+    game = bag_empty(1)
+    pos = E._Position(game)
+    table = move_table(pos.st, int(pos.masks[0]))
+    singles = table[table[:, _layout.COL_N] == 1]
+    kind_a, kind_b = sorted({int(k) for k in singles[:, _layout.COL_KINDS]})[:2]
+    table = singles[np.isin(singles[:, _layout.COL_KINDS], (kind_a, kind_b))].copy()
+    n = len(table)
+    assert {int(k) for k in table[:, _layout.COL_KINDS]} == {kind_a, kind_b}
+    counts = np.zeros_like(pos.counts)
+    counts[0, kind_a] = counts[0, kind_b] = 1
+    replies = np.zeros((K.N_THREATS, K.TH_COLS), np.int64)
+    far = 10_000  # a reply no move touches
+    replies[0, : K.TH_ROW] = 30, far, far, far, far
+    frame = np.zeros(K.N_FRAME, np.int64)
+    frame[K.F_ALPHA] = -K.INFINITY  # nothing dropped: every bound is kept
+    frame[K.F_BEST] = -K.INFINITY
+    frame[K.F_REPLIES] = 1
+    rows = np.arange(n, dtype=np.int32)
+    row_bounds = np.zeros(n, np.int64)
+    free_kinds = ~(1 << kind_b)
+    end = _prune(
+        table, rows, 0, n, 2, frame, np.zeros_like(replies), replies, counts, free_kinds, row_bounds,
+        (1 << kind_a) | (1 << kind_b),
+    )
+    assert end == n
+    for r in range(n):
+        most = K.LAST_TILE_MAX if table[r, _layout.COL_KINDS] == kind_b else K.LAST_TILE_MAX_SIX
+        assert row_bounds[r] == table[r, _layout.COL_SCORE] - (30 - 6 - most), r
 
 
 def move_table(st: np.ndarray, hand_mask: int) -> np.ndarray:
