@@ -14,8 +14,8 @@ Use::
     result = solve_endgame(game, time_limit=0.1)  # result.exact False if cut short
 
 Exact solves of the position where the bag first empties (hands of up to 6 and 6)
-took a median of 0.07 s of one core over seeds 0..999 of greedy self-play, 1.2 s at the
-99th percentile and 2.0 s for the worst (benchmarks/endgame_figures.py), and one
+took a median of 0.065 s of one core over seeds 0..999 of greedy self-play, 1.06 s at the
+99th percentile and 1.8 s for the worst (benchmarks/endgame_figures.py), and one
 position met in a match 6 s; pass a ``time_limit`` where that matters.  Smaller
 endgames take milliseconds.
 
@@ -49,8 +49,12 @@ from . import _endgame_kernels as K
 __all__ = ["EndgameResult", "solve_endgame"]
 
 # A transposition table of 2**TT_BITS entries (three int64 words each: 24 MiB), kept per
-# thread between solves: keys carry a per-solve salt, so it needs no clearing.
-TT_BITS = 20  # measured: 2**18 -> 2**20 entries searched 25-40% fewer nodes on the hardest seeds
+# thread between solves: keys carry a per-solve salt, so it needs no clearing, and
+# entries a per-solve stamp, so that an earlier solve's give up their slots (K.STAMP_SHIFT).
+# Measured: 2**18 -> 2**20 entries searched 25-40% fewer nodes on the hardest seeds;
+# 2**20 -> 2**21, 2 % fewer positions and 2-3 % less time over the five slowest of the
+# benchmark (with the entries' stamps): not worth twice the memory a thread.
+TT_BITS = 20
 FIRST_CAPACITY = 256  # move-table rows per ply; grown when a position has more moves
 UNLIMITED = 1 << 62
 # With should_stop: each search call gets the nodes the measured rate fits into
