@@ -775,6 +775,43 @@ def written_cell(st: KArray, log: KArray, e: KInt) -> KInt:
 
 
 @helper
+def pushes_mark(log: KArray, pushes: KInt) -> KInt:
+    """The log's entry that opens the last ``pushes`` pushes (log[0]: none)."""
+    mark = log[0]
+    for _ in range(pushes):
+        mark -= 1
+        while log[1 + 2 * mark] >= 0:  # back to the mark that opens the push
+            mark -= 1
+    return mark
+
+
+@helper
+def table_spots(st: KArray, table: KArray, n: KInt, kind: KInt, spots: KArray, rescore: bool) -> KInt:
+    """The one-tile rows of ``kind`` among the ``n`` of ``table`` as spots, best first:
+    scored as the table has them (on the board it was made for), or, ``rescore``, on
+    the board as it is now (those no longer legal left out); how many, -1 when they do
+    not fit."""
+    width = st[S_WIDTH]
+    top = st[S_TOP]
+    left = st[S_LEFT]
+    k = 0
+    for r in range(n):
+        if table[r, COL_N] != 1:
+            break  # the one-tile moves are the table's first rows
+        if table[r, COL_KINDS] != kind:
+            continue
+        cell = (table[r, COL_ROWS] - top) * width + (table[r, COL_COLS] - left)
+        score = placement_points(st, cell, kind) if rescore else table[r, COL_SCORE]
+        if score < 0:
+            continue
+        if k == spots.shape[0]:
+            return -1
+        insert_spot(spots, k, score, cell, table[r, COL_ROWS], table[r, COL_COLS])
+        k += 1
+    return k
+
+
+@helper
 def last_tile_spots_after(
     st: KArray, log: KArray, table: KArray, n: KInt, kind: KInt, spots: KArray, pushes: KInt,
 ) -> KInt:
@@ -786,29 +823,13 @@ def last_tile_spots_after(
     wrote (see :func:`last_tile_after`), and each is scored on the board as it is now.
     A cell of both may be listed more than once, with the same score: harmless.  -1
     when they do not fit in ``spots``."""
-    mark = log[0]
-    for _ in range(pushes):
-        mark -= 1
-        while log[1 + 2 * mark] >= 0:  # back to the mark that opens the push
-            mark -= 1
+    k = table_spots(st, table, n, kind, spots, True)
+    if k < 0:
+        return -1
     width = st[S_WIDTH]
     top = st[S_TOP]
     left = st[S_LEFT]
-    k = 0
-    for r in range(n):
-        if table[r, COL_N] != 1:
-            break  # the one-tile moves are the table's first rows
-        if table[r, COL_KINDS] != kind:
-            continue
-        cell = (table[r, COL_ROWS] - top) * width + (table[r, COL_COLS] - left)
-        score = placement_points(st, cell, kind)
-        if score < 0:
-            continue
-        if k == spots.shape[0]:
-            return -1
-        insert_spot(spots, k, score, cell, table[r, COL_ROWS], table[r, COL_COLS])
-        k += 1
-    for e in range(mark + 1, log[0]):
+    for e in range(pushes_mark(log, pushes) + 1, log[0]):
         cell = written_cell(st, log, e)
         if cell >= 0:
             score = placement_points(st, cell, kind)
@@ -822,26 +843,6 @@ def last_tile_spots_after(
     return k
 
 
-@helper
-def table_spots(st: KArray, table: KArray, n: KInt, kind: KInt, spots: KArray) -> KInt:
-    """The one-tile rows of ``kind`` among the ``n`` of ``table`` as spots, best first,
-    scored as the table has them (on the board it was made for); how many, -1 when
-    they do not fit."""
-    width = st[S_WIDTH]
-    top = st[S_TOP]
-    left = st[S_LEFT]
-    k = 0
-    for r in range(n):
-        if table[r, COL_N] != 1:
-            break  # the one-tile moves are the table's first rows
-        if table[r, COL_KINDS] != kind:
-            continue
-        if k == spots.shape[0]:
-            return -1
-        cell = (table[r, COL_ROWS] - top) * width + (table[r, COL_COLS] - left)
-        insert_spot(spots, k, table[r, COL_SCORE], cell, table[r, COL_ROWS], table[r, COL_COLS])
-        k += 1
-    return k
 
 
 @helper
@@ -857,11 +858,7 @@ def last_tile_after(
     every other spot is still legal with the same score.  So the first spot in
     ``spots`` whose score is still the same is the best of the rest: each spot before
     it changed, so a push wrote it, and each after it scores no more or was written."""
-    mark = log[0]
-    for _ in range(pushes):
-        mark -= 1
-        while log[1 + 2 * mark] >= 0:  # back to the mark that opens the push
-            mark -= 1
+    mark = pushes_mark(log, pushes)
     if push_legal(st, log, table[r], table[r, COL_SCORE]) == NEED_REGROW:
         return -2
     best = -1
@@ -1178,7 +1175,7 @@ def search(
                     if frames[ply - 1, F_SPOTS_KIND] != kind:
                         frames[ply - 1, F_SPOTS_KIND] = kind
                         frames[ply - 1, F_SPOTS_N] = table_spots(
-                            st, tables[ply - 1], frames[ply - 1, F_N], kind, known_spots[ply - 1],
+                            st, tables[ply - 1], frames[ply - 1, F_N], kind, known_spots[ply - 1], False,
                         )
                     k = frames[ply - 1, F_SPOTS_N]
                     if k >= 0:
