@@ -685,21 +685,24 @@ def spots_anew(st: np.ndarray, kind: int) -> np.ndarray:
 @numba.njit
 def _last_tile_node(
     st: np.ndarray, log: np.ndarray, table: np.ndarray, n: int, hand_size: int, found: np.ndarray, kind: int,
-    alpha: int, beta: int,
+    alpha: int, beta: int, counts: np.ndarray, hand_kinds: int,
 ) -> tuple[int, int]:
     spots = np.zeros((K.MAX_SPOTS, K.SP_COLS), np.int64)
     k = len(found)
     spots[:k] = found
     bounds = np.zeros(n, np.int64)
     stats = np.zeros(K.N_STATS, np.int64)
-    return K.last_tile_node(st, log, table, n, hand_size, spots, k, kind, alpha, beta, bounds, stats)  # type: ignore[no-any-return]
+    own_spots = np.zeros((K.MAX_SPOTS, K.SP_COLS), np.int64)
+    return K.last_tile_node(  # type: ignore[no-any-return]
+        st, log, table, n, hand_size, spots, k, kind, alpha, beta, bounds, stats, counts, 0, hand_kinds, own_spots,
+    )
 
 
 def _last_tile_positions() -> list[Game]:
     """Small endgames whose player to move holds two or more tiles, the other one;
     seeds 32 and 108 (three and four tiles in all) have a move that leaves the other's
-    tile no place."""
-    games = [small_endgame(32, 3), small_endgame(108, 4)]
+    tile no place, and in seeds 390 and 156 (three and four) it has no place at all."""
+    games = [small_endgame(32, 3), small_endgame(108, 4), small_endgame(390, 3), small_endgame(156, 4)]
     for seed in range(12 if JIT_OFF else 60):
         games.append(small_endgame(seed, 3 + seed % 2))
     return [
@@ -711,9 +714,11 @@ def _last_tile_positions() -> list[Game]:
 def test_the_last_tile_shortcut_is_exact_or_declines() -> None:
     """last_tile_node (a node whose opponent holds one tile, scored without children)
     against the naive minimax: the exact value in the whole window, a bound on the
-    right side of a null window around it, and UNDECIDED (leaving the node to the
-    search) only where a move leaves the other's tile no place (it would pass).  The
-    board and the log are as they were."""
+    right side of a null window around it, also where a move leaves the other's tile
+    no place and us one tile (it passes, and our last tile ends the game) or the
+    other's tile has no place to begin with; and UNDECIDED (leaving the node to the
+    search) only where a move leaves the other's tile no place and us two tiles or
+    more.  The board and the log are as they were."""
     seen: Counter[str] = Counter()
     for game in _last_tile_positions():
         pos = E._Position(game)
@@ -725,28 +730,31 @@ def test_the_last_tile_shortcut_is_exact_or_declines() -> None:
         log = _state.new_log()
         before = pos.st.copy()
         found = spots_anew(pos.st, kind)
-        value, row = _last_tile_node(pos.st, log, table, n, int(pos.sizes[0]), found, kind, -K.INFINITY, K.INFINITY)
+        hand = (pos.counts, int(pos.masks[0]))
+        value, row = _last_tile_node(pos.st, log, table, n, int(pos.sizes[0]), found, kind, -K.INFINITY, K.INFINITY, *hand)
         assert np.array_equal(pos.st, before) and log[0] == 0
-        if len(found) == 0:
-            seen["the other's tile has no place"] += 1
-            continue
         blocking = [
             a for a in game.legal_actions()
             if a.kind == Action.PLACE and not (after := game.copy(), after.push(a))[0].is_over
             and not any(b.kind == Action.PLACE for b in after.legal_actions())
         ]
         if value == K.UNDECIDED:
-            assert row == -1 and blocking, game.to_string()
+            assert row == -1 and any(len(game.hand(game.to_move)) - len(a.tiles) >= 2 for a in blocking), game.to_string()
             seen["declined"] += 1
             continue
         best = max(naive_values(game).values())
         assert value == best, game.to_string()
         assert row >= 0
-        low, _ = _last_tile_node(pos.st, log, table, n, int(pos.sizes[0]), found, kind, best, best + 1)
-        high, _ = _last_tile_node(pos.st, log, table, n, int(pos.sizes[0]), found, kind, best - 1, best)
+        low, _ = _last_tile_node(pos.st, log, table, n, int(pos.sizes[0]), found, kind, best, best + 1, *hand)
+        high, _ = _last_tile_node(pos.st, log, table, n, int(pos.sizes[0]), found, kind, best - 1, best, *hand)
         assert low == best == high, game.to_string()  # fail-soft, the value on the window's edge
         seen["exact"] += 1
-    assert seen["exact"] >= 5 and seen["declined"] >= 2, seen
+        if blocking:
+            seen["exact, with a move that leaves the other's tile no place"] += 1
+        if len(found) == 0:
+            seen["exact, the other's tile with no place to begin with"] += 1
+    assert seen["exact"] >= 5 and seen["exact, with a move that leaves the other's tile no place"] >= 2, seen
+    assert seen["exact, the other's tile with no place to begin with"] >= 1, seen
 
 
 @numba.njit
@@ -1003,6 +1011,7 @@ def _reply_to_one_tile_cut(
     stats = np.zeros(K.N_STATS, np.int64)
     value, row = K.reply_to_one_tile_cut(
         st, counts, masks, sizes, log, tables, frames, replies, tt, 1, stats, 2, 0, key, beta, spots, bounds, 5,
+        np.zeros_like(spots),
     )
     K.undo_row(st, counts, masks, sizes, log, tables[1], m, 1)
     K.undo_row(st, counts, masks, sizes, log, tables[0], o, 0)
