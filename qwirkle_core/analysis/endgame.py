@@ -48,13 +48,13 @@ from . import _endgame_kernels as K
 
 __all__ = ["EndgameResult", "solve_endgame"]
 
-# A transposition table of 2**TT_BITS entries (three int64 words each: 24 MiB), kept per
+# A transposition table of 2**TT_BITS entries (three int64 words each: 48 MiB), kept per
 # thread between solves: keys carry a per-solve salt, so it needs no clearing, and
 # entries a per-solve stamp, so that an earlier solve's give up their slots (K.STAMP_SHIFT).
 # Measured: 2**18 -> 2**20 entries searched 25-40% fewer nodes on the hardest seeds;
-# 2**20 -> 2**21, 2 % fewer positions and 2-3 % less time over the five slowest of the
-# benchmark (with the entries' stamps): not worth twice the memory a thread.
-TT_BITS = 20
+# 2**20 -> 2**21, 2 % fewer positions and 6 % less time over nine positions near the
+# benchmark's 99th percentile (3 % over its five slowest, 1 % over 30 around its median).
+TT_BITS = 21
 FIRST_CAPACITY = 256  # move-table rows per ply; grown when a position has more moves
 UNLIMITED = 1 << 62
 # With should_stop: each search call gets the nodes the measured rate fits into
