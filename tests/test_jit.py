@@ -360,3 +360,26 @@ def test_a_compiled_entry_calls_the_dispatcher_until_its_code_is_there() -> None
     by_entry = np.full((INITIAL_CAPACITY, OUT_COLS), -7, np.int32)
     assert entry.call(state, by_entry, mask, MODE_ALL) == n
     assert np.array_equal(first, by_dispatcher) and np.array_equal(by_entry, by_dispatcher)
+
+
+def test_a_prefetch_compiles_reads_nothing_and_changes_nothing() -> None:
+    """``_prefetch.prefetch`` (LLVM's prefetch, or nothing with the JIT off) in a
+    kernel, on every cache line of an array and past its end (a prefetch never
+    faults): the kernel's answer and the array are as without it."""
+    import numba
+    import numpy as np
+
+    from qwirkle_core._prefetch import prefetch
+
+    @numba.njit
+    def total(values: np.ndarray) -> int:
+        base = np.int64(values.ctypes.data)
+        sum_ = 0
+        for i in range(values.shape[0]):
+            prefetch(base + (i + 8) * 8)  # 64 bytes ahead; the last ones past the end
+            sum_ += values[i]
+        return sum_
+
+    values = np.arange(1000, dtype=np.int64)
+    assert total(values) == int(values.sum())
+    assert np.array_equal(values, np.arange(1000, dtype=np.int64))
