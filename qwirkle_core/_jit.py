@@ -369,6 +369,13 @@ def inline_batch_kernel(func: F) -> F:
     return _compile(func, inline="always")
 
 
+def compiled_or_plain(make_compiled: Callable[[], Callable[..., Any]], plain: F) -> F:
+    """What ``make_compiled`` builds (an ``intrinsic``: it imports llvmlite and numba's
+    extension API only when called), or ``plain`` with the JIT off, where an intrinsic
+    cannot run as Python."""
+    return plain if JIT_OFF else cast(F, make_compiled())
+
+
 def helper(func: F) -> F:
     """A small function for kernels: compiled once, and inlined by LLVM into each
     kernel that calls it (numba links the callee's code into the caller's module before

@@ -5,11 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, cast
 
-import numba
 import numpy as np
 
 from ._constants import NEIGHBOURS
-from ._jit import helper
+from ._jit import compiled_or_plain, helper
 from ._layout import KInt
 
 
@@ -64,11 +63,7 @@ def _trailing_zeros_intrinsic() -> Callable[[KInt], KInt]:  # pragma: no cover -
     return cast(Callable[[KInt], KInt], trailing_zeros)
 
 
-_trailing_zeros: Callable[[KInt], KInt]
-if getattr(numba.config, "DISABLE_JIT"):  # noqa: B009 - numba's config is untyped
-    _trailing_zeros = _trailing_zeros_in_python
-else:  # pragma: no cover - the JIT-off coverage run takes the branch above
-    _trailing_zeros = _trailing_zeros_intrinsic()
+_trailing_zeros = compiled_or_plain(_trailing_zeros_intrinsic, _trailing_zeros_in_python)
 
 
 @helper

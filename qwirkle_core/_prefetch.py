@@ -13,8 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, cast
 
-import numba
-
+from ._jit import compiled_or_plain
 from ._layout import KInt
 
 
@@ -51,8 +50,4 @@ def _prefetch_intrinsic() -> Callable[[KInt], None]:  # pragma: no cover - compi
     return cast(Callable[[KInt], None], prefetch)
 
 
-prefetch: Callable[[KInt], None]
-if getattr(numba.config, "DISABLE_JIT"):  # noqa: B009 - numba's config is untyped
-    prefetch = _prefetch_in_python
-else:  # pragma: no cover - the JIT-off coverage run takes the branch above
-    prefetch = _prefetch_intrinsic()
+prefetch = compiled_or_plain(_prefetch_intrinsic, _prefetch_in_python)

@@ -753,7 +753,7 @@ def test_the_last_tile_shortcut_is_exact_or_declines() -> None:
             seen["exact, with a move that leaves the other's tile no place"] += 1
         if len(found) == 0:
             seen["exact, the other's tile with no place to begin with"] += 1
-    assert seen["exact"] >= 5 and seen["exact, with a move that leaves the other's tile no place"] >= 2, seen
+    assert seen["exact"] >= 5 and seen["exact, with a move that leaves the other's tile no place"] >= 1, seen
     assert seen["exact, the other's tile with no place to begin with"] >= 1, seen
 
 

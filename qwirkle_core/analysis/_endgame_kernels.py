@@ -555,17 +555,10 @@ def gather_replies(
 
 
 @helper
-def reply_bound(
-    table: KArray, r: KInt, counts: KArray, side: KInt, hand_kinds: KInt, replies: KArray, k: KInt, free_kinds: KInt,
-) -> KInt:
-    """A lower bound on the opponent's value after our move ``r``, which leaves us one
-    tile b (``hand_kinds``: the kinds our hand holds before r): its best reply that
-    ``r`` does not touch (so still legal, the same score),
-    less the most we can score from then on: one placement of b, at most LAST_TILE_MAX
-    (LAST_TILE_MAX_SIX where b may stand in a line of six), and the bonus (the
-    opponent scores nothing less than 0 meanwhile); -INFINITY when ``r`` touches every
-    reply."""
-    left = 0  # the kind left after r: one tile, so one kind (of the few the hand holds)
+def kind_left(table: KArray, r: KInt, counts: KArray, side: KInt, hand_kinds: KInt) -> KInt:
+    """The kind of the one tile that ``side``'s move ``r`` leaves in its hand
+    (``hand_kinds``: the kinds the hand holds before r)."""
+    left = 0
     held = hand_kinds
     while held:
         kind = lowest_kind(held)
@@ -576,6 +569,21 @@ def reply_bound(
                 c -= 1
         if c > 0:
             left = kind
+    return left
+
+
+@helper
+def reply_bound(
+    table: KArray, r: KInt, counts: KArray, side: KInt, hand_kinds: KInt, replies: KArray, k: KInt, free_kinds: KInt,
+) -> KInt:
+    """A lower bound on the opponent's value after our move ``r``, which leaves us one
+    tile b (``hand_kinds``: the kinds our hand holds before r): its best reply that
+    ``r`` does not touch (so still legal, the same score),
+    less the most we can score from then on: one placement of b, at most LAST_TILE_MAX
+    (LAST_TILE_MAX_SIX where b may stand in a line of six), and the bonus (the
+    opponent scores nothing less than 0 meanwhile); -INFINITY when ``r`` touches every
+    reply."""
+    left = kind_left(table, r, counts, side, hand_kinds)
     most = LAST_TILE_MAX if (free_kinds >> left) & 1 else LAST_TILE_MAX_SIX
     row0, row1, col0, col1 = box(table, r)
     for i in range(k):
@@ -956,17 +964,7 @@ def last_tile_node(
             return UNDECIDED, -1
         else:
             # The opponent passes; our last tile (the one the move leaves) ends the game.
-            mine = 0
-            held = hand_kinds
-            while held:
-                kind_held = lowest_kind(held)
-                held &= held - 1
-                c = counts[side, kind_held]
-                for s in range(table[top, COL_N]):
-                    if table[top, COL_KINDS + s] == kind_held:
-                        c -= 1
-                if c > 0:
-                    mine = kind_held
+            mine = kind_left(table, top, counts, side, hand_kinds)
             k_own = table_spots(st, table, n, mine, own_spots, False)
             if k_own < 0:
                 return UNDECIDED, -1
