@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Iterator
 
 import numba
 import numpy as np
@@ -763,16 +764,21 @@ def _spots_after(st: np.ndarray, log: np.ndarray, table: np.ndarray, n: int, kin
     return after[: K.last_tile_spots_after(st, log, table, n, kind, after, pushes)]
 
 
+def _bag_empty_positions(seeds: int) -> Iterator[tuple[int, E._Position]]:
+    """The solver's arrays for the benchmark's positions of seeds 0..seeds-1 (those
+    whose game reaches an empty bag)."""
+    for seed in range(seeds):
+        game = bag_empty(seed)
+        if game is not None:
+            yield seed, E._Position(game)
+
+
 def test_the_last_tiles_spots_after_a_move_are_those_found_anew() -> None:
     """last_tile_spots_after (the spots of the tile a move leaves in the hand, from the
     move table and what the push wrote) finds the spots that a move generation after
     the push finds, with the same scores."""
     checked = 0
-    for seed in range(3 if JIT_OFF else 12):
-        game = bag_empty(seed)
-        if game is None:
-            continue
-        pos = E._Position(game)
+    for seed, pos in _bag_empty_positions(3 if JIT_OFF else 12):
         table = move_table(pos.st, int(pos.masks[0]))
         n = len(table)
         log = _state.new_log()
@@ -795,11 +801,7 @@ def test_the_last_tiles_spots_after_three_moves_are_those_found_anew() -> None:
     side, another of the table's side: reply_to_one_tile_cut's case), moves of any
     size: the spots a move generation finds after them, with the same scores."""
     checked = 0
-    for seed in range(2 if JIT_OFF else 10):
-        game = bag_empty(seed)
-        if game is None:
-            continue
-        pos = E._Position(game)
+    for seed, pos in _bag_empty_positions(2 if JIT_OFF else 10):
         older = move_table(pos.st, int(pos.masks[0]))
         n = len(older)
         log = _state.new_log()
