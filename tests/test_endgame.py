@@ -524,7 +524,12 @@ def _prune(
     table: np.ndarray, rows: np.ndarray, at: int, end: int, hand_size: int, frame: np.ndarray, threats: np.ndarray,
     replies: np.ndarray, counts: np.ndarray, free_kinds: int, row_bounds: np.ndarray, hand_kinds: int = 3,
 ) -> int:
-    return K.prune_unsearched(table, rows, at, end, hand_size, frame, threats, replies, counts, 0, hand_kinds, free_kinds, row_bounds)  # type: ignore[no-any-return]
+    # (No race bound: an opponent of no tiles has no reply that leaves it one.)
+    return K.prune_unsearched(  # type: ignore[no-any-return]
+        table, rows, at, end, hand_size, frame, threats, replies, counts, 0, hand_kinds, free_kinds, row_bounds,
+        np.zeros(1, np.int64), np.zeros(1, np.int64), table, 0, 0, 0,
+        np.zeros((K.MAX_SPOTS, K.SP_COLS), np.int64), np.zeros((K.MAX_SPOTS, K.SP_COLS), np.int64), np.zeros(4, np.int64),
+    )
 
 
 def test_bulk_pruning_drops_what_the_bounds_skip_and_sorts_the_rest() -> None:
@@ -651,6 +656,76 @@ def test_bulk_pruning_bounds_a_hand_of_two_by_the_tile_each_move_leaves() -> Non
     for r in range(n):
         most = K.LAST_TILE_MAX if table[r, _layout.COL_KINDS] == kind_b else K.LAST_TILE_MAX_SIX
         assert row_bounds[r] == table[r, _layout.COL_SCORE] - (30 - 6 - most), r
+
+
+@numba.njit
+def _race_bound(
+    table: np.ndarray, r: int, counts: np.ndarray, free_kinds: int, replies: np.ndarray, k_replies: int,
+    st: np.ndarray, log: np.ndarray, prev: np.ndarray, other_kinds: int, other_size: int,
+) -> int:
+    hand_kinds = 0
+    for kind in range(36):
+        if counts[1, kind] > 0:
+            hand_kinds |= 1 << kind
+    spots_0 = np.zeros((K.MAX_SPOTS, K.SP_COLS), np.int64)
+    spots_1 = np.zeros((K.MAX_SPOTS, K.SP_COLS), np.int64)
+    race_kinds = np.full(4, -1, np.int64)
+    return K.race_bound(  # type: ignore[no-any-return]
+        table, r, counts, 1, hand_kinds, free_kinds, replies, k_replies, st, log, prev, len(prev), other_kinds,
+        other_size, spots_0, spots_1, race_kinds,
+    )
+
+
+@numba.njit
+def _race_replies(prev: np.ndarray, played: int, counts: np.ndarray, size: int, out: np.ndarray) -> int:
+    return K.gather_moves(prev, len(prev), played, counts, 0, size, False, out)  # type: ignore[no-any-return]
+
+
+def test_the_race_bound_never_bounds_a_move_below_its_value() -> None:
+    """race_bound: after the opponent's move (side 0 here, its table ``prev`` made
+    before it), each of our moves that leaves us two tiles that cannot share a line is
+    worth at most its score less the bound, where the bound is finite: checked against
+    the exact value of the move (the solver with the bounds off, itself checked against
+    the naive minimax above)."""
+    bounded = 0
+    for seed in range(4 if JIT_OFF else 40):
+        for tiles in (6, 7):
+            game = small_endgame(seed, tiles)
+            if game is None or min(len(h) for h in game.hands) < 3:
+                continue
+            us = 1 - game.to_move
+            pos = E._Position(game)  # side 0: the opponent, to move; side 1: us
+            prev = move_table(pos.st, int(pos.masks[0]))
+            for played in range(len(prev)):
+                if not 2 <= len(game.hand(game.to_move)) - prev[played, _layout.COL_N] <= 3:
+                    continue  # (a race needs the opponent to keep two tiles or three)
+                st, log, counts = pos.st.copy(), _state.new_log(), pos.counts.copy()
+                _state.push_legal(st, log, prev[played], int(prev[played, _layout.COL_SCORE]))
+                for kind, n in kinds_placed(prev[played]).items():
+                    counts[0, kind] -= n
+                other_kinds = sum(1 << k for k in range(36) if counts[0, k] > 0)
+                replies = np.zeros((K.N_THREATS, K.TH_COLS), np.int64)
+                k_replies = _race_replies(prev, played, counts, int(counts[0].sum()), replies)
+                after = game.copy()
+                after.push(E._place_or_pass(prev[played]))
+                ours = move_table(st, int(pos.masks[1]))
+                for r in range(len(ours)):
+                    if len(game.hand(us)) - ours[r, _layout.COL_N] != 2:
+                        continue
+                    bound = _race_bound(
+                        ours, r, counts, pos.free_kinds, replies, k_replies, st, log, prev, other_kinds,
+                        int(counts[0].sum()),
+                    )
+                    if bound == -K.INFINITY:
+                        continue
+                    child = after.copy()
+                    child.push(E._place_or_pass(ours[r]))
+                    value = -E._solve(child, None, use_tt=True, use_bounds=False).spread - spread_of(after, us)
+                    assert value <= ours[r, _layout.COL_SCORE] - bound, (seed, tiles, played, r)
+                    bounded += 1
+                if JIT_OFF and bounded >= 3:
+                    return
+    assert bounded >= (3 if JIT_OFF else 100), bounded
 
 
 def move_table(st: np.ndarray, hand_mask: int) -> np.ndarray:
