@@ -569,6 +569,16 @@ def gather_replies(
 
 
 @helper
+def copies_left(table: KArray, r: KInt, counts: KArray, side: KInt, kind: KInt) -> KInt:
+    """How many tiles of ``kind`` ``side``'s hand holds after its move ``r``."""
+    c = counts[side, kind]
+    for s in range(table[r, COL_N]):
+        if table[r, COL_KINDS + s] == kind:
+            c -= 1
+    return c
+
+
+@helper
 def kind_left(table: KArray, r: KInt, counts: KArray, side: KInt, hand_kinds: KInt) -> KInt:
     """The kind of the one tile that ``side``'s move ``r`` leaves in its hand
     (``hand_kinds``: the kinds the hand holds before r)."""
@@ -577,11 +587,7 @@ def kind_left(table: KArray, r: KInt, counts: KArray, side: KInt, hand_kinds: KI
     while held:
         kind = lowest_kind(held)
         held &= held - 1
-        c = counts[side, kind]
-        for s in range(table[r, COL_N]):
-            if table[r, COL_KINDS + s] == kind:
-                c -= 1
-        if c > 0:
+        if copies_left(table, r, counts, side, kind) > 0:
             left = kind
     return left
 
@@ -700,32 +706,33 @@ def threat_bound(table: KArray, r: KInt, threats: KArray, k: KInt) -> KInt:
 
 
 @helper
-def two_left(table: KArray, r: KInt, counts: KArray, side: KInt, hand_kinds: KInt) -> tuple[KInt, KInt]:
-    """The kinds of the two tiles that ``side``'s move ``r`` leaves in its hand
-    (``hand_kinds``: the kinds the hand holds before r; the move leaves exactly two)."""
-    first = -1
-    second = -1
+def one_tile_a_move(
+    table: KArray, r: KInt, counts: KArray, side: KInt, hand_kinds: KInt, free_kinds: KInt,
+) -> KInt:
+    """Where no two of the tiles that ``side``'s move ``r`` leaves in its hand
+    (``hand_kinds``: the kinds it holds before r) can ever stand in one line, so that
+    each of its later moves places one tile, the most such a tile can score:
+    LAST_TILE_MAX, or LAST_TILE_MAX_SIX where one of them may stand in a line of six
+    (``free_kinds``); else -1.  Two tiles share a line only when they differ in kind
+    and share a colour or a shape (kind = colour * 6 + shape)."""
+    colours = 0
+    shapes = 0
+    free = True
     held = hand_kinds
     while held:
         kind = lowest_kind(held)
         held &= held - 1
-        c = counts[side, kind]
-        for s in range(table[r, COL_N]):
-            if table[r, COL_KINDS + s] == kind:
-                c -= 1
-        for _ in range(c):
-            if first < 0:
-                first = kind
-            else:
-                second = kind
-    return first, second
-
-
-@helper
-def line_apart(a: KInt, b: KInt) -> bool:
-    """Whether tiles of kinds a and b can never stand in one line: the same kind, or
-    neither colour nor shape shared (kind = colour * 6 + shape)."""
-    return bool(a == b or (a // 6 != b // 6 and a % 6 != b % 6))
+        if copies_left(table, r, counts, side, kind) == 0:
+            continue
+        colour = kind // 6
+        shape = kind % 6
+        if (colours >> colour) & 1 or (shapes >> shape) & 1:
+            return -1
+        colours |= 1 << colour
+        shapes |= 1 << shape
+        if not (free_kinds >> kind) & 1:
+            free = False
+    return LAST_TILE_MAX if free else LAST_TILE_MAX_SIX
 
 
 @helper
@@ -774,25 +781,24 @@ def race_bound(
     spots_0: KArray, spots_1: KArray, race_kinds: KArray,
 ) -> KInt:
     """A lower bound on the opponent's value after our move ``r``, which leaves us two
-    tiles that can never stand in one line (so we cannot go out in one move), or
-    -INFINITY.  The opponent answers with a reply that leaves it one tile b (one of
-    ``replies``, its moves of its table one ply up, ``prev``, that neither its move
-    there nor ``r`` touches: still legal, the same score), and then wins the race:
-    each of our moves places one tile, scoring at most LAST_TILE_MAX (or
-    LAST_TILE_MAX_SIX where the tile may stand in a line of six), after which b goes
-    out on a spot that no tile of ours can take from it.  Such a spot is one of three
-    of b's spots now that share no row and no column with one another, with ``r`` or
-    with the reply (:func:`third_spot_apart`): it scores at least the third's score.
-    Where we have no move, we pass and b goes out all the same.  So the opponent's
-    value is at least the reply's score less (our tile's most, less the bonus and the
-    spot).  b's spots are found on the board as it is (before ``r``: the opponent's
-    table one ply up and the cells its move wrote), at most two kinds at a time, kept
-    in ``spots_0`` and ``spots_1`` with their kinds and counts in ``race_kinds`` (-1: none yet)."""
-    a1, a2 = two_left(table, r, counts, side, hand_kinds)
-    if not line_apart(a1, a2):
+    tiles or more, no two of which can ever stand in one line (so that each of our
+    moves places one, and none goes out: :func:`one_tile_a_move`), or -INFINITY.  The
+    opponent answers with a reply that leaves it one tile b (one of ``replies``, its
+    moves of its table one ply up, ``prev``, that neither its move there nor ``r``
+    touches: still legal, the same score), and then wins the race: our next move
+    places one tile, scoring at most LAST_TILE_MAX (or LAST_TILE_MAX_SIX where the tile
+    may stand in a line of six), after which b goes out on a spot that no tile of ours
+    can take from it.  Such a spot is one of three of b's spots now that share no row
+    and no column with one another, with ``r`` or with the reply
+    (:func:`third_spot_apart`): it scores at least the third's score.  Where we have no
+    move, we pass and b goes out all the same.  So the opponent's value is at least
+    the reply's score less (our tile's most, less the bonus and the spot).  b's spots
+    are found on the board as it is (before ``r``: the opponent's table one ply up and
+    the cells its move wrote), at most two kinds at a time, kept in ``spots_0`` and
+    ``spots_1`` with their kinds and counts in ``race_kinds`` (-1: none yet)."""
+    most = one_tile_a_move(table, r, counts, side, hand_kinds, free_kinds)
+    if most < 0:
         return -INFINITY
-    free = (free_kinds >> a1) & 1 and (free_kinds >> a2) & 1
-    most = LAST_TILE_MAX if free else LAST_TILE_MAX_SIX
     row0, row1, col0, col1 = box(table, r)
     for t in range(k_replies):
         reply = replies[t, TH_ROW]
@@ -880,6 +886,8 @@ def prune_unsearched(
                         table, r, counts, side, hand_kinds, replies, k_replies, free_kinds,
                     ))
             if bound > alpha and k_replies > 0 and table[r, COL_N] == hand_size - 2:
+                # (Moves that leave three tiles or more as well: 5 % fewer positions over
+                # the 30 median positions, no less time.)
                 bound = min(bound, score - race_bound(
                     table, r, counts, side, hand_kinds, free_kinds, replies, k_replies, st, log, prev, n_prev,
                     other_kinds, other_size, spots_0, spots_1, race_kinds,
