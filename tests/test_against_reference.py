@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from qwirkle_core import ALL_TILES, Board, Tile
+from qwirkle_core._movegen import kinds_apart as _kinds_apart_helper
 from qwirkle_core._movegen import row_live_tiles
 from qwirkle_core._state import S_COL_AT, S_FULL, S_HEIGHT, S_LEFT, S_ONE, S_ROW_AT, S_TOP, S_TWO, S_WIDTH
 
@@ -64,6 +65,44 @@ def test_moves_equal_reference_for_any_hand(data: st.DataObject, size: int, one_
         got = moves_as_naive(board.legal_moves(hand))
         want = naive_legal_moves(as_naive(board), hand_as_naive(hand))
         assert got == want, (repr(board), hand)
+
+
+@numba.njit
+def kinds_apart(hand_mask: int) -> bool:
+    return _kinds_apart_helper(hand_mask)  # type: ignore[no-any-return]  # (a helper: callable from kernels only)
+
+
+@SETTINGS
+@given(data=st.data(), size=st.integers(1, 6))
+def test_a_hand_of_kinds_apart_places_one_tile_a_move(data: st.DataObject, size: int) -> None:
+    """A hand whose kinds share no colour and no shape (a copy of a kind may repeat)
+    has one-tile moves only, which the generator finds without its walks
+    (``kinds_apart``): the reference's moves all the same."""
+    choices = Choices(data)
+    for board, _ in _sampled_positions(choices, 2, every=7):
+        left = Counter({k: 3 - n for k, n in enumerate(board.tile_counts())})
+        shapes = list(range(6))
+        choices.shuffle(shapes, "shapes")
+        kinds = [c * 6 + s for c, s in zip(range(6), shapes) if left[c * 6 + s] > 0][:size]
+        if not kinds:
+            continue
+        hand = [ALL_TILES[k] for k in kinds]
+        if len(hand) < 6 and left[kinds[0]] > 1 and choices.randrange(2, "copy"):
+            hand.append(ALL_TILES[kinds[0]])
+        assert kinds_apart(sum(1 << k for k in set(kinds)))
+        got = moves_as_naive(board.legal_moves(hand))
+        want = naive_legal_moves(as_naive(board), hand_as_naive(hand))
+        assert got == want, (repr(board), hand)
+        assert all(len(move) == 1 for move in want)
+
+
+def test_kinds_apart_is_no_shared_colour_and_no_shared_shape() -> None:
+    for a in range(36):
+        for b in range(36):
+            apart = a == b or (a // 6 != b // 6 and a % 6 != b % 6)
+            assert kinds_apart((1 << a) | (1 << b)) == apart, (a, b)
+    assert kinds_apart(0) and kinds_apart(1 << 35)
+    assert kinds_apart(sum(1 << (c * 6 + c) for c in range(6)))
 
 
 @SETTINGS
