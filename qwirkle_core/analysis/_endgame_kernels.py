@@ -73,7 +73,7 @@ the moves searched that fell short of alpha fell short by ten points or more, an
 their positions were mostly answered at once (by the table, or by the opponent's
 known reply that leaves it one tile): each still cost a push, a pop and an answer.
 The race bound skips such moves unpushed: over those positions 19 % fewer positions
-and 6 % less time, over ten of the slowest 18 % and 9 %; the same values on all
+and 6 % less time, over ten of the slowest 19 % and 9 %; the same values on all
 1,000.
 
 A node whose opponent holds one tile (about half of the search's time before this
@@ -832,8 +832,9 @@ def prune_unsearched(
     spots_0: KArray, spots_1: KArray, race_kinds: KArray,
 ) -> KInt:
     """Drop from ``rows[at:end]`` every move that the opponent's threats or replies
-    bound at or below the node's alpha now (the loop's own test in :func:`search`; the
-    bound joins the node's best, fail-soft), and return the new end.  The others are
+    bound at or below the node's alpha now (the loop's own test in :func:`search`, and
+    :func:`race_bound`, which only this pass applies; the bound joins the node's best,
+    fail-soft), and return the new end.  The others are
     left best first (by score, a move that goes out counting its bonus: the order the
     picks would take them, equal ones as they were), each with the lower of its bounds
     in ``row_bounds[r]`` (INFINITY or more: none), so that the loop takes them in turn
@@ -850,12 +851,12 @@ def prune_unsearched(
     kept = at
     k_threats = frame[F_THREATS]
     k_replies = frame[F_REPLIES]
+    race_kinds[0] = -1  # no spots of the opponent's last tile found yet (race_bound)
+    race_kinds[2] = -1
     # A hand of two (most of the nodes that prune): the tile a one-tile move leaves is
     # the other one, so what it can score at most is known once (reply_bound works it
     # out a move at a time; this, and one box a move for both bounds: 1.6 % less time
     # over the benchmark's slowest positions).
-    race_kinds[0] = -1  # no spots of the opponent's last tile found yet (race_bound)
-    race_kinds[2] = -1
     kind_a = 0
     most_a = LAST_TILE_MAX_SIX  # after a move of kind_a
     most_b = LAST_TILE_MAX_SIX  # after a move of the other kind
@@ -1556,8 +1557,9 @@ def search(
                     bound = table[r, COL_SCORE] - reply_bound(
                         table, r, counts, side, masks[side], replies[ply], frames[ply, F_REPLIES], free_kinds,
                     )
-            # (The same test as prune_unsearched's, written out: as a helper, or
-            # inlined at numba-IR level, the search took 13-18 % longer.)
+            # (prune_unsearched's threat and reply bounds, written out: as a helper, or
+            # inlined at numba-IR level, the search took 13-18 % longer.  The race
+            # bound is the bulk pass's only: the moves tried before it are few.)
             if bound <= frames[ply, F_ALPHA]:
                 # Fails low unsearched; its bound joins the best (fail-soft).
                 if bound > frames[ply, F_BEST]:
