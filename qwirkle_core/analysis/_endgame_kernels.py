@@ -148,7 +148,7 @@ from .._layout import (
     KInt,
 )
 from .._lines import lowest_kind
-from .._movegen import MODE_ALL, MODE_ANY, MODE_BEST, generate, placement_points
+from .._movegen import MODE_ALL, MODE_ANY, MODE_BEST, generate, kinds_apart, placement_points
 from .._prefetch import prefetch
 from .._state import (
     NEED_REGROW,
@@ -710,29 +710,20 @@ def one_tile_a_move(
     table: KArray, r: KInt, counts: KArray, side: KInt, hand_kinds: KInt, free_kinds: KInt,
 ) -> KInt:
     """Where no two of the tiles that ``side``'s move ``r`` leaves in its hand
-    (``hand_kinds``: the kinds it holds before r) can ever stand in one line, so that
-    each of its later moves places one tile, the most such a tile can score:
-    LAST_TILE_MAX, or LAST_TILE_MAX_SIX where one of them may stand in a line of six
-    (``free_kinds``); else -1.  Two tiles share a line only when they differ in kind
-    and share a colour or a shape (kind = colour * 6 + shape)."""
-    colours = 0
-    shapes = 0
-    free = True
+    (``hand_kinds``: the kinds it holds before r) can ever stand in one line
+    (``kinds_apart``), so that each of its later moves places one tile, the most such
+    a tile can score: LAST_TILE_MAX, or LAST_TILE_MAX_SIX where one of them may stand
+    in a line of six (``free_kinds``); else -1."""
+    left = 0
     held = hand_kinds
     while held:
         kind = lowest_kind(held)
         held &= held - 1
-        if copies_left(table, r, counts, side, kind) == 0:
-            continue
-        colour = kind // 6
-        shape = kind % 6
-        if (colours >> colour) & 1 or (shapes >> shape) & 1:
-            return -1
-        colours |= 1 << colour
-        shapes |= 1 << shape
-        if not (free_kinds >> kind) & 1:
-            free = False
-    return LAST_TILE_MAX if free else LAST_TILE_MAX_SIX
+        if copies_left(table, r, counts, side, kind) > 0:
+            left |= np.int64(1) << kind
+    if not kinds_apart(left):
+        return -1
+    return LAST_TILE_MAX if left & ~free_kinds == 0 else LAST_TILE_MAX_SIX
 
 
 @helper
@@ -1011,8 +1002,6 @@ def last_tile_spots_after(
             insert_spot(spots, k, score, cell, i_row + top, cell - i_row * width + left)
             k += 1
     return k
-
-
 
 
 @helper
