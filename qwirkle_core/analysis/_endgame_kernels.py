@@ -579,17 +579,23 @@ def copies_left(table: KArray, r: KInt, counts: KArray, side: KInt, kind: KInt) 
 
 
 @helper
-def kind_left(table: KArray, r: KInt, counts: KArray, side: KInt, hand_kinds: KInt) -> KInt:
-    """The kind of the one tile that ``side``'s move ``r`` leaves in its hand
-    (``hand_kinds``: the kinds the hand holds before r)."""
+def kinds_left(table: KArray, r: KInt, counts: KArray, side: KInt, hand_kinds: KInt) -> KInt:
+    """The kinds that ``side``'s hand holds after its move ``r`` (``hand_kinds``: the
+    kinds it holds before r), as a mask."""
     left = 0
     held = hand_kinds
     while held:
         kind = lowest_kind(held)
         held &= held - 1
         if copies_left(table, r, counts, side, kind) > 0:
-            left = kind
+            left |= np.int64(1) << kind
     return left
+
+
+@helper
+def kind_left(table: KArray, r: KInt, counts: KArray, side: KInt, hand_kinds: KInt) -> KInt:
+    """The kind of the one tile that ``side``'s move ``r`` leaves in its hand."""
+    return lowest_kind(kinds_left(table, r, counts, side, hand_kinds))
 
 
 @helper
@@ -714,13 +720,7 @@ def one_tile_a_move(
     (``kinds_apart``), so that each of its later moves places one tile, the most such
     a tile can score: LAST_TILE_MAX, or LAST_TILE_MAX_SIX where one of them may stand
     in a line of six (``free_kinds``); else -1."""
-    left = 0
-    held = hand_kinds
-    while held:
-        kind = lowest_kind(held)
-        held &= held - 1
-        if copies_left(table, r, counts, side, kind) > 0:
-            left |= np.int64(1) << kind
+    left = kinds_left(table, r, counts, side, hand_kinds)
     if not kinds_apart(left):
         return -1
     return LAST_TILE_MAX if left & ~free_kinds == 0 else LAST_TILE_MAX_SIX
