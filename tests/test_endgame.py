@@ -445,6 +445,11 @@ def _order_first(
 
 
 @numba.njit
+def _pick(table: np.ndarray, rows: np.ndarray, at: int, n: int, hand_size: int) -> int:
+    return K.pick(table, rows, at, n, hand_size)  # type: ignore[no-any-return]
+
+
+@numba.njit
 def _row_keys(st: np.ndarray, table: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     move_keys = np.zeros(n, np.int64)
     order_keys = np.zeros(n, np.int64)
@@ -456,8 +461,10 @@ def _row_keys(st: np.ndarray, table: np.ndarray, n: int) -> tuple[np.ndarray, np
 
 def test_moves_are_tried_table_move_first_then_best_then_killers() -> None:
     """order_first: the transposition table's move, then (only when a killer of the ply
-    is among the moves) the best by score and the killers; the rest left to selection,
-    and every row once."""
+    is among the moves) the first in the selection's order (by score, the going-out
+    bonus and four points a tile placed; of equal ones, the move of more tiles) and
+    the killers; the rest left to selection, and every row once.  And the selection
+    itself takes every row once, in that order."""
     game = bag_empty(1)
     pos = E._Position(game)
     side = 0
@@ -468,11 +475,12 @@ def test_moves_are_tried_table_move_first_then_best_then_killers() -> None:
     assert len(set(order_keys.tolist())) == n, "two moves of one position share their order key"
     size = int(pos.sizes[side])
 
-    def value(r: int) -> int:  # what the selection orders by
-        return int(table[r, _layout.COL_SCORE]) + (6 if table[r, _layout.COL_N] == size else 0)
+    def value(r: int) -> tuple[int, int]:  # what the selection orders by
+        tiles = int(table[r, _layout.COL_N])
+        return int(table[r, _layout.COL_SCORE]) + (6 if tiles == size else 0) + 4 * tiles, tiles
 
     by_value = sorted(range(n), key=value)
-    quiet_a, quiet_b = by_value[0], by_value[1]  # killers are the moves the scores put last
+    quiet_a, quiet_b = by_value[0], by_value[1]  # killers are the moves the selection puts last
     tt_row = by_value[n // 2]
     killers = np.zeros((K.MAX_PLY + 1, K.N_KILLERS), np.int64)
     killers[3] = order_keys[quiet_a], order_keys[quiet_b]
@@ -517,6 +525,15 @@ def test_moves_are_tried_table_move_first_then_best_then_killers() -> None:
     rows = np.arange(table.shape[0], dtype=np.int32)
     assert _order_first(pos.st, table, rows, 1, size, move_keys[0], killers, 7) == 0
     assert rows[0] == 0
+
+    rows = np.arange(table.shape[0], dtype=np.int32)
+    picked = [_pick(table, rows, at, n, size) for at in range(n)]
+    assert sorted(picked) == list(range(n)) and rows[:n].tolist() == picked
+    assert [value(r) for r in picked] == sorted((value(r) for r in range(n)), reverse=True)
+    # The weight on the tiles changes the order here, and some equal sums are broken by the tiles.
+    by_score = sorted(range(n), key=lambda r: -int(table[r, _layout.COL_SCORE]))
+    assert [int(table[r, _layout.COL_SCORE]) for r in picked] != [int(table[r, _layout.COL_SCORE]) for r in by_score]
+    assert any(value(a)[0] == value(b)[0] and value(a)[1] != value(b)[1] for a in range(n) for b in range(n))
 
 
 @numba.njit
