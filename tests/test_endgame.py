@@ -499,13 +499,13 @@ def test_moves_are_tried_table_move_first_then_best_then_killers() -> None:
     expected[0], expected[tt_row] = tt_row, 0
     assert rows[:n].tolist() == expected
 
-    # No table move: the best by score, then the killers.
+    # No table move: the first pick, then the killers.
     rows = np.arange(table.shape[0], dtype=np.int32)
     assert _order_first(pos.st, table, rows, n, size, 0, killers, 3) == 3
     assert value(int(rows[0])) == max(value(r) for r in range(n))
     assert rows[1:3].tolist() == [quiet_a, quiet_b]
 
-    # A killer that is the table's move, or the best by score, is not put twice.
+    # A killer that is the table's move, or the first pick, is not put twice.
     killers[5] = order_keys[tt_row], order_keys[quiet_a]
     rows = np.arange(table.shape[0], dtype=np.int32)
     assert _order_first(pos.st, table, rows, n, size, move_keys[tt_row], killers, 5) == 3
@@ -530,10 +530,18 @@ def test_moves_are_tried_table_move_first_then_best_then_killers() -> None:
     picked = [_pick(table, rows, at, n, size) for at in range(n)]
     assert sorted(picked) == list(range(n)) and rows[:n].tolist() == picked
     assert [value(r) for r in picked] == sorted((value(r) for r in range(n)), reverse=True)
-    # The weight on the tiles changes the order here, and some equal sums are broken by the tiles.
-    by_score = sorted(range(n), key=lambda r: -int(table[r, _layout.COL_SCORE]))
-    assert [int(table[r, _layout.COL_SCORE]) for r in picked] != [int(table[r, _layout.COL_SCORE]) for r in by_score]
-    assert any(value(a)[0] == value(b)[0] and value(a)[1] != value(b)[1] for a in range(n) for b in range(n))
+    # The test can tell: score order (the bonus counted) puts some pair the other way
+    # round, and a selection of the same sums that ignored the tiles would not take
+    # the rows in this order.
+    def by_score(r: int) -> int:
+        return int(table[r, _layout.COL_SCORE]) + (6 if table[r, _layout.COL_N] == size else 0)
+
+    assert any(by_score(a) > by_score(b) and value(a) < value(b) for a in range(n) for b in range(n))
+    untied = list(range(n))
+    for at in range(n):  # pick's selection with the sums alone
+        best_at = max(range(at, n), key=lambda i: (value(untied[i])[0], -i))
+        untied[at], untied[best_at] = untied[best_at], untied[at]
+    assert [value(r) for r in untied] != [value(r) for r in picked]
 
 
 @numba.njit

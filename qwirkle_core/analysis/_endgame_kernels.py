@@ -62,7 +62,7 @@ at most 5 a line, 10 in all, unless b could ever stand in a line of six
 any row or column can hold it with tiles of one colour or one shape, counting the tiles
 on the board and in both hands).  The opponent's answers are read from its table one
 ply up, like its threats.  Once the moves a node tries first (those put first on
-entry, or else the best by score) have not cut it off, the moves that either bound
+entry, or else the first picked) have not cut it off, the moves that either bound
 skips are dropped in one pass (:func:`prune_unsearched`), not one pick at a time.
 
 The pass applies a fourth bound, a race (:func:`race_bound`), to a move that leaves us
@@ -432,11 +432,11 @@ def pick(table: KArray, order: KArray, at: KInt, n: KInt, hand_size: KInt) -> KI
     best by score, a move that goes out counting its bonus, and TILE_WEIGHT more for
     each tile placed (of equal ones, the move of more tiles).  Most nodes are refuted
     by the first move tried, and of two moves that refute, the one that places more
-    tiles leaves a smaller game below it (fewer tiles to both sides, sooner within
+    tiles leaves a smaller game below it (fewer tiles left in all, sooner within
     reach of the last-tile shortcuts and the bounds).  Over the 1,000 positions of the
     benchmark, against score order alone: 11 % fewer positions in all, the median
-    position 14 % fewer (63,367 to 54,756); a weight of 3 or 5, or the tiles placed
-    first and then the score, 0.3-3 % more than 4.  Not every position gains (a
+    solve 14 % fewer (63,538 to 54,969); a weight of 3 or 5, or the tiles placed
+    first and then the score, 0.2-3 % more than 4.  Not every position gains (a
     refutation that places more tiles may cost more below): seed 460 searched 3.9 M
     positions instead of 2.4 M, and seed 341 0.11 M instead of 1.6 M."""
     best_at = at
@@ -854,9 +854,9 @@ def prune_unsearched(
     bounds took a fifth to a quarter of the search, most of it at nodes of a hand of
     two (and, once pruned, picking the rest one scan at a time and working out their
     bounds again still took 8 %).  Done once the moves put first on entry (or else the
-    first picked) have not cut the node off.  The sort is stable where the picks'
-    selection is not, so of two moves of equal score either may be tried first: the
-    positions searched can differ a little, never a value."""
+    first picked) have not cut the node off.  The sort is by score, not in the picks'
+    order (see the comment at the sort), so the positions searched differ from
+    picking the moves one at a time, never a value."""
     alpha = frame[F_ALPHA]
     kept = at
     k_threats = frame[F_THREATS]
@@ -1532,7 +1532,8 @@ def search(
                 # The moves put first (or the first picked) did not cut the node off:
                 # drop at once the moves that the bounds show fail low (measured: 5 %
                 # less CPU over the 1,000 benchmark positions, the same values, the
-                # positions searched the same within 0.01 %).
+                # positions searched the same within 0.01 %, when the picks were in
+                # score order too).
                 frames[ply, F_PRUNED] = 1
                 frames[ply, F_END] = prune_unsearched(
                     table, order[ply], at, frames[ply, F_END], sizes[side], frames[ply], threats[ply], replies[ply],
@@ -1544,7 +1545,7 @@ def search(
                     break
             frames[ply, F_NEXT] = at + 1
             if at < frames[ply, F_PRESET] or frames[ply, F_PRUNED] == 1:
-                r = order[ply, at]  # placed on entry (the table's move, the best by score, the killers), or sorted
+                r = order[ply, at]  # placed on entry (the table's move, the first pick, the killers), or sorted
             else:
                 r = pick(table, order[ply], at, frames[ply, F_END], sizes[side])
             if table[r, COL_N] == sizes[side]:
