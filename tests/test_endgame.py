@@ -51,10 +51,23 @@ def replay(game: Game, pv: list[Action]) -> Game:
     return play
 
 
-def naive_values(game: Game) -> dict[frozenset[tuple[int, int, int, int]], int]:
+NaiveValues = dict[frozenset[tuple[int, int, int, int]], int]
+# The naive minimax's answers by position (board, the mover's hand, the other's): the
+# tests of the bounds ask again for positions they have asked for (a position after a
+# reply, once for each beta), and a naive solve of six tiles takes seconds.
+_naive_answers: dict[tuple[frozenset[tuple[tuple[int, int], tuple[int, int]]], tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]], NaiveValues] = {}
+
+
+def naive_values(game: Game) -> NaiveValues:
+    """Every move of the player to move with its exact value, by the naive minimax (a
+    fresh dict: callers may change it)."""
     mover = game.to_move
     hands = (hand_as_naive(game.hand(mover)), hand_as_naive(game.hand(1 - mover)))
-    return naive_endgame_values(as_naive(game.board), hands, 0)
+    board = as_naive(game.board)
+    key = (frozenset(board.items()), tuple(sorted(hands[0])), tuple(sorted(hands[1])))
+    if key not in _naive_answers:
+        _naive_answers[key] = naive_endgame_values(board, hands, 0)
+    return dict(_naive_answers[key])
 
 
 def as_naive_move(action: Action) -> frozenset[tuple[int, int, int, int]]:
