@@ -333,6 +333,7 @@ def test_without_the_padding_the_kernel_stops_instead_of_regrowing() -> None:
         K.search(
             st, pos.counts, pos.masks, pos.sizes, scratch.tables, scratch.order, scratch.log, scratch.tt, True,
             stats, K.MAX_PLY, -K.INFINITY, K.INFINITY, 0, 7, np.zeros(20, np.int32), True, pos.free_kinds, 3,
+            scratch.work,
         )
         if stats[K.S_STATUS] != K.S_BROKEN:
             continue
@@ -974,7 +975,7 @@ def _search_window(pos: E._Position, scratch: E._Scratch, use_tt: bool, salt: in
         scratch.log[0] = 0
         value = int(K.search(
             pos.st, pos.counts, pos.masks, pos.sizes, scratch.tables, scratch.order, scratch.log, scratch.tt,
-            use_tt, stats, K.MAX_PLY, alpha, beta, 0, salt, best_row, True, pos.free_kinds, E._stamp(salt),
+            use_tt, stats, K.MAX_PLY, alpha, beta, 0, salt, best_row, True, pos.free_kinds, E._stamp(salt), scratch.work,
         ))
         if stats[K.S_STATUS] != K.S_NEED_CAPACITY:
             assert stats[K.S_STATUS] == K.OK

@@ -117,6 +117,14 @@ node fails low, ours is cut off with no move generation of its own: 25 % less ti
 over the 30 median positions of the benchmark and 22 % over the five slowest, the
 same values.
 
+The search and its helpers count no references (``borrowing_kernel``,
+``borrowing_helper``): with counting, every array a helper takes, and every view of a
+ply's row passed to one, cost two atomic operations per call, and those were a third of
+the search's time (perf, over the 30 median positions of the benchmark: NRT_incref and
+NRT_decref 17 % each; without them 24 % less time, the same positions).  So the search
+allocates nothing: its scratch (``new_search_work``) is the caller's, like the move
+tables.
+
 The window never grows during a search: the Python layer gives the kernels a state
 whose margin is MARGIN plus every tile left in both hands (``padded_state``), and no
 sequence of placements can reach farther out than the tiles placed, so ``push_legal``
@@ -136,7 +144,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._constants import GOING_OUT_BONUS, N_KINDS
-from .._jit import helper, kernel
+from .._jit import borrowing_helper, borrowing_kernel, kernel
 from .._layout import (
     A_TYPE,
     COL_COLS,
@@ -274,7 +282,29 @@ TAG_HAND = 2
 SIDE_WORD_SEED = 3
 
 
-@helper
+# The search's own scratch (its frames, the gathered threats and replies, the killers,
+# the spots, the bounds), the caller's, so that the search allocates nothing: ten int64
+# arrays, made by new_search_work for a move-table capacity.
+SearchWork = tuple[KArray, KArray, KArray, KArray, KArray, KArray, KArray, KArray, KArray, KArray]
+
+
+def new_search_work(capacity: int) -> SearchWork:
+    """Scratch for :func:`search` with move tables of ``capacity`` rows."""
+    return (
+        np.zeros((MAX_PLY + 1, N_FRAME), np.int64),  # frames
+        np.zeros((MAX_PLY + 1, N_THREATS, TH_COLS), np.int64),  # threats
+        np.zeros((MAX_PLY + 1, N_THREATS, TH_COLS), np.int64),  # replies
+        np.zeros((MAX_PLY + 1, N_KILLERS), np.int64),  # killers
+        np.zeros((MAX_SPOTS, SP_COLS), np.int64),  # spots
+        np.zeros((MAX_SPOTS, SP_COLS), np.int64),  # own_spots
+        np.zeros((MAX_PLY + 1, MAX_SPOTS, SP_COLS), np.int64),  # known_spots
+        np.zeros((MAX_PLY + 1, capacity), np.int64),  # row_bounds
+        np.zeros(capacity, np.int64),  # bounds
+        np.zeros(4, np.int64),  # race_kinds
+    )
+
+
+@borrowing_helper
 def mix(x: KInt) -> KInt:
     """A 62-bit mixing function (splitmix64's finaliser, on 62 bits).  Every product is
     taken modulo 2**62 by the mask, which compiled code (wrapping int64) and plain
@@ -285,19 +315,19 @@ def mix(x: KInt) -> KInt:
     return x ^ (x >> 32)
 
 
-@helper
+@borrowing_helper
 def feature_word(tag: KInt, a: KInt, b: KInt) -> KInt:
     """The Zobrist word of a feature: TAG_CELL (a = window cell, b = kind), TAG_HAND
     (a = side * N_KINDS + kind, b = which copy), or the side word."""
     return mix(((a * 64 + b) << 2) | tag)
 
 
-@helper
+@borrowing_helper
 def side_word() -> KInt:
     return mix(SIDE_WORD_SEED)
 
 
-@helper
+@borrowing_helper
 def move_key(st: KArray, table: KArray, r: KInt) -> KInt:
     """The key of row ``r`` of a move table: the XOR of its tiles' cell words (never 0
     but by chance)."""
@@ -311,7 +341,7 @@ def move_key(st: KArray, table: KArray, r: KInt) -> KInt:
     return key
 
 
-@helper
+@borrowing_helper
 def apply_row(
     st: KArray, counts: KArray, masks: KArray, sizes: KArray, log: KArray, table: KArray, r: KInt, side: KInt, key: KInt,
 ) -> KInt:
@@ -331,7 +361,7 @@ def apply_row(
     return key
 
 
-@helper
+@borrowing_helper
 def undo_row(st: KArray, counts: KArray, masks: KArray, sizes: KArray, log: KArray, table: KArray, r: KInt, side: KInt) -> None:
     """Take back :func:`apply_row` (the caller restores the key it kept)."""
     pop(st, log)
@@ -342,7 +372,7 @@ def undo_row(st: KArray, counts: KArray, masks: KArray, sizes: KArray, log: KArr
     sizes[side] += table[r, COL_N]
 
 
-@helper
+@borrowing_helper
 def order_key(table: KArray, r: KInt) -> KInt:
     """A cheap identity of row ``r`` for the killer moves (never 0): its first and last
     tiles' cells and kinds, and its size.  On one board that fixes the move but for the
@@ -357,7 +387,7 @@ def order_key(table: KArray, r: KInt) -> KInt:
     return key
 
 
-@helper
+@borrowing_helper
 def remember_killer(killers: KArray, ply: KInt, key: KInt) -> None:
     """A move cut a node off at ``ply``: the newest killer there, the older one kept."""
     if killers[ply, 0] != key:
@@ -365,7 +395,7 @@ def remember_killer(killers: KArray, ply: KInt, key: KInt) -> None:
         killers[ply, 0] = key
 
 
-@helper
+@borrowing_helper
 def move_to_front(st: KArray, table: KArray, rows: KArray, n: KInt, key: KInt) -> bool:
     """Swap the row whose move_key is ``key`` (not 0) to the front of ``rows``; whether
     one was found."""
@@ -377,7 +407,7 @@ def move_to_front(st: KArray, table: KArray, rows: KArray, n: KInt, key: KInt) -
     return False
 
 
-@helper
+@borrowing_helper
 def order_first(
     st: KArray, table: KArray, rows: KArray, n: KInt, hand_size: KInt, tt_move: KInt, killers: KArray, ply: KInt,
 ) -> KInt:
@@ -426,7 +456,7 @@ def order_first(
 TILE_WEIGHT = 4
 
 
-@helper
+@borrowing_helper
 def pick(table: KArray, order: KArray, at: KInt, n: KInt, hand_size: KInt) -> KInt:
     """Selection step: bring the next row to try to ``order[at]`` and return it: the
     best by score, a move that goes out counting its bonus, and TILE_WEIGHT more for
@@ -454,7 +484,7 @@ def pick(table: KArray, order: KArray, at: KInt, n: KInt, hand_size: KInt) -> KI
     return r
 
 
-@helper
+@borrowing_helper
 def unwind(
     st: KArray, counts: KArray, masks: KArray, sizes: KArray, log: KArray, tables: KArray, frames: KArray, ply: KInt, root_side: KInt,
 ) -> None:
@@ -465,7 +495,7 @@ def unwind(
             undo_row(st, counts, masks, sizes, log, tables[p], r, (root_side + p) & 1)
 
 
-@helper
+@borrowing_helper
 def tt_slot(tt: KArray, key: KInt) -> KInt:
     """The slot holding ``key``, or -1.  Slots go in pairs (a bucket): see tt_store."""
     slot = key & (tt.shape[0] - 2)
@@ -476,13 +506,13 @@ def tt_slot(tt: KArray, key: KInt) -> KInt:
     return -1
 
 
-@helper
+@borrowing_helper
 def tt_prefetch(tt: KArray, key: KInt) -> None:
     """Ask the CPU for the bucket of ``key`` (see tt_slot), to be read soon."""
     prefetch(np.int64(tt.ctypes.data) + (key & (tt.shape[0] - 2)) * (TT_COLS * 8))
 
 
-@helper
+@borrowing_helper
 def tt_store(tt: KArray, key: KInt, move: KInt, value: KInt, depth: KInt, flag: KInt, ply: KInt, stamp: KInt) -> None:
     """Two slots a bucket: the first keeps the entry nearest the root (the largest
     subtree, the costliest to search again) of this solve (``stamp``: an entry of an
@@ -502,13 +532,13 @@ def tt_store(tt: KArray, key: KInt, move: KInt, value: KInt, depth: KInt, flag: 
     )
 
 
-@helper
+@borrowing_helper
 def tt_value(data: KInt) -> KInt:
     """The value in an entry's data word."""
     return ((data >> 16) & VALUE_MASK) - VALUE_OFFSET
 
 
-@helper
+@borrowing_helper
 def box(table: KArray, r: KInt) -> tuple[KInt, KInt, KInt, KInt]:
     """The rows and columns (inclusive) that row ``r``'s cells span."""
     row0 = table[r, COL_ROWS]
@@ -523,7 +553,7 @@ def box(table: KArray, r: KInt) -> tuple[KInt, KInt, KInt, KInt]:
     return row0, row1, col0, col1
 
 
-@helper
+@borrowing_helper
 def apart(row0: KInt, row1: KInt, col0: KInt, col1: KInt, threat: KArray) -> bool:
     """Whether a move spanning rows [row0, row1] and columns [col0, col1] shares no row
     and no column with the threat: every line through the threat's cells, and every
@@ -533,7 +563,7 @@ def apart(row0: KInt, row1: KInt, col0: KInt, col1: KInt, threat: KArray) -> boo
     return bool(rows_apart and cols_apart)
 
 
-@helper
+@borrowing_helper
 def gather_moves(
     table: KArray, n: KInt, played: KInt, counts: KArray, side: KInt, size: KInt, going_out: bool, out: KArray,
 ) -> KInt:
@@ -576,7 +606,7 @@ def gather_moves(
     return k
 
 
-@helper
+@borrowing_helper
 def gather_replies(
     tables: KArray, frames: KArray, ply: KInt, counts: KArray, side: KInt, sizes: KArray, out: KArray,
 ) -> KInt:
@@ -587,7 +617,7 @@ def gather_replies(
     )
 
 
-@helper
+@borrowing_helper
 def copies_left(table: KArray, r: KInt, counts: KArray, side: KInt, kind: KInt) -> KInt:
     """How many tiles of ``kind`` ``side``'s hand holds after its move ``r``."""
     c = counts[side, kind]
@@ -597,7 +627,7 @@ def copies_left(table: KArray, r: KInt, counts: KArray, side: KInt, kind: KInt) 
     return c
 
 
-@helper
+@borrowing_helper
 def kinds_left(table: KArray, r: KInt, counts: KArray, side: KInt, hand_kinds: KInt) -> KInt:
     """The kinds that ``side``'s hand holds after its move ``r`` (``hand_kinds``: the
     kinds it holds before r), as a mask."""
@@ -611,13 +641,13 @@ def kinds_left(table: KArray, r: KInt, counts: KArray, side: KInt, hand_kinds: K
     return left
 
 
-@helper
+@borrowing_helper
 def kind_left(table: KArray, r: KInt, counts: KArray, side: KInt, hand_kinds: KInt) -> KInt:
     """The kind of the one tile that ``side``'s move ``r`` leaves in its hand."""
     return lowest_kind(kinds_left(table, r, counts, side, hand_kinds))
 
 
-@helper
+@borrowing_helper
 def reply_bound(
     table: KArray, r: KInt, counts: KArray, side: KInt, hand_kinds: KInt, replies: KArray, k: KInt, free_kinds: KInt,
 ) -> KInt:
@@ -637,7 +667,7 @@ def reply_bound(
     return -INFINITY
 
 
-@helper
+@borrowing_helper
 def bits(mask: KInt) -> KInt:
     count = 0
     while mask:
@@ -652,7 +682,7 @@ COLOUR_0_KINDS = (1 << 6) - 1
 SHAPE_0_KINDS = sum(1 << (6 * c) for c in range(6))
 
 
-@helper
+@borrowing_helper
 def line_mates(k: KInt, by_shape: KInt) -> KInt:
     """The kinds that share kind ``k``'s colour (or, ``by_shape``, its shape), k too."""
     if by_shape:
@@ -718,7 +748,7 @@ def qwirkle_free_kinds(st: KArray, counts: KArray) -> KInt:
     return free
 
 
-@helper
+@borrowing_helper
 def threat_bound(table: KArray, r: KInt, threats: KArray, k: KInt) -> KInt:
     """A lower bound on the opponent's value after our move ``r``: its best going-out
     threat that ``r`` does not touch, plus the bonus (going out ends the game, so that
@@ -730,7 +760,7 @@ def threat_bound(table: KArray, r: KInt, threats: KArray, k: KInt) -> KInt:
     return -INFINITY
 
 
-@helper
+@borrowing_helper
 def one_tile_a_move(
     table: KArray, r: KInt, counts: KArray, side: KInt, hand_kinds: KInt, free_kinds: KInt,
 ) -> KInt:
@@ -745,7 +775,7 @@ def one_tile_a_move(
     return LAST_TILE_MAX if left & ~free_kinds == 0 else LAST_TILE_MAX_SIX
 
 
-@helper
+@borrowing_helper
 def third_spot_apart(
     spots: KArray, k: KInt, row0: KInt, row1: KInt, col0: KInt, col1: KInt, reply_row0: KInt, reply_row1: KInt,
     reply_col0: KInt, reply_col1: KInt,
@@ -784,7 +814,7 @@ def third_spot_apart(
     return -1
 
 
-@helper
+@borrowing_helper
 def race_bound(
     table: KArray, r: KInt, counts: KArray, side: KInt, hand_kinds: KInt, free_kinds: KInt, replies: KArray,
     k_replies: KInt, st: KArray, log: KArray, prev: KArray, n_prev: KInt, other_kinds: KInt, other_size: KInt,
@@ -834,7 +864,7 @@ def race_bound(
     return -INFINITY
 
 
-@helper
+@borrowing_helper
 def prune_unsearched(
     table: KArray, rows: KArray, at: KInt, end: KInt, hand_size: KInt, frame: KArray, threats: KArray,
     replies: KArray, counts: KArray, side: KInt, hand_kinds: KInt, free_kinds: KInt, row_bounds: KArray,
@@ -932,7 +962,7 @@ def prune_unsearched(
 
 
 
-@helper
+@borrowing_helper
 def insert_spot(spots: KArray, k: KInt, score: KInt, cell: KInt, row: KInt, col: KInt) -> None:
     """Put a spot into ``spots[:k + 1]``, best first (``spots[:k]`` is).  (gather_moves
     inserts its threats the same way: one helper for both, the row's length read from
@@ -948,7 +978,7 @@ def insert_spot(spots: KArray, k: KInt, score: KInt, cell: KInt, row: KInt, col:
     spots[i, SP_COL] = col
 
 
-@helper
+@borrowing_helper
 def written_cell(st: KArray, log: KArray, e: KInt) -> KInt:
     """The window cell whose row or column info the log's entry ``e`` wrote, or -1
     (a header or occupancy word)."""
@@ -958,7 +988,7 @@ def written_cell(st: KArray, log: KArray, e: KInt) -> KInt:
     return i - st[S_ROW_AT] if i < st[S_COL_AT] else i - st[S_COL_AT]
 
 
-@helper
+@borrowing_helper
 def pushes_mark(log: KArray, pushes: KInt) -> KInt:
     """The log's entry that opens the last ``pushes`` pushes (log[0]: none)."""
     mark = log[0]
@@ -969,7 +999,7 @@ def pushes_mark(log: KArray, pushes: KInt) -> KInt:
     return mark
 
 
-@helper
+@borrowing_helper
 def table_spots(st: KArray, table: KArray, n: KInt, kind: KInt, spots: KArray, rescore: bool) -> KInt:
     """The one-tile rows of ``kind`` among the ``n`` of ``table`` as spots, best first:
     scored as the table has them (on the board it was made for), or, ``rescore``, on
@@ -995,7 +1025,7 @@ def table_spots(st: KArray, table: KArray, n: KInt, kind: KInt, spots: KArray, r
     return k
 
 
-@helper
+@borrowing_helper
 def last_tile_spots_after(
     st: KArray, log: KArray, table: KArray, n: KInt, kind: KInt, spots: KArray, pushes: KInt,
 ) -> KInt:
@@ -1027,7 +1057,7 @@ def last_tile_spots_after(
     return k
 
 
-@helper
+@borrowing_helper
 def last_tile_after(
     st: KArray, log: KArray, table: KArray, r: KInt, kind: KInt, spots: KArray, k: KInt, pushes: KInt,
 ) -> KInt:
@@ -1058,7 +1088,7 @@ def last_tile_after(
     return best
 
 
-@helper
+@borrowing_helper
 def last_tile_node(
     st: KArray, log: KArray, table: KArray, n: KInt, hand_size: KInt, spots: KArray, k: KInt, kind: KInt,
     alpha: KInt, beta: KInt, bounds: KArray, stats: KArray, counts: KArray, side: KInt, hand_kinds: KInt,
@@ -1143,7 +1173,7 @@ def last_tile_node(
             alpha = max(alpha, value)
 
 
-@helper
+@borrowing_helper
 def known_reply_cut(
     st: KArray, log: KArray, older: KArray, parent: KArray, m: KInt, replies: KArray, k_replies: KInt,
     kind: KInt, spots: KArray, k: KInt, beta: KInt, stats: KArray, pushes: KInt,
@@ -1185,7 +1215,7 @@ def known_reply_cut(
     return UNDECIDED, -1
 
 
-@helper
+@borrowing_helper
 def reply_to_one_tile_cut(
     st: KArray, counts: KArray, masks: KArray, sizes: KArray, log: KArray, tables: KArray, frames: KArray,
     replies: KArray, tt: KArray, use_tt: KInt, stats: KArray, ply: KInt, side: KInt, key: KInt, beta: KInt,
@@ -1264,11 +1294,11 @@ def reply_to_one_tile_cut(
     return score - value, chosen
 
 
-@kernel
+@borrowing_kernel
 def search(
     st: KArray, counts: KArray, masks: KArray, sizes: KArray, tables: KArray, order: KArray, log: KArray,
     tt: KArray, use_tt: KInt, stats: KArray, depth: KInt, alpha: KInt, beta: KInt, root_side: KInt, root_key: KInt,
-    best_row: KArray, use_bounds: KInt, free_kinds: KInt, stamp: KInt,
+    best_row: KArray, use_bounds: KInt, free_kinds: KInt, stamp: KInt, work: SearchWork,
 ) -> KInt:
     """The value of the position for ``root_side`` to move (its future points minus
     the other's), searched ``depth`` plies deep within the window (alpha, beta)
@@ -1283,19 +1313,21 @@ def search(
     entries it stores (see STAMP_SHIFT; the same for every search of one solve).
 
     ``tables`` (int32[MAX_PLY + 1, capacity, OUT_COLS]), ``order`` (int32[MAX_PLY + 1,
-    capacity]) and ``log`` (room for 2 * MAX_PLY pushes) are the caller's scratch."""
-    frames = np.zeros((MAX_PLY + 1, N_FRAME), np.int64)
-    threats = np.zeros((MAX_PLY + 1, N_THREATS, TH_COLS), np.int64)
-    replies = np.zeros((MAX_PLY + 1, N_THREATS, TH_COLS), np.int64)
-    killers = np.zeros((MAX_PLY + 1, N_KILLERS), np.int64)
+    capacity]) and ``log`` (room for 2 * MAX_PLY pushes) are the caller's scratch, and
+    so is ``work`` (:func:`new_search_work`, of the same capacity): the search allocates
+    nothing, so that it runs without reference counting (see ``borrowing_helper``)."""
+    frames, threats, replies, killers, spots, own_spots, known_spots, row_bounds, bounds, race_kinds = work
+    # What was left of an earlier search is cleared (row_bounds, own_spots and
+    # known_spots are written before they are read).
+    frames[:] = 0
+    threats[:] = 0
+    replies[:] = 0
+    killers[:] = 0
+    spots[:] = 0
+    bounds[:] = 0
+    race_kinds[:] = 0
     stats[S_STATUS] = OK
     capacity = tables.shape[1]
-    spots = np.zeros((MAX_SPOTS, SP_COLS), np.int64)
-    own_spots = np.empty((MAX_SPOTS, SP_COLS), np.int64)
-    known_spots = np.empty((MAX_PLY + 1, MAX_SPOTS, SP_COLS), np.int64)
-    row_bounds = np.empty((MAX_PLY + 1, capacity), np.int64)
-    bounds = np.zeros(capacity, np.int64)
-    race_kinds = np.zeros(4, np.int64)
     ply = 0
     value = 0
     entering = True
@@ -1681,7 +1713,7 @@ def search(
 def principal_variation(
     st: KArray, counts: KArray, masks: KArray, sizes: KArray, tables: KArray, order: KArray, log: KArray,
     tt: KArray, use_tt: KInt, stats: KArray, root_key: KInt, value: KInt, walk: KArray, pv: KArray, use_bounds: KInt,
-    free_kinds: KInt, stamp: KInt,
+    free_kinds: KInt, stamp: KInt, work: SearchWork,
 ) -> KInt:
     """The principal variation of an exactly solved position of value ``value``: at
     each turn the first move whose exact value matches, proved by a search of the child
@@ -1693,7 +1725,7 @@ def principal_variation(
     (the last place empties a hand, or leaves neither side a placement; a pass at the
     root when neither side can place there).  Negative: stats[S_STATUS]'s problem.
     Leaves the moves pushed (the caller's state is a scratch copy).  ``walk`` is a move
-    table of the same capacity as ``tables``'; ``stamp``: the search's."""
+    table of the same capacity as ``tables``'; ``stamp`` and ``work``: the search's."""
     side = 0
     key = root_key
     turns = 0
@@ -1748,7 +1780,7 @@ def principal_variation(
             target = score - value
             got = search(
                 st, counts, masks, sizes, tables, order, log, tt, use_tt, stats, MAX_PLY,
-                target - 1, target + 1, 1 - side, child, best, use_bounds, free_kinds, stamp,
+                target - 1, target + 1, 1 - side, child, best, use_bounds, free_kinds, stamp, work,
             )
             if stats[S_STATUS] != OK:
                 return -1

@@ -88,6 +88,7 @@ class _Scratch(threading.local):
         self.tables = np.zeros((K.MAX_PLY + 1, capacity, OUT_COLS), np.int32)
         self.order = np.zeros((K.MAX_PLY + 1, capacity), np.int32)
         self.walk = np.zeros((capacity, OUT_COLS), np.int32)
+        self.work = K.new_search_work(capacity)
 
 
 _scratch = _Scratch()
@@ -208,7 +209,7 @@ def _run_search(
         value = int(K.search(
             pos.st, pos.counts, pos.masks, pos.sizes, scratch.tables, scratch.order, scratch.log,
             scratch.tt, use_tt, stats, depth, -K.INFINITY, K.INFINITY, 0, salt, best_row, pos.use_bounds, pos.free_kinds,
-            _stamp(salt),
+            _stamp(salt), scratch.work,
         ))
         status = int(stats[K.S_STATUS])
         if status == K.S_NEED_CAPACITY:
@@ -361,7 +362,7 @@ def _solve(
         turns = int(K.principal_variation(
             walk_pos.st, walk_pos.counts, walk_pos.masks, walk_pos.sizes, scratch.tables, scratch.order,
             scratch.log, scratch.tt, use_tt, stats, salt, value, scratch.walk, pv_rows, walk_pos.use_bounds,
-            walk_pos.free_kinds, _stamp(salt),
+            walk_pos.free_kinds, _stamp(salt), scratch.work,
         ))
         if turns < 0 and stats[K.S_STATUS] == K.S_NEED_CAPACITY:
             scratch.grow(max(int(stats[K.S_NEED]), 2 * scratch.capacity))
