@@ -306,8 +306,9 @@ def kernel(func: F) -> F:
 def borrowing_kernel(func: F) -> F:
     """A :func:`kernel` compiled without reference counting (numba's ``_nrt=False``).
 
-    For small per-turn kernels that allocate no array, return no array and keep none:
-    every array they see is borrowed from a caller that holds it for the call.  numba
+    For kernels that allocate no array, return no array and keep none: every array
+    they see is borrowed from a caller that holds it for the call (the turn's small
+    kernels; the endgame solver's search, whose scratch its caller passes).  numba
     otherwise increfs each array argument on entry and decrefs it on exit, an atomic
     operation each, and its pruning removes the pair only when no other decref lies
     between them; in a kernel of a few branches and views that is 2 x (arrays + views)
@@ -389,14 +390,15 @@ def helper(func: F) -> F:
 
 def borrowing_helper(func: F) -> F:
     """A :func:`helper` compiled without reference counting, for helpers that allocate
-    no array, return none and keep none, called from a :func:`borrowing_kernel`.
+    no array, return none and keep none: any caller may call it, counted or not, as
+    it holds the arrays it passes for the call.
 
     A helper that LLVM does not inline stays a call, and with reference counting every
     array it takes (and every view it makes of one) costs an incref on the way in and
     a decref on the way out, atomic operations that numba's pruning mostly keeps where
-    the helper branches.  In the endgame solver, whose search calls helpers of up to 20
+    the helper branches.  In the endgame solver, whose search calls helpers of up to 13
     arrays at every position, they were a third of its time (perf: NRT_incref and
-    NRT_decref, 17 % each).  Its arrays are all the caller's, alive for the call."""
+    NRT_decref, 17 % each)."""
     return _compile(func, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 
 

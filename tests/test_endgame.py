@@ -316,6 +316,32 @@ def test_padded_state_leaves_room_for_every_tile_left() -> None:
     assert padded > 0
 
 
+def test_scratch_smaller_than_the_tables_is_asked_to_grow() -> None:
+    """The search's scratch (new_search_work) sized for fewer move-table rows than the
+    tables hold: the search writes nothing past it, answers S_NEED_CAPACITY with the
+    tables' rows, and leaves the board as it was; the scratch made for those rows
+    solves it."""
+    game = small_endgame(0, 4)
+    assert game is not None
+    pos = E._Position(game)
+    scratch = E._Scratch()
+    before = pos.st.copy()
+    for work, status in ((K.new_search_work(scratch.capacity // 2), K.S_NEED_CAPACITY), (scratch.work, K.OK)):
+        stats = np.zeros(K.N_STATS, np.int64)
+        stats[K.S_LIMIT] = E.UNLIMITED
+        scratch.log[0] = 0
+        value = int(K.search(
+            pos.st, pos.counts, pos.masks, pos.sizes, scratch.tables, scratch.order, scratch.log, scratch.tt, True,
+            stats, K.MAX_PLY, -K.INFINITY, K.INFINITY, 0, 11, np.zeros(_layout.OUT_COLS, np.int32), True,
+            pos.free_kinds, 5, work,
+        ))
+        assert stats[K.S_STATUS] == status
+        if status == K.S_NEED_CAPACITY:
+            assert stats[K.S_NEED] == scratch.capacity
+        assert np.array_equal(pos.st, before)
+    assert value == solve_endgame(game).spread - pos.base
+
+
 def test_without_the_padding_the_kernel_stops_instead_of_regrowing() -> None:
     """On a board whose window is tight, the search on the game's own state reaches a
     placement that needs a larger window and says so (S_BROKEN), leaving the board as

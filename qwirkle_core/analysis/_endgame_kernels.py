@@ -117,13 +117,16 @@ node fails low, ours is cut off with no move generation of its own: 25 % less ti
 over the 30 median positions of the benchmark and 22 % over the five slowest, the
 same values.
 
-The search and its helpers count no references (``borrowing_kernel``,
+The search and this module's helpers count no references (``borrowing_kernel``,
 ``borrowing_helper``): with counting, every array a helper takes, and every view of a
 ply's row passed to one, cost two atomic operations per call, and those were a third of
 the search's time (perf, over the 30 median positions of the benchmark: NRT_incref and
 NRT_decref 17 % each; without them 24 % less time, the same positions).  So the search
 allocates nothing: its scratch (``new_search_work``) is the caller's, like the move
-tables.
+tables.  (The move generator and the board state's ``push_legal`` and ``pop`` stay
+counted kernels, shared with the rest of the library; the arrays that Python passes to
+a kernel that does not count come without a count, so their increfs and decrefs skip
+them: none was left in the profile.)
 
 The window never grows during a search: the Python layer gives the kernels a state
 whose margin is MARGIN plus every tile left in both hands (``padded_state``), and no
@@ -786,8 +789,8 @@ def third_spot_apart(
     reply_col1], taken greedily: the score of the third, or -1 when there are not
     three.  One tile placed anywhere writes cells of its own row and its own column
     only, so of three such spots it leaves at least one as it was (legal, the same
-    score).  (Scalars, not the reply's row of its array: a view passed to a helper
-    costs reference counting, 5 % of the search here.)"""
+    score).  (Scalars, not the reply's row of its array: when the search counted
+    references, a view passed to a helper cost 5 % of its time here.)"""
     got = 0
     row_a = -INFINITY
     col_a = -INFINITY
@@ -1317,6 +1320,13 @@ def search(
     so is ``work`` (:func:`new_search_work`, of the same capacity): the search allocates
     nothing, so that it runs without reference counting (see ``borrowing_helper``)."""
     frames, threats, replies, killers, spots, own_spots, known_spots, row_bounds, bounds, race_kinds = work
+    capacity = tables.shape[1]
+    if row_bounds.shape[1] < capacity or bounds.shape[0] < capacity:
+        # Scratch made for smaller tables: the caller grows it (with the tables) and
+        # searches again.
+        stats[S_STATUS] = S_NEED_CAPACITY
+        stats[S_NEED] = capacity
+        return 0
     # What was left of an earlier search is cleared (row_bounds, own_spots and
     # known_spots are written before they are read).
     frames[:] = 0
@@ -1327,7 +1337,6 @@ def search(
     bounds[:] = 0
     race_kinds[:] = 0
     stats[S_STATUS] = OK
-    capacity = tables.shape[1]
     ply = 0
     value = 0
     entering = True
