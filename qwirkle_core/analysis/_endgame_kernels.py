@@ -126,7 +126,9 @@ allocates nothing: its scratch (``new_search_work``) is the caller's, like the m
 tables.  (The move generator and the board state's ``push_legal`` and ``pop`` stay
 counted kernels, shared with the rest of the library; the arrays that Python passes to
 a kernel that does not count come without a count, so their increfs and decrefs skip
-them: none was left in the profile.)
+them: none was left in the profile.)  Three small helpers called from many places,
+which LLVM left as calls (``box``, ``move_key``, ``undo_row``: 7 % of the time in
+the profile), are inlined by numba instead (``inline_helper``): 3-5 % less time.
 
 The window never grows during a search: the Python layer gives the kernels a state
 whose margin is MARGIN plus every tile left in both hands (``padded_state``), and no
@@ -147,7 +149,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._constants import GOING_OUT_BONUS, N_KINDS
-from .._jit import borrowing_helper, borrowing_kernel, kernel
+from .._jit import borrowing_helper, borrowing_kernel, inline_helper, kernel
 from .._layout import (
     A_TYPE,
     COL_COLS,
@@ -330,7 +332,7 @@ def side_word() -> KInt:
     return mix(SIDE_WORD_SEED)
 
 
-@borrowing_helper
+@inline_helper
 def move_key(st: KArray, table: KArray, r: KInt) -> KInt:
     """The key of row ``r`` of a move table: the XOR of its tiles' cell words (never 0
     but by chance)."""
@@ -364,7 +366,7 @@ def apply_row(
     return key
 
 
-@borrowing_helper
+@inline_helper
 def undo_row(st: KArray, counts: KArray, masks: KArray, sizes: KArray, log: KArray, table: KArray, r: KInt, side: KInt) -> None:
     """Take back :func:`apply_row` (the caller restores the key it kept)."""
     pop(st, log)
@@ -541,7 +543,7 @@ def tt_value(data: KInt) -> KInt:
     return ((data >> 16) & VALUE_MASK) - VALUE_OFFSET
 
 
-@borrowing_helper
+@inline_helper
 def box(table: KArray, r: KInt) -> tuple[KInt, KInt, KInt, KInt]:
     """The rows and columns (inclusive) that row ``r``'s cells span."""
     row0 = table[r, COL_ROWS]
