@@ -14,9 +14,9 @@ Use::
     result = solve_endgame(game, time_limit=0.1)  # result.exact False if cut short
 
 Exact solves of the position where the bag first empties (hands of up to 6 and 6)
-took a median of 0.053 s of one core over seeds 0..999 of greedy self-play, 0.66-0.70 s at
-the 99th percentile and 1.9 s for the worst (benchmarks/endgame_figures.py), and one
-position met in a match 4.4-4.6 s; pass a ``time_limit`` where that matters.  Smaller
+took a median of 0.052 s of one core over seeds 0..999 of greedy self-play, 0.66-0.73 s at
+the 99th percentile and 2.0-2.7 s for the worst (benchmarks/endgame_figures.py), and one
+position met in a match 4.5-4.8 s; pass a ``time_limit`` where that matters.  Smaller
 endgames take milliseconds.
 
 The rules are the game's (``qwirkle_core._turn``): a placement scores its points; the
