@@ -23,6 +23,7 @@ from qwirkle_core.board import Board
 from qwirkle_core.bots import make_bot
 from qwirkle_core.errors import QwirkleError
 from qwirkle_core.game import Action, Game
+from tests import golden_endgames as golden
 from tests.games import as_naive, hand_as_naive, small_endgame
 from tests.games import greedy_until_bag_empty as bag_empty
 from tests.naive_endgame import naive_endgame_values
@@ -52,10 +53,11 @@ def replay(game: Game, pv: list[Action]) -> Game:
 
 
 NaiveValues = dict[frozenset[tuple[int, int, int, int]], int]
-# The naive minimax's answers by position (board, the mover's hand, the other's): the
-# tests of the bounds ask again for positions they have asked for (a position after a
-# reply, once for each beta), and a naive solve of six tiles takes seconds.
-_naive_answers: dict[tuple[frozenset[tuple[tuple[int, int], tuple[int, int]]], tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]], NaiveValues] = {}
+# The naive minimax's answers by position (board, the mover's hand, the other's): read
+# from tests/data/golden_endgames.txt (the naive minimax's own answers, written once by
+# it: tests/golden_endgames.py), and kept for the positions asked for again (a position
+# after a reply, once for each beta); a naive solve of six tiles takes seconds.
+_naive_answers = golden.read_golden()
 
 
 def naive_values(game: Game) -> NaiveValues:
@@ -64,9 +66,9 @@ def naive_values(game: Game) -> NaiveValues:
     mover = game.to_move
     hands = (hand_as_naive(game.hand(mover)), hand_as_naive(game.hand(1 - mover)))
     board = as_naive(game.board)
-    key = (frozenset(board.items()), tuple(sorted(hands[0])), tuple(sorted(hands[1])))
+    key = golden.position_key(board, hands)
     if key not in _naive_answers:
-        _naive_answers[key] = naive_endgame_values(board, hands, 0)
+        _naive_answers[key] = golden.solve_naively(board, hands)
     return dict(_naive_answers[key])
 
 
@@ -114,6 +116,25 @@ def test_spread_and_action_agree_with_naive_minimax(seeds: list[int]) -> None:
             _seen["a hand with two copies"] += 1
         solved += 1
     assert solved >= len(seeds) // 2  # not vacuous: most seeds give a position
+
+
+def test_the_golden_endgames_are_there() -> None:
+    """tests/data/golden_endgames.txt.gz holds the positions the tests ask about (a
+    test that asks about a position it lacks still passes, solving it naively, only
+    slower: after such a change, tests/make_golden_endgames.py writes it anew)."""
+    golden_answers = golden.read_golden()
+    assert len(golden_answers) >= 800
+    assert sum(len(values) for values in golden_answers.values()) >= 10_000
+
+
+@pytest.mark.reference
+def test_golden_endgame_lines_are_the_naive_minimax_s() -> None:
+    """Sixty lines of the file, spread over it, solved again by the naive minimax: a
+    stale or hand-edited file shows up.  (The reference's own run: no kernel.)"""
+    lines = sorted(golden.read_golden().items())
+    for key, values in lines[:: len(lines) // 60]:
+        board, hands = golden.board_and_hands(key)
+        assert naive_endgame_values(board, hands, 0) == values, key
 
 
 def test_the_sample_covers_the_cases() -> None:
