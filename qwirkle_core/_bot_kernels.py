@@ -76,11 +76,13 @@ VALUE_MIN = -(1 << 63)  # a move that drops out
 @inline_kernel
 def placements_into(st: KArray, mask: KInt, mode: KInt, out: KArray) -> KArray:
     """The rows ``generate`` keeps for ``mode``: a view of ``out``, or of a larger
-    table when ``out`` is too small."""
-    n = generate(st, out, mask, np.int64(mode))
+    table when ``out`` is too small.  (``mode`` reaches ``generate`` as given, a
+    literal: the heuristic's reply search is hot, and the greedy bot's turn compiles
+    generate for MODE_BEST anyway.)"""
+    n = generate(st, out, mask, mode)
     if n > out.shape[0]:
         out = np.empty((n, OUT_COLS), np.int32)
-        n = generate(st, out, mask, np.int64(mode))
+        n = generate(st, out, mask, mode)
     return out[:n]
 
 

@@ -683,9 +683,11 @@ def generate(st: KArray, out: KArray, hand_mask: KInt, mode: KInt) -> KInt:
     hand holds a kind whose three copies are all on the board.  With ``CHECK_EDGE``
     or'ed into ``mode``: NEAR_EDGE, writing nothing, when a tile lies within
     EDGE_REACH cells of the playing area's edge (some move could then leave it, and the
-    caller keeps only the moves inside).  Kernels pass ``mode`` as ``np.int64(...)``:
-    a constant (MODE_ALL) or an argument that was one would reach it typed as a
-    literal, and numba would compile it once for each mode (about 9 s each, cold).
+    caller keeps only the moves inside).  A constant ``mode`` (MODE_ALL), or an
+    argument that was one, reaches it typed as a literal, and numba compiles it once
+    for each (about 9 s each, cold): the cold callers in kernels pass
+    ``np.int64(...)``; the hot ones (the bots' turns, the endgame solver's replies)
+    pass the literal on purpose.
 
     Moves of 2..6 tiles are generated from the leftmost (topmost) *anchor* of their
     line: a board tile, or an empty cell with a tile beside it across the line.  The

@@ -237,8 +237,9 @@ def placements_in(st: KArray, meta: KArray, mask: KInt, mode: KInt, out: KArray)
     table that large.  No allocation, so that the turn's kernels borrow their arrays
     (see borrowing_kernel); :func:`legal_placements` grows the table itself.
 
-    ``mode`` reaches ``generate`` as the bots give it, a literal (MODE_BEST, MODE_ALL):
-    numba compiles generate for each, and those make self-play 2 % faster."""
+    ``mode`` reaches ``generate`` as the caller gives it: from the bots a literal
+    (MODE_BEST, MODE_ALL), for which numba compiles generate once each, and those
+    make self-play 2 % faster."""
     n = generate(st, out, mask, mode)
     if n > out.shape[0] or meta[M_BOARD_TILES] > 0:
         return n

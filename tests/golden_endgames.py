@@ -8,8 +8,9 @@ depend on the library, so they are written once, by it alone
 (``python tests/make_golden_endgames.py``), and read here.  A position missing from
 the file (a test changed, or the kernel's move tables list their rows in another
 order, so that a test's sample picks other lines of play) is solved naively as
-before: the file saves time and decides nothing.  tests/test_endgame.py recomputes a
-sample of the lines each run, so that a stale or hand-edited file shows up.
+before: the file saves time and decides nothing.  A test of tests/test_endgame.py
+(marker ``reference``: the JIT-on run of .ci/test.sh and everyday runs) solves sixty
+of its lines again, so that a stale or hand-edited file shows up.
 
 The file is gzipped text (the answers of 880 positions take 1 MB, 95 kB gzipped).
 Each line is one position and every move of the player to move with its value::

@@ -40,15 +40,20 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as record:
         procs = []
         for name, settings in RUNS.items():
-            env = dict(os.environ, **settings, QWIRKLE_RECORD_NAIVE_ENDGAMES=record, PYTHONHASHSEED="0")
+            env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_DISABLE_JIT", "NUMBA_BOUNDSCHECK")}
+            env.update(settings, QWIRKLE_RECORD_NAIVE_ENDGAMES=record, PYTHONHASHSEED="0")
             command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_endgame.py", "-m", "not reference"]
             print(f"[{name}] {' '.join(command[1:])}", flush=True)
-            procs.append((name, subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL)))
-        for name, proc in procs:
-            if proc.wait() != 0:
+            output = open(Path(record) / f"pytest-{name}.log", "w")  # noqa: SIM115 (closed below)
+            procs.append((name, output, subprocess.Popen(command, cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT)))
+        for name, output, proc in procs:
+            code = proc.wait()
+            output.close()
+            if code != 0:
+                print(Path(output.name).read_text()[-3000:])
                 sys.exit(f"[{name}] the endgame tests failed: fix them first")
         lines: dict[tuple[str, str, str], str] = {}
-        for path in sorted(Path(record).iterdir()):
+        for path in sorted(Path(record).glob("naive-*.txt")):
             for line in path.read_text().splitlines():
                 key, _ = parse_line(line)
                 assert lines.get(key, line) == line, f"two answers for one position: {key}"

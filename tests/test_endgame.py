@@ -54,7 +54,7 @@ def replay(game: Game, pv: list[Action]) -> Game:
 
 NaiveValues = dict[frozenset[tuple[int, int, int, int]], int]
 # The naive minimax's answers by position (board, the mover's hand, the other's): read
-# from tests/data/golden_endgames.txt (the naive minimax's own answers, written once by
+# from tests/data/golden_endgames.txt.gz (the naive minimax's own answers, written once by
 # it: tests/golden_endgames.py), and kept for the positions asked for again (a position
 # after a reply, once for each beta); a naive solve of six tiles takes seconds.
 _naive_answers = golden.read_golden()
@@ -118,8 +118,9 @@ def test_spread_and_action_agree_with_naive_minimax(seeds: list[int]) -> None:
     assert solved >= len(seeds) // 2  # not vacuous: most seeds give a position
 
 
+@pytest.mark.skipif(bool(golden.RECORD), reason="tests/make_golden_endgames.py is writing the file anew")
 def test_the_golden_endgames_are_there() -> None:
-    """tests/data/golden_endgames.txt.gz holds the positions the tests ask about (a
+    """tests/data/golden_endgames.txt.gz is there and holds hundreds of positions (a
     test that asks about a position it lacks still passes, solving it naively, only
     slower: after such a change, tests/make_golden_endgames.py writes it anew)."""
     golden_answers = golden.read_golden()
@@ -130,9 +131,12 @@ def test_the_golden_endgames_are_there() -> None:
 @pytest.mark.reference
 def test_golden_endgame_lines_are_the_naive_minimax_s() -> None:
     """Sixty lines of the file, spread over it, solved again by the naive minimax: a
-    stale or hand-edited file shows up.  (The reference's own run: no kernel.)"""
+    stale or hand-edited file shows up.  (The reference's own test: no kernel; the
+    JIT-on run and everyday runs have it, the bounds-checked and JIT-off runs leave
+    it out.)"""
     lines = sorted(golden.read_golden().items())
-    for key, values in lines[:: len(lines) // 60]:
+    for i in range(min(60, len(lines))):
+        key, values = lines[i * len(lines) // min(60, len(lines))]
         board, hands = golden.board_and_hands(key)
         assert naive_endgame_values(board, hands, 0) == values, key
 
