@@ -99,7 +99,8 @@ rm -f "$browser_log"
 #   kernels run too slowly).  What users run, optimised fully, is [jit]'s.  It runs
 #   in the unpacked sdist (.ci/package.sh), tests and benchmarks, so it also proves
 #   that the sdist carries every file they read;
-# - [nojit] the JIT off, under coverage (at least 90% of qwirkle_core);
+# - [nojit] the JIT off, under coverage (at least 90% of qwirkle_core), without the
+#   slow tests that add no line to it (tests/conftest.py says how they are chosen);
 # - the JIT on, in two parts that start once `qwirkle-core warmup` has compiled the
 #   kernels into the cache they share (else both would compile the same kernels):
 #   [jit] the tests that run in pytest's own process, the doctests (README and docs/
