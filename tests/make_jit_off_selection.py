@@ -7,14 +7,16 @@ tests (whole games, matches, simulations, datasets) pass through lines that fast
 tests reach too.  This script runs that run once with every test in it and coverage
 recording which test reached which line (``--cov-context=test``), then takes out the
 slowest tests one at a time, slowest first, each only where every line it reaches is
-reached by a test still in or at import: the coverage of what stays is the coverage of
-everything.  A test is a candidate only from MIN_SECONDS (traced) up: the many quick
-ones cost little and leave the run its breadth.  The tests left out still run in full
-in the JIT-on and bounds-checked runs.
+reached by a test still in or at import: in that run, what stays reaches the statements
+that everything did.  (A later run may differ a little: the examples hypothesis draws,
+and the few tests that do more when another has not run before them.)  A test is a
+candidate only from MIN_SECONDS (traced) up: the many quick ones cost little and leave
+the run its breadth.  The tests left out still run in full in the JIT-on run, and in
+the bounds-checked run but for the files it leaves out.
 
 Run from the repository root after the tests or the library change much (a stale list
 only makes the run slower or its coverage a little lower, which --cov-fail-under
-bounds; a name that is no longer a test is an error at collection):
+bounds; an id that no longer names a test is an error at collection):
 ``.venv/bin/python tests/make_jit_off_selection.py`` (about 8 minutes: the whole JIT-off
 run, traced).  The run's settings are .ci/test.sh's for [nojit].
 """
@@ -41,26 +43,29 @@ Line = tuple[str, int]
 
 
 def run_traced(work: Path) -> tuple[dict[str, set[Line]], set[Line], set[Line], dict[str, float]]:
-    """The JIT-off run with every test in it (no conftest: it would leave the listed
-    tests out): per test, the statements it reached; the statements reached outside any
-    test (imports, collection); every statement; and each test's seconds."""
+    """The JIT-off run with every test in it (QWIRKLE_JIT_OFF_EVERY_TEST: else
+    tests/conftest.py would leave the listed ones out): per test, the statements it
+    reached; the statements reached outside any test (imports, collection); every
+    statement; and each test's seconds."""
     import coverage
 
     data_file = work / "coverage"
-    env = dict(os.environ, NUMBA_DISABLE_JIT="1", PYTHONHASHSEED="0", COVERAGE_FILE=str(data_file))
+    env = dict(
+        os.environ, NUMBA_DISABLE_JIT="1", PYTHONHASHSEED="0", COVERAGE_FILE=str(data_file), QWIRKLE_JIT_OFF_EVERY_TEST="1"
+    )
     command = [
-        sys.executable, "-m", "pytest", "tests", "-q", "-p", "no:warnings", "-p", "no:cacheprovider", "--noconftest",
+        sys.executable, "-m", "pytest", "tests", "-q", "-p", "no:warnings", "-p", "no:cacheprovider",
         "-m", MARKERS, "--durations=0", "--cov=qwirkle_core", "--cov-context=test", "--cov-report=",
     ]
     print(" ".join(command[1:]), flush=True)
     log = work / "pytest.log"
-    with open(log, "w") as output:
+    with open(log, "w", encoding="utf-8") as output:
         code = subprocess.run(command, cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT, check=False).returncode
-    text = log.read_text()
+    text = log.read_text(encoding="utf-8")
     if code != 0:
         print(text[-3000:])
         sys.exit("the JIT-off run failed: fix it first")
-    seconds: Counter[str] = Counter()
+    seconds: defaultdict[str, float] = defaultdict(float)
     for row in text.splitlines():
         found = DURATION.match(row.strip())
         if found:
@@ -116,9 +121,9 @@ def main() -> None:
         "# tests/conftest.py.  When written: every test traced took "
         f"{total:.0f} s and reached\n# {len(every):,} of {len(statements):,} statements "
         f"({100 * len(every) / len(statements):.2f} %); these {len(chosen)} took {saved:.0f} s of it, "
-        "and the rest\n# reach the same statements.\n"
+        "and the rest\n# reached the same statements in that run.\n"
     )
-    LIST.write_text(header + "".join(f"{test}\n" for test in sorted(chosen)))
+    LIST.write_text(header + "".join(f"{test}\n" for test in sorted(chosen)), encoding="utf-8")
     print(f"{LIST.relative_to(ROOT)}: {len(chosen)} tests, {saved:.0f} of {total:.0f} s traced; "
           f"coverage {100 * len(every) / len(statements):.2f} % with or without them")
 
