@@ -135,8 +135,9 @@ def test_golden_endgame_lines_are_the_naive_minimax_s() -> None:
     JIT-on run and everyday runs have it, the bounds-checked and JIT-off runs leave
     it out.)"""
     lines = sorted(golden.read_golden().items())
-    for i in range(min(60, len(lines))):
-        key, values = lines[i * len(lines) // min(60, len(lines))]
+    sampled = min(60, len(lines))
+    for i in range(sampled):
+        key, values = lines[i * len(lines) // sampled]
         board, hands = golden.board_and_hands(key)
         assert naive_endgame_values(board, hands, 0) == values, key
 
