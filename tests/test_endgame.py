@@ -36,6 +36,11 @@ JIT_OFF = bool(numba.config.DISABLE_JIT)
 # endgames meets every kind of access the rest do, at a third of the time.
 BOUNDS = bool(numba.config.BOUNDSCHECK)
 compiled_only = pytest.mark.skipif(JIT_OFF, reason="millions of positions: compiled runs only")
+# The kernels' helpers are called from the wrappers below with the argument types the
+# search gives them (np.int64 where it passes a variable, not a constant, which numba
+# would compile a helper again for): each extra signature compiled costs the compiled
+# runs about a second.
+I64 = np.int64
 
 
 def spread_of(game: Game, player: int) -> int:
@@ -617,8 +622,8 @@ def _prune(
 ) -> int:
     # (No race bound: an opponent of no tiles has no reply that leaves it one.)
     return K.prune_unsearched(  # type: ignore[no-any-return]
-        table, rows, at, end, hand_size, frame, threats, replies, counts, 0, hand_kinds, free_kinds, row_bounds,
-        np.zeros(1, np.int64), np.zeros(1, np.int64), table, 0, 0, 0,
+        table, rows, at, end, hand_size, frame, threats, replies, counts, I64(0), I64(hand_kinds), free_kinds, row_bounds,
+        np.zeros(1, np.int64), np.zeros(1, np.int64), table, I64(0), I64(0), I64(0),
         np.zeros((K.MAX_SPOTS, K.SP_COLS), np.int64), np.zeros((K.MAX_SPOTS, K.SP_COLS), np.int64), np.zeros(4, np.int64),
     )
 
@@ -769,19 +774,19 @@ def _race_bound_kept(
     spots_0: np.ndarray, spots_1: np.ndarray, race_kinds: np.ndarray,
 ) -> int:
     """race_bound with the spots found so far kept by the caller, as prune_unsearched keeps them."""
-    hand_kinds = 0
+    hand_kinds = I64(0)
     for kind in range(36):
         if counts[1, kind] > 0:
             hand_kinds |= 1 << kind
     return K.race_bound(  # type: ignore[no-any-return]
-        table, r, counts, 1, hand_kinds, free_kinds, replies, k_replies, st, log, prev, len(prev), other_kinds,
+        table, np.int32(r), counts, I64(1), hand_kinds, free_kinds, replies, k_replies, st, log, prev, len(prev), other_kinds,
         other_size, spots_0, spots_1, race_kinds,
     )
 
 
 @numba.njit
 def _race_replies(prev: np.ndarray, played: int, counts: np.ndarray, size: int, out: np.ndarray) -> int:
-    return K.gather_moves(prev, len(prev), played, counts, 0, size, False, out)  # type: ignore[no-any-return]
+    return K.gather_moves(prev, len(prev), played, counts, I64(0), size, False, out)  # type: ignore[no-any-return]
 
 
 def test_the_race_bound_never_bounds_a_move_below_its_value() -> None:
@@ -886,7 +891,7 @@ def _last_tile_node(
     stats = np.zeros(K.N_STATS, np.int64)
     own_spots = np.zeros((K.MAX_SPOTS, K.SP_COLS), np.int64)
     return K.last_tile_node(  # type: ignore[no-any-return]
-        st, log, table, n, hand_size, spots, k, kind, alpha, beta, bounds, stats, counts, 0, hand_kinds, own_spots,
+        st, log, table, n, hand_size, spots, k, kind, alpha, beta, bounds, stats, counts, I64(0), hand_kinds, own_spots,
     )
 
 
@@ -952,7 +957,11 @@ def test_the_last_tile_shortcut_is_exact_or_declines() -> None:
 @numba.njit
 def _spots_after(st: np.ndarray, log: np.ndarray, table: np.ndarray, n: int, kind: int, pushes: int = 1) -> np.ndarray:
     after = np.zeros((K.MAX_SPOTS, K.SP_COLS), np.int64)
-    return after[: K.last_tile_spots_after(st, log, table, n, kind, after, pushes)]
+    if pushes == 1:
+        return after[: K.last_tile_spots_after(st, log, table, n, kind, after, 1)]
+    if pushes == 3:
+        return after[: K.last_tile_spots_after(st, log, table, n, kind, after, 3)]
+    raise ValueError("the search reads spots one or three pushes on")
 
 
 def _bag_empty_positions(seeds: int) -> Iterator[tuple[int, E._Position]]:
@@ -1062,7 +1071,7 @@ def test_the_table_entries_of_last_tile_nodes_hold_under_any_window() -> None:
 @numba.njit
 def _replies(older: np.ndarray, n_older: int, played: int, counts: np.ndarray, size: int) -> np.ndarray:
     replies = np.zeros((K.N_THREATS, K.TH_COLS), np.int64)
-    return replies[: K.gather_moves(older, n_older, played, counts, 0, size, False, replies)]
+    return replies[: K.gather_moves(older, n_older, played, counts, I64(0), size, False, replies)]
 
 
 @numba.njit
@@ -1073,7 +1082,9 @@ def _known_reply_cut(
     spots = np.zeros((K.MAX_SPOTS, K.SP_COLS), np.int64)
     spots[: len(found)] = found
     stats = np.zeros(K.N_STATS, np.int64)
-    return K.known_reply_cut(st, log, older, parent, m, replies, len(replies), kind, spots, len(found), beta, stats, pushes)  # type: ignore[no-any-return]
+    if pushes == 1:
+        return K.known_reply_cut(st, log, older, parent, m, replies, len(replies), kind, spots, len(found), beta, stats, 1)  # type: ignore[no-any-return]
+    return K.known_reply_cut(st, log, older, parent, m, replies, len(replies), kind, spots, len(found), beta, stats, 0)  # type: ignore[no-any-return]
 
 
 def spots_of_table(st: np.ndarray, table: np.ndarray, kind: int) -> np.ndarray:
@@ -1194,16 +1205,16 @@ def _reply_to_one_tile_cut(
     frames[0, K.F_N], frames[0, K.F_ROW] = len(older), o
     frames[1, K.F_N], frames[1, K.F_ROW] = len(parent), m
     log = np.zeros(1 + 2 * 8 * 64, np.int64)
-    key = K.apply_row(st, counts, masks, sizes, log, tables[0], o, 0, 0)
-    key = K.apply_row(st, counts, masks, sizes, log, tables[1], m, 1, key)
+    key = K.apply_row(st, counts, masks, sizes, log, tables[0], o, I64(0), I64(0))
+    key = K.apply_row(st, counts, masks, sizes, log, tables[1], m, I64(1), key)
     replies = np.zeros((K.N_THREATS, K.TH_COLS), np.int64)
-    frames[1, K.F_REPLIES] = K.gather_moves(tables[0], len(older), o, counts, 0, sizes[0], False, replies)
+    frames[1, K.F_REPLIES] = K.gather_moves(tables[0], len(older), o, counts, I64(0), sizes[0], False, replies)
     spots = np.zeros((K.MAX_SPOTS, K.SP_COLS), np.int64)
     bounds = np.zeros(tables.shape[1], np.int64)
     tt = np.zeros((1 << 10, K.TT_COLS), np.int64)
     stats = np.zeros(K.N_STATS, np.int64)
     value, row = K.reply_to_one_tile_cut(
-        st, counts, masks, sizes, log, tables, frames, replies, tt, 1, stats, 2, 0, key, beta, spots, bounds, 5,
+        st, counts, masks, sizes, log, tables, frames, replies, tt, np.bool_(True), stats, I64(2), I64(0), key, beta, spots, bounds, I64(5),
         np.zeros_like(spots),
     )
     K.undo_row(st, counts, masks, sizes, log, tables[1], m, 1)
