@@ -1083,8 +1083,8 @@ def _known_reply_cut(
     spots[: len(found)] = found
     stats = np.zeros(K.N_STATS, np.int64)
     if pushes == 1:
-        return K.known_reply_cut(st, log, older, parent, m, replies, len(replies), kind, spots, len(found), beta, stats, 1)  # type: ignore[no-any-return]
-    return K.known_reply_cut(st, log, older, parent, m, replies, len(replies), kind, spots, len(found), beta, stats, 0)  # type: ignore[no-any-return]
+        return K.known_reply_cut(st, log, older, parent, m, replies, len(replies), kind, spots, len(found), beta, stats, 1)
+    return K.known_reply_cut(st, log, older, parent, m, replies, len(replies), kind, spots, len(found), beta, stats, 0)
 
 
 def spots_of_table(st: np.ndarray, table: np.ndarray, kind: int) -> np.ndarray:
