@@ -53,6 +53,7 @@ from qwirkle_core import Board, parse_tiles, queries
 b = Board("Rc@0,0 Rs@0,1 Bs@1,1")
 h = parse_tiles("Rd Bd Gs Yc Rs Pl")
 queries.top_moves(b, h, 3); queries.moves_with_tiles(b, h, parse_tiles("Rd"))
+queries.moves_with_tiles(b, h, parse_tiles("Rd"), any_of=True)
 queries.moves_on_cells(b, h, [(0, 2)]); queries.qwirkle_slots(b); queries.move_risk(b, h)
 queries.position_planes(b, 16)
 for threads in (None, 1):  # (one thread runs the serial kernels)
