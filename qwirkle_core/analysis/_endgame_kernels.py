@@ -1341,7 +1341,7 @@ def search(
     bounds[:] = 0
     race_kinds[:] = 0
     stats[S_STATUS] = OK
-    ply = 0
+    ply: KInt = np.int64(0)  # (not the literal 0: numba would compile the helpers that take ply for that type too, a wasted compile)
     value = 0
     entering = True
     frames[0, F_ALPHA] = alpha
