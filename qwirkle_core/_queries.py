@@ -69,7 +69,7 @@ def best_moves(st: KArray, hand_mask: KInt, k: KInt) -> KArray:
     A counting sort on the score: one pass counts the moves of each score, which fixes
     the lowest score kept and how many of its moves fit; a second pass writes each
     kept move at its place."""
-    table = table_of(st, hand_mask, MODE_ALL)[0]
+    table = table_of(st, hand_mask, np.int64(MODE_ALL))[0]
     n = table.shape[0]
     k = min(k, n)
     if k <= 0:
@@ -108,7 +108,7 @@ def best_moves(st: KArray, hand_mask: KInt, k: KInt) -> KArray:
 @kernel
 def moves_with_kinds(st: KArray, hand_mask: KInt, kinds_mask: KInt) -> KArray:
     """The moves of ``hand_mask`` that place at least one tile of a kind in ``kinds_mask``."""
-    table = table_of(st, hand_mask, MODE_ALL)[0]
+    table = table_of(st, hand_mask, np.int64(MODE_ALL))[0]
     keep = np.zeros(table.shape[0], np.bool_)
     n_keep = 0
     for m in range(table.shape[0]):
@@ -133,7 +133,7 @@ def moves_on_cells(st: KArray, hand_mask: KInt, cell_rows: KArray, cell_cols: KA
 
     The cells are marked on a grid over the box of every generated move's cells, so a
     move is kept or dropped in six lookups whatever the number of cells."""
-    table = table_of(st, hand_mask, MODE_ALL)[0]
+    table = table_of(st, hand_mask, np.int64(MODE_ALL))[0]
     n = table.shape[0]
     if n == 0 or cell_rows.shape[0] == 0:
         return table[:0].copy()
@@ -274,7 +274,7 @@ def move_risk(st: KArray, hand_mask: KInt, unseen: KArray) -> tuple[KArray, KArr
     moves' cells, so an end cell is at most one cell outside that box and its runs stop
     one cell further (nothing lies outside the box); RISK_MARGIN = 4 > 2.
     """
-    table = table_of(st, hand_mask, MODE_ALL)[0]
+    table = table_of(st, hand_mask, np.int64(MODE_ALL))[0]
     n = table.shape[0]
     unseen_mask = np.int64(0)
     for kind in range(N_KINDS):
@@ -384,7 +384,10 @@ def move_risk(st: KArray, hand_mask: KInt, unseen: KArray) -> tuple[KArray, KArr
 
 @batch_kernel
 def _batch_table(buffer: KArray, offsets: KArray, hand_masks: KArray, i: KInt, mode: KInt) -> tuple[KArray, KInt]:
-    """table_of() for position i of a packed batch (see batch_generate)."""
+    """table_of() for position i of a packed batch (see batch_generate).  Its callers
+    pass ``i`` and ``mode`` as int64 (a prange index is unsigned, a constant mode a
+    literal): each other type would compile it and table_of once more, for nothing,
+    since generate takes the mode as an int64 anyway."""
     return table_of(buffer[offsets[i] : offsets[i + 1]], hand_masks[i], mode)
 
 
@@ -400,7 +403,7 @@ def batch_generate(buffer: KArray, offsets: KArray, hand_masks: KArray, mode: KI
     totals = np.zeros(n, np.int64)
     best = np.zeros(n, np.int64)
     for i in prange(n):
-        table, total = _batch_table(buffer, offsets, hand_masks, i, mode)
+        table, total = _batch_table(buffer, offsets, hand_masks, np.int64(i), mode)
         totals[i] = total
         if mode == MODE_BEST and table.shape[0] > 0:
             best[i] = table[0, COL_SCORE]
@@ -414,7 +417,7 @@ def batch_generate_serial(buffer: KArray, offsets: KArray, hand_masks: KArray, m
     totals = np.zeros(n, np.int64)
     best = np.zeros(n, np.int64)
     for i in range(n):
-        table, total = _batch_table(buffer, offsets, hand_masks, i, mode)
+        table, total = _batch_table(buffer, offsets, hand_masks, np.int64(i), mode)
         totals[i] = total
         if mode == MODE_BEST and table.shape[0] > 0:
             best[i] = table[0, COL_SCORE]
@@ -430,13 +433,13 @@ def batch_moves(buffer: KArray, offsets: KArray, hand_masks: KArray) -> tuple[KA
     n = offsets.shape[0] - 1
     counts = np.zeros(n, np.int64)
     for i in prange(n):
-        counts[i] = _batch_table(buffer, offsets, hand_masks, i, MODE_COUNT)[1]
+        counts[i] = _batch_table(buffer, offsets, hand_masks, np.int64(i), np.int64(MODE_COUNT))[1]
     starts = np.zeros(n + 1, np.int64)
     for i in range(n):
         starts[i + 1] = starts[i] + counts[i]
     out = np.empty((starts[n], OUT_COLS), np.int32)
     for i in prange(n):
-        table = _batch_table(buffer, offsets, hand_masks, i, MODE_ALL)[0]
+        table = _batch_table(buffer, offsets, hand_masks, np.int64(i), np.int64(MODE_ALL))[0]
         out[starts[i]:starts[i + 1]] = table
     return out, starts
 
@@ -448,7 +451,7 @@ def batch_moves_serial(buffer: KArray, offsets: KArray, hand_masks: KArray) -> t
     starts = np.zeros(n + 1, np.int64)
     out = np.empty((INITIAL_BATCH_ROWS, OUT_COLS), np.int32)
     for i in range(n):
-        table = _batch_table(buffer, offsets, hand_masks, i, MODE_ALL)[0]
+        table = _batch_table(buffer, offsets, hand_masks, np.int64(i), np.int64(MODE_ALL))[0]
         end = starts[i] + table.shape[0]
         if end > out.shape[0]:
             bigger = np.empty((max(end, 2 * out.shape[0]), OUT_COLS), np.int32)
