@@ -207,7 +207,7 @@ def format_records(
     ``scores[i]``, ``turns[i]`` turns logged in ``logs[i]``, ended as ``ends[i]``)
     into ``out``, one line each; returns the number of bytes written.  ``out`` must
     hold RECORD_BYTES per game plus TURN_BYTES per turn."""
-    pos = 0
+    pos = np.int64(0)  # (a literal 0 would compile _put_record for it too)
     for g in range(seed_lengths.shape[0]):
         pos = _put_record(out, pos, players, seed_digits[g], seed_lengths[g], scores[g], logs[g, : turns[g]], ends[g])
     return pos
@@ -220,7 +220,7 @@ def format_flat_records(
 ) -> KInt:
     """:func:`format_records` of games whose turns lie one after the other in ``rows``
     (game i's are ``rows[starts[i] : starts[i + 1]]``), as a dataset's chunk holds them."""
-    pos = 0
+    pos = np.int64(0)  # (a literal 0 would compile _put_record for it too)
     for g in range(seed_lengths.shape[0]):
         pos = _put_record(
             out, pos, players, seed_digits[g], seed_lengths[g], scores[g], rows[starts[g] : starts[g + 1]], ends[g]

@@ -288,13 +288,17 @@ def play_bots(
         if meta[_layout.M_TURNS] >= _batch.MAX_TURNS:
             return st
         player = meta[_layout.M_PLAYER]
+        # Every bot may play here: the flags as plain booleans (np.bool_, not the
+        # literal True), so that this call reuses choose_action_of as self-play's game
+        # loop compiles it for a mix of every bot, instead of compiling it once more.
+        every = np.bool_(True)
         need = _bot_kernels.choose_action_of(
-            bots[player], st, meta, hands[player], hand_sizes[player], bot_rngs[player], action, out, True, True, True
+            bots[player], st, meta, hands[player], hand_sizes[player], bot_rngs[player], action, out, every, every, every
         )
         if need > 0:
             _bot_kernels.choose_action_of(
                 bots[player], st, meta, hands[player], hand_sizes[player], bot_rngs[player], action,
-                np.empty((need, OUT_COLS), np.int32), True, True, True,
+                np.empty((need, OUT_COLS), np.int32), every, every, every,
             )
         if action[_layout.A_TYPE] != _layout.PLACE:
             end = _turn.ending(st, meta, hands, hand_sizes, bag)
