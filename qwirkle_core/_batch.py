@@ -119,7 +119,7 @@ def play_game(
     st, meta, hands, hand_sizes, bag, scores, game_rng, bot_rngs = new_game_state(
         n_players, seed_low, seed_high, tie_rank
     )
-    every = np.bool_(True)  # (not the literal True: the game loop as compiled for a mix of every bot is reused)
+    every = np.bool_(True)  # (not the literal True: choose_action_of is reused as compiled for self-play with every bot)
     turns = play_out(st, meta, hands, hand_sizes, bag, scores, game_rng, bot_rngs, bots, log, every, every, every)
     return scores, turns, meta[M_END]
 
@@ -130,7 +130,7 @@ def play_games_serial(
 ) -> tuple[KArray, KArray, KArray]:
     """Games i = 0.. with seeds (seeds_low[i], seeds_high[i]) on one core, every bot
     compiled (:func:`play_games` compiles only the bots in play)."""
-    every = np.bool_(True)  # (not the literal True: the game loop as compiled for a mix of every bot is reused)
+    every = np.bool_(True)  # (not the literal True: choose_action_of is reused as compiled for self-play with every bot)
     return play_games(n_players, seeds_low, seeds_high, tie_rank, bots, logs, every, every, every)
 
 

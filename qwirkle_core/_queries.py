@@ -386,8 +386,8 @@ def move_risk(st: KArray, hand_mask: KInt, unseen: KArray) -> tuple[KArray, KArr
 def _batch_table(buffer: KArray, offsets: KArray, hand_masks: KArray, i: KInt, mode: KInt) -> tuple[KArray, KInt]:
     """table_of() for position i of a packed batch (see batch_generate).  Its callers
     pass ``i`` and ``mode`` as int64 (a prange index is unsigned, a constant mode a
-    literal): each other type would compile it and table_of once more, for nothing,
-    since generate takes the mode as an int64 anyway."""
+    literal): each other type of either would compile it once more (and, for the
+    mode, table_of), for nothing, since generate takes the mode as an int64 anyway."""
     return table_of(buffer[offsets[i] : offsets[i + 1]], hand_masks[i], mode)
 
 

@@ -37,9 +37,9 @@ JIT_OFF = bool(numba.config.DISABLE_JIT)
 BOUNDS = bool(numba.config.BOUNDSCHECK)
 compiled_only = pytest.mark.skipif(JIT_OFF, reason="millions of positions: compiled runs only")
 # The kernels' helpers are called from the wrappers below with the argument types the
-# search gives them (np.int64 where it passes a variable, not a constant, which numba
-# would compile a helper again for): each extra signature compiled costs the compiled
-# runs about a second.
+# search gives them where the tests can (np.int64 where it passes a variable, not a
+# constant, which numba would compile a helper again for): each extra signature
+# compiled costs the compiled runs about a second.
 I64 = np.int64
 
 
@@ -1082,9 +1082,11 @@ def _known_reply_cut(
     spots = np.zeros((K.MAX_SPOTS, K.SP_COLS), np.int64)
     spots[: len(found)] = found
     stats = np.zeros(K.N_STATS, np.int64)
-    if pushes == 1:
+    if pushes == 1:  # (as the search passes it)
         return K.known_reply_cut(st, log, older, parent, m, replies, len(replies), kind, spots, len(found), beta, stats, 1)
-    return K.known_reply_cut(st, log, older, parent, m, replies, len(replies), kind, spots, len(found), beta, stats, 0)
+    if pushes == 0:  # (the tests' own case: the spots found on the board as it is)
+        return K.known_reply_cut(st, log, older, parent, m, replies, len(replies), kind, spots, len(found), beta, stats, 0)
+    raise ValueError("the tests read spots found zero or one push before")
 
 
 def spots_of_table(st: np.ndarray, table: np.ndarray, kind: int) -> np.ndarray:
