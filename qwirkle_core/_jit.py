@@ -416,15 +416,20 @@ def inline_helper(func: F) -> F:
 def interruptible(kernel: F) -> F:
     """``kernel``, raising what interrupted it.  A signal whose Python handler raises
     (Ctrl-C's KeyboardInterrupt, the engine's SIGTERM) while a parallel kernel runs
-    comes out of numba as ``SystemError: ... returned a result with an exception set``;
-    this raises the exception itself instead, so that callers end cleanly (exit 130)."""
+    comes out of numba as ``SystemError: ... returned a result with an exception set``,
+    wrapped once or twice (the dispatcher's SystemError, caused by the one of numba's
+    unpickling of the result, caused by the handler's exception); this raises the
+    handler's exception itself instead, so that callers end cleanly (exit 130 or 143).
+    A SystemError with no other exception at the end of its chain is raised as it is."""
 
     @functools.wraps(kernel)
     def call(*args: Any) -> Any:
         try:
             return kernel(*args)
         except SystemError as exc:
-            cause = exc.__cause__ or exc.__context__
+            cause: BaseException | None = exc
+            while isinstance(cause, SystemError):
+                cause = cause.__cause__ or cause.__context__
             if cause is None:
                 raise
             raise cause.with_traceback(None) from None

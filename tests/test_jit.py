@@ -383,3 +383,29 @@ def test_a_prefetch_compiles_reads_nothing_and_changes_nothing() -> None:
     values = np.arange(1000, dtype=np.int64)
     assert total(values) == int(values.sum())
     assert np.array_equal(values, np.arange(1000, dtype=np.int64))
+
+
+def _raises_wrapped(what: BaseException | None, times: int) -> None:
+    """Raise ``what`` (None: a bare SystemError) wrapped ``times`` times in the
+    SystemError that numba gives for an exception set while a kernel ran."""
+    if times == 0:
+        if what is None:
+            raise SystemError("returned NULL without setting an exception")
+        raise what
+    try:
+        _raises_wrapped(what, times - 1)
+    except BaseException as inner:
+        raise SystemError("CPUDispatcher(...) returned a result with an exception set") from inner
+
+
+@pytest.mark.parametrize("times", [1, 2, 3])
+@pytest.mark.parametrize("what", [KeyboardInterrupt(), SystemExit(143)], ids=["KeyboardInterrupt", "SystemExit"])
+def test_interruptible_raises_what_interrupted_the_kernel(what: BaseException, times: int) -> None:
+    """A signal's exception comes out of a parallel kernel wrapped in SystemErrors (twice
+    from the simulation's kernel): the wrapper raises the signal's exception itself."""
+    from qwirkle_core._jit import interruptible
+
+    with pytest.raises(type(what)):
+        interruptible(_raises_wrapped)(what, times)
+    with pytest.raises(SystemError):  # a SystemError of its own stays one
+        interruptible(_raises_wrapped)(None, times)

@@ -8,6 +8,7 @@ it after a delay that may be any length."""
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -74,3 +75,39 @@ def test_sigint_during_parallel_selfplay_exits_130(tmp_path: Path) -> None:
         proc.kill()
     assert proc.returncode == 130, err
     assert b"SystemError" not in err and b"Traceback" not in err, err
+
+
+def _cpu_seconds(pid: int) -> float:
+    """The CPU time process ``pid`` has used (all its threads), from /proc."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+
+
+@pytest.mark.process
+@pytest.mark.skipif(numba.config.DISABLE_JIT, reason="needs the simulation's parallel kernel")
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_during_a_simulation_ends_the_engine_with_its_status(signum: int) -> None:
+    """The signal lands in the simulation's parallel kernel, which numba reports as a
+    SystemError wrapped twice: the engine used to answer "internal error" and run on.
+    The signal is sent once the engine has spent a CPU-second in the simulation."""
+    proc = _start(["engine"])
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        # A short simulation first: its kernels are then loaded.
+        proc.stdin.write(b'{"cmd": "new", "seed": 5}\n{"cmd": "sim", "plies": 1, "iterations": 128}\n')
+        proc.stdin.flush()
+        assert b'"ok"' in proc.stdout.readline() and b'"ok"' in proc.stdout.readline()
+        began = _cpu_seconds(proc.pid)
+        proc.stdin.write(b'{"cmd": "sim", "plies": "end", "iterations": 10000000}\n')
+        proc.stdin.flush()
+        deadline = time.monotonic() + 120
+        while _cpu_seconds(proc.pid) < began + 1.0 and time.monotonic() < deadline:
+            assert proc.poll() is None
+            time.sleep(0.05)
+        proc.send_signal(signum)
+        out, err = proc.communicate(timeout=300)
+    finally:
+        proc.kill()
+    assert proc.returncode == STATUS[signum], (out, err)
+    assert b"internal error" not in out and b"SystemError" not in out + err and b"Traceback" not in err, (out, err)
