@@ -610,8 +610,11 @@ class EngineSession:
         won: dict[str, Any] = {}
         if _opt_bool(req, "win"):
             extra, won = self._analyse_win(req, top, ranked, extra)
-        # A simulation that was stopped replies with what it has: no stop after it.
-        top_moves = _moves_text(ranked, extra, None if won.get("stopped") else self.check_time)
+        # With "win" the simulation is the search, and a search replies with what it has:
+        # no check of the clock or of a stop after it (one that came during its last
+        # round, which ended at its cap or race, must not throw the result away; the
+        # listed moves are few, so writing them takes no time).
+        top_moves = _moves_text(ranked, extra, None if won else self.check_time)
         return {
             "count": len(moves),
             "best_score": int(moves.scores.max()) if len(moves) else None,

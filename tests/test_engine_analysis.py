@@ -250,6 +250,21 @@ def test_a_timeout_ends_sim_and_solve_with_their_best_so_far() -> None:
     assert "timed out" in ask(session, cmd="selfplay", games=1000, timeout=1e-9)["error"]
 
 
+def test_a_search_that_reaches_its_cap_as_a_stop_or_timeout_comes_keeps_its_result() -> None:
+    """A simulation asks for a stop between rounds, after its cap: one whose last round
+    ends at the cap while a stop or the timeout comes ran to its own end.  Its reply is
+    that result, not an error (analyse with "win" used to check the clock once more
+    after it and throw the simulation away)."""
+    session = session_at(mid_game())
+    requests = [{"cmd": "sim", "top": 2}, {"cmd": "analyse", "top": 2, "win": True}]
+    for request in requests:
+        capped = {**request, "plies": 1, "iterations": simulation.ROUND}
+        for reply in (ask(session, **capped, timeout=1e-9), stopped_session_request(session, capped)):
+            assert reply.get("ok") and reply["stopped"] is False, reply
+            listed = reply["ranked"] if request["cmd"] == "sim" else reply["moves"]
+            assert listed and {m["iterations"] for m in listed} == {simulation.ROUND}
+
+
 # ------------------------------------------------------------------ bots
 def test_best_names_a_bot() -> None:
     game = mid_game()
