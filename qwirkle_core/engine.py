@@ -863,7 +863,9 @@ class _LineReader:
                 if not line:
                     continue
                 seq += 1
-                if b'"stop"' in line and _is_stop(line):
+                # Parsed only where it may be a stop: its text holds "stop", or an escape
+                # (JSON may spell it "\u0073top").
+                if (b'"stop"' in line or b"\\" in line) and _is_stop(line):
                     self.session.stop_before = seq
                 self.lines.put((seq, line))
         except (OSError, ValueError):  # stdin closed or unreadable: as end of input

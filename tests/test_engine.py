@@ -10,7 +10,7 @@ import pytest
 
 from qwirkle_core import Board, Move
 from qwirkle_core.client import EngineClient, EngineError
-from qwirkle_core.engine import EngineSession, serve
+from qwirkle_core.engine import EngineSession, _LineReader, serve
 from qwirkle_core.game import Game
 
 
@@ -116,6 +116,18 @@ def test_selfplay_and_quit() -> None:
     reply = ask(session, cmd="selfplay", games=4, players=2, bots="greedy", seed=1)
     assert reply["games"] == 4 and sum(reply["wins"]) + sum(reply["shared_wins"]) >= 4
     assert ask(session, cmd="quit")["bye"] is True and session.done
+
+
+def test_the_reader_marks_a_stop_however_its_json_spells_it() -> None:
+    """The reader thread marks a stop (for the request running) as it reads it: also
+    one whose text is escaped, which it used to pass over (it looked for the bytes
+    "stop" only)."""
+    for stop in (b'{"cmd": "stop"}', b'{"cmd": "\\u0073top"}', b'{"\\u0063md": "st\\u006fp"}'):
+        session = EngineSession()
+        reader = _LineReader(io.BytesIO(b'{"cmd": "hello"}\n' + stop + b'\n{"cmd": "hello", "note": "\\n"}\n'), session)
+        reader.thread.start()
+        reader.thread.join(timeout=60)
+        assert session.stop_before == 2, stop
 
 
 def test_serve_reads_lines_until_quit() -> None:
