@@ -157,6 +157,15 @@ def _check_bots(bots: Any) -> tuple[str, str]:
     return (bots[0], bots[1])
 
 
+def check_bot_names(bots: Any) -> tuple[str, str]:
+    """The two names of ``bots``, once make_bot knows each: its error for the first it
+    does not know, before any game (or progress bar) starts."""
+    names = _check_bots(bots)
+    for name in dict.fromkeys(names):
+        _bots.make_bot(name, seed=0, seat=0)
+    return names
+
+
 def _check_seed(seed: Any) -> int:
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < SEED_LIMIT:
         raise MatchArgumentError(f"a seed is an integer in [0, 2**64), got {show(seed)}")
@@ -245,8 +254,7 @@ def pair_scores(
                     f"{show(name)} is no built-in kernel bot ({', '.join(_bots.BOT_IDS)}): it plays in Python only"
                 )
         return _numba_pairs(names, pairs, seed, workers, progress)
-    for name in dict.fromkeys(names):
-        _bots.make_bot(name, seed=seed, seat=0)  # an unknown name fails here, before any game
+    check_bot_names(names)  # an unknown name fails here, before any game
     options = _bot_options(movetime)
     return _python_pairs(names, pairs, seed, options, workers, progress)
 

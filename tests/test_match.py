@@ -315,6 +315,7 @@ def test_the_numba_path_is_for_kernel_bots_only(monkeypatch: pytest.MonkeyPatch)
 
 BAD_COMMANDS = {
     "unknown bot": ["--bots", "greedy,nobody"],
+    "unknown bot, with a progress bar": ["--bots", "nobody,greedy", "--pairs", "3", "--progress", "always"],
     "one bot": ["--bots", "greedy"],
     "three bots": ["--bots", "greedy,random,heuristic"],
     "no bots": [],

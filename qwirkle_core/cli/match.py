@@ -19,7 +19,16 @@ from typing import Any
 from .._prng import SEED_LIMIT
 from .._progress import Progress, pick_mode
 from ..bots import BOT_IDS
-from ..match import MAX_MOVETIME, MAX_PAIRS, MatchArgumentError, check_movetime, in_numba, match
+from ..errors import QwirkleError
+from ..match import (
+    MAX_MOVETIME,
+    MAX_PAIRS,
+    MatchArgumentError,
+    check_bot_names,
+    check_movetime,
+    in_numba,
+    match,
+)
 from ..selfplay import BATCH
 from . import NAME, fail
 
@@ -96,7 +105,8 @@ def run(args: argparse.Namespace) -> int:
     """The ``match`` command; returns the exit status."""
     try:
         names, pairs, seed, movetime, processes = _parse(args)
-    except MatchArgumentError as exc:
+        check_bot_names(names)  # before the progress bar: an error is then its one line
+    except QwirkleError as exc:
         return fail(str(exc), EXIT_BAD_ARGS)
     games = 2 * pairs
     # Kernel bots finish a batch in a blink: no bar for a match that short.  Other bots
