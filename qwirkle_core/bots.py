@@ -15,7 +15,6 @@ generator of that seed and stream ``1 + p``.
 
 from __future__ import annotations
 
-import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 
@@ -26,6 +25,7 @@ from . import _batch, _bot_kernels, _constants, _layout, _prng, _turn
 from ._batch import MAX_TURNS
 from ._jit import interruptible
 from ._layout import OUT_COLS
+from ._seconds import as_seconds
 from .errors import QwirkleError, RunawayGameError, show
 from .game import Action, Game, _check_seed
 from .moves import Move
@@ -187,11 +187,10 @@ BOT_IDS: dict[str, int] = {name: b.engine_id for name, b in _KERNEL_BOTS.items()
 def _check_movetime(movetime: object) -> float | None:
     if movetime is None:
         return None
-    if isinstance(movetime, bool) or not isinstance(movetime, (int, float)) or not (
-        math.isfinite(movetime) and movetime > 0
-    ):
+    seconds = as_seconds(movetime)
+    if seconds is None:
         raise QwirkleError(f"movetime is a positive number of seconds, got {show(movetime)}")
-    return float(movetime)
+    return seconds
 
 
 def make_bot(name: str, seed: int = 0, seat: int = 0, movetime: float | None = None) -> Bot:

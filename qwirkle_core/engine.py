@@ -24,7 +24,6 @@ tested in-process; :func:`serve` reads and writes the lines; :class:`EngineClien
 
 from __future__ import annotations
 
-import math
 import queue
 import signal
 import sys
@@ -39,6 +38,7 @@ import numpy.typing as npt
 
 from . import __version__
 from ._layout import COL_COLS, COL_KINDS, COL_N, COL_ROWS, COL_SCORE
+from ._seconds import as_seconds
 from .errors import QwirkleError, show
 from .game import Action, Game, Turn
 from .jsonio import BadInputError, brief, dumps, loads, read_board, read_hand, read_placements, read_tile
@@ -75,12 +75,8 @@ class Limits:
 
 
 def _is_seconds(value: Any) -> bool:
-    return (
-        isinstance(value, (int, float))
-        and not isinstance(value, bool)
-        and math.isfinite(value)
-        and 0 < value <= MAX_TIMEOUT
-    )
+    seconds = as_seconds(value)
+    return seconds is not None and seconds <= MAX_TIMEOUT
 
 
 class RequestStopped(QwirkleError):

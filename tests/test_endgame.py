@@ -281,7 +281,7 @@ def test_refuses_the_empty_board_even_with_an_empty_bag() -> None:
         solve_endgame(fake)
 
 
-@pytest.mark.parametrize("bad", [0, -1, 0.0, -0.5, math.nan, math.inf, -math.inf, "1", True, [1.0]])
+@pytest.mark.parametrize("bad", [0, -1, 0.0, -0.5, math.nan, math.inf, -math.inf, "1", True, [1.0], 10**400])
 def test_refuses_a_bad_time_limit(bad: object) -> None:
     game = small_endgame(0, 4)
     assert game is not None

@@ -163,6 +163,8 @@ def test_errors_leave_the_state_unchanged_and_the_engine_running() -> None:
         ({"cmd": "sim", "iterations": 0}, '"iterations"'),
         ({"cmd": "sim", "iterations": True}, '"iterations"'),
         ({"cmd": "sim", "time_limit": "1"}, '"time_limit"'),
+        ({"cmd": "sim", "time_limit": 10**400}, '"time_limit"'),  # (an integer too large for a float)
+        ({"cmd": "sim", "timeout": 10**400}, '"timeout"'),
         ({"cmd": "sim", "seed": -1}, '"seed"'),
         ({"cmd": "sim", "threads": 0}, '"threads"'),
         ({"cmd": "sim", "threads": 60_000}, "threads"),

@@ -25,7 +25,7 @@ def test_every_bot_is_named_and_the_search_bots_are_not_kernel_bots() -> None:
         make_bot("deep")
 
 
-@pytest.mark.parametrize("movetime", [0, -1.0, float("nan"), float("inf"), "1", True])
+@pytest.mark.parametrize("movetime", [0, -1.0, float("nan"), float("inf"), "1", True, 2**1024])
 def test_a_movetime_is_a_positive_number_of_seconds(movetime: object) -> None:
     with pytest.raises(QwirkleError, match="movetime"):
         make_bot("sim", movetime=movetime)  # type: ignore[arg-type]

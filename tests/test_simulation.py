@@ -376,7 +376,7 @@ def test_refuses_bad_arguments(mid_game: Game) -> None:
         {"plies": 0}, {"plies": True}, {"plies": 1.5}, {"plies": 10**6},
         {"iterations": 0}, {"iterations": -5}, {"iterations": True}, {"iterations": 10.0}, {"iterations": 10**12},
         {"time_limit": 0}, {"time_limit": -1.0}, {"time_limit": math.nan}, {"time_limit": math.inf},
-        {"time_limit": "1"}, {"time_limit": True},
+        {"time_limit": "1"}, {"time_limit": True}, {"time_limit": 10**400},  # (too large for a float)
         {"seed": -1}, {"seed": 2**64}, {"seed": 1.5}, {"seed": "0"},
         {"threads": 0}, {"threads": numba.config.NUMBA_NUM_THREADS + 1}, {"threads": True}, {"threads": 1.5},
         {"candidates": []}, {"candidates": "pass"}, {"candidates": [legal, legal]}, {"candidates": 3},

@@ -41,6 +41,7 @@ import numpy.typing as npt
 from .. import _layout, _state
 from .._constants import N_KINDS
 from .._layout import ACTION_COLS, OUT_COLS
+from .._seconds import as_seconds
 from ..bots import action_from_row
 from ..errors import QwirkleError, show
 from ..game import Action, Game
@@ -148,9 +149,10 @@ def _check(game: object, time_limit: object) -> float | None:
         return None
     if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)):
         raise QwirkleError(f"time_limit is a number of seconds or None, got {show(time_limit)}")
-    if not math.isfinite(time_limit) or time_limit <= 0:
+    seconds = as_seconds(time_limit)
+    if seconds is None:
         raise QwirkleError(f"time_limit is a positive finite number of seconds, got {show(time_limit)}")
-    return float(time_limit)
+    return seconds
 
 
 def padded_state(st: npt.NDArray[np.int64], tiles_left: int) -> npt.NDArray[np.int64]:

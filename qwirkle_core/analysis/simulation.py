@@ -19,7 +19,6 @@ the number of threads.
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -34,6 +33,7 @@ from .._ints import int_value, read_int
 from .._jit import interruptible
 from .._layout import ACTION_COLS, M_PLAYERS, M_TURNS
 from .._prng import SEED_LIMIT
+from .._seconds import as_seconds
 from ..errors import IllegalMoveError, InvalidMoveError, QwirkleError, RunawayGameError, show
 from ..game import Action, Game, _action_row, _check_seed, distinct_exchanges
 from ..moves import Move
@@ -231,9 +231,10 @@ def _read_optional_int(value: Any, what: str, lo: int, hi: int) -> int | None:
 def _read_time_limit(value: Any) -> float | None:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+    seconds = as_seconds(value)
+    if seconds is None:
         raise QwirkleError(f"time_limit is None or a positive number of seconds, got {show(value)}")
-    return float(value)
+    return seconds
 
 
 def _read_threads(value: Any) -> int | None:

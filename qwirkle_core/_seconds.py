@@ -1,0 +1,19 @@
+"""Seconds given as an argument (a time limit, a move time, a timeout): one test for
+all of them, so that each caller only names its argument in its own error."""
+
+from __future__ import annotations
+
+import math
+
+
+def as_seconds(value: object) -> float | None:
+    """``value`` as a float, when it is an int or a float (not a bool) above 0 and
+    finite; else None.  An int too large for a float is None too: ``math.isfinite``
+    and ``float`` raise OverflowError on it, which must not escape as a crash."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        seconds = float(value)
+    except OverflowError:  # an int past the floats
+        return None
+    return seconds if math.isfinite(seconds) and seconds > 0 else None
