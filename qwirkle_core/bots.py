@@ -40,7 +40,17 @@ class Bot(ABC):
 
     @abstractmethod
     def choose(self, game: Game) -> Action:
-        """The action to play for ``game.to_move``."""
+        """The action to play for ``game.to_move``; QwirkleError for a game that is over
+        (it has no legal action) or for anything but a Game."""
+
+
+def _check_game_in_play(game: object) -> None:
+    """QwirkleError unless ``game`` is a Game that is not over: a finished game has no
+    legal action, so no bot has one to choose."""
+    if not isinstance(game, Game):
+        raise QwirkleError(f"a bot chooses for a Game, got {show(game)}")
+    if game.is_over:
+        raise QwirkleError("the game is over: there is no action to choose")
 
 
 class _EngineBot(Bot):
@@ -56,6 +66,7 @@ class _EngineBot(Bot):
         self._in_play = _bot_kernels.bots_in_play(np.array([self.engine_id], np.int64), 1)
 
     def choose(self, game: Game) -> Action:
+        _check_game_in_play(game)
         st, meta, hands, hand_sizes, _, _, _ = game.engine_state(copy_state=False)
         seat = game.to_move
         action = np.zeros(_layout.ACTION_COLS, np.int64)
@@ -124,10 +135,10 @@ class _SearchBot(Bot):
 
     def _solve(self, game: Game) -> Action | None:
         """The solver's action where it applies (two players, the bag empty: a player
-        can then work out the other's hand), else None."""
-        if not isinstance(game, Game):
-            raise QwirkleError(f"a bot chooses for a Game, got {show(game)}")
-        if game.players != 2 or game.bag_size or game.is_over or game.board.is_empty():
+        can then work out the other's hand), else None.  QwirkleError for anything but a
+        game in play (the bots call it first)."""
+        _check_game_in_play(game)
+        if game.players != 2 or game.bag_size or game.board.is_empty():
             return None
         from .analysis.endgame import solve_endgame
 

@@ -31,6 +31,19 @@ def test_a_movetime_is_a_positive_number_of_seconds(movetime: object) -> None:
         make_bot("sim", movetime=movetime)  # type: ignore[arg-type]
 
 
+def test_no_bot_chooses_for_a_finished_game_or_for_what_is_no_game() -> None:
+    """A finished game has no legal action: every bot says so (the kernel bots and the
+    endgame bot, which falls back to greedy, used to return a placement)."""
+    game = Game(2, 4)
+    play(game, [make_bot("greedy", 4, seat) for seat in range(2)])
+    assert game.is_over and game.legal_actions() == []
+    for name in BOTS:
+        with pytest.raises(QwirkleError, match="the game is over"):
+            make_bot(name, 4, game.to_move).choose(game)
+        with pytest.raises(QwirkleError, match="a bot chooses for a Game"):
+            make_bot(name).choose(None)  # type: ignore[arg-type]
+
+
 def test_the_kernel_bots_take_a_movetime_and_play_as_without() -> None:
     game = Game(2, 5)
     assert make_bot("greedy", 5, 0, movetime=0.5).choose(game) == make_bot("greedy", 5, 0).choose(game)
