@@ -52,11 +52,17 @@ class EngineClient:
         without ``id`` and ``ok``; raises EngineError for an error reply."""
         if self._process.stdin is None or self._process.stdout is None:
             raise EngineTerminatedError("the engine has no pipes")
+        message = {"cmd": cmd, "id": self._next_id + 1, **{k: v for k, v in args.items() if v is not None}}
+        try:
+            # (allow_nan=False: Python would write NaN or Infinity, which is no JSON; the
+            # engine could not read the line, nor say which request it was.)
+            text = json.dumps(message, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            raise QwirkleError(f"the {cmd!r} request cannot be written as JSON: {exc}") from None
         self._next_id += 1
         rid = self._next_id
-        message = {"cmd": cmd, "id": rid, **{k: v for k, v in args.items() if v is not None}}
         try:
-            self._process.stdin.write(json.dumps(message) + "\n")
+            self._process.stdin.write(text + "\n")
             self._process.stdin.flush()
         except (BrokenPipeError, OSError):
             raise EngineTerminatedError("the engine is not running") from None

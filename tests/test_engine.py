@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import time
 
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from qwirkle_core import Board, Move
 from qwirkle_core.client import EngineClient, EngineError
 from qwirkle_core.engine import EngineSession, _LineReader, serve
+from qwirkle_core.errors import QwirkleError
 from qwirkle_core.game import Game
 
 
@@ -159,6 +161,12 @@ def test_client_drives_a_real_engine_process() -> None:
         assert engine.request("state", reveal=True)["position"] == game.to_string()
         move = Move.from_text(engine.moves(top=1)["moves"][0]["text"])
         assert move in game.legal_moves()
+        # What JSON cannot carry is refused before it is sent: the engine's replies still
+        # follow the requests.
+        for bad in (math.inf, math.nan, object()):
+            with pytest.raises(QwirkleError, match="cannot be written as JSON"):
+                engine.request("sim", time_limit=bad)
+        assert engine.hello()["name"] == "qwirkle_core"
 
 
 def test_replies_hide_the_bag_and_the_other_hands() -> None:
