@@ -127,7 +127,7 @@ class _SearchBot(Bot):
     ) -> None:
         self._seed = _check_seed(seed)
         self._seat = seat
-        self._movetime = movetime
+        self._movetime = _check_movetime(movetime)  # (make_bot checks it too; a bot made directly here)
         # A caller's clock or stop button (stop_when): the search then plays the best
         # it found so far.
         self._should_stop: Callable[[], bool] | None = None

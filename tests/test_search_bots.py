@@ -7,7 +7,7 @@ import numba
 import pytest
 
 from qwirkle_core import Game
-from qwirkle_core.bots import BOT_IDS, BOTS, make_bot, play
+from qwirkle_core.bots import BOT_IDS, BOTS, EndgameBot, SimBot, make_bot, play
 from qwirkle_core.errors import QwirkleError
 from tests.games import greedy_until_bag_empty, small_endgame
 
@@ -29,6 +29,9 @@ def test_every_bot_is_named_and_the_search_bots_are_not_kernel_bots() -> None:
 def test_a_movetime_is_a_positive_number_of_seconds(movetime: object) -> None:
     with pytest.raises(QwirkleError, match="movetime"):
         make_bot("sim", movetime=movetime)  # type: ignore[arg-type]
+    for search_bot in (SimBot, EndgameBot):  # made directly, not by make_bot
+        with pytest.raises(QwirkleError, match="movetime"):
+            search_bot(movetime=movetime)  # type: ignore[arg-type]
 
 
 def test_no_bot_chooses_for_a_finished_game_or_for_what_is_no_game() -> None:
