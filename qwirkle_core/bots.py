@@ -164,7 +164,8 @@ class EndgameBot(_SearchBot):
 class SimBot(_SearchBot):
     """Monte Carlo simulation (:func:`qwirkle_core.analysis.simulation.best_action`):
     its candidates played on samples of the tiles it cannot see, then greedy replies,
-    ranked by win probability; for ``movetime`` seconds a move if given, else the
+    ranked by equity (the mean spread gain; win probability breaks ties, as
+    ``simulate`` ranks them); for ``movetime`` seconds a move if given, else the
     simulator's default iterations.  With the bag empty in a two-player game it plays
     the exact endgame solver instead (nothing is hidden any more)."""
 
