@@ -432,6 +432,8 @@ def interruptible(kernel: F) -> F:
                 cause = cause.__cause__ or cause.__context__
             if cause is None:
                 raise
-            raise cause.with_traceback(None) from None
+        # Raised here, outside the handler, so that it gets no SystemError as its context
+        # (which would make a cycle: that SystemError's cause is this exception).
+        raise cause.with_traceback(None)
 
     return cast(F, call)
