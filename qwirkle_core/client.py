@@ -49,7 +49,8 @@ class EngineClient:
 
     def request(self, cmd: str, **args: Any) -> dict[str, Any]:
         """Send one request ``{"cmd": cmd, **fields}`` (fields that are None left out) and return the reply
-        without ``id`` and ``ok``; raises EngineError for an error reply."""
+        without ``id`` and ``ok``; raises EngineError for an error reply, and QwirkleError,
+        sending nothing, for fields that JSON cannot carry (NaN, an infinity, an object)."""
         if self._process.stdin is None or self._process.stdout is None:
             raise EngineTerminatedError("the engine has no pipes")
         message = {"cmd": cmd, "id": self._next_id + 1, **{k: v for k, v in args.items() if v is not None}}
@@ -57,7 +58,7 @@ class EngineClient:
             # (allow_nan=False: Python would write NaN or Infinity, which is no JSON; the
             # engine could not read the line, nor say which request it was.)
             text = json.dumps(message, allow_nan=False)
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, RecursionError) as exc:  # (RecursionError: nested too deep)
             raise QwirkleError(f"the {cmd!r} request cannot be written as JSON: {exc}") from None
         self._next_id += 1
         rid = self._next_id
