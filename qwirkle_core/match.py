@@ -38,6 +38,7 @@ import numpy.typing as npt
 
 from . import bots as _bots
 from ._prng import SEED_LIMIT
+from ._seconds import as_seconds
 from .errors import QwirkleError, show
 from .game import Game
 from .selfplay import play_batches
@@ -183,10 +184,10 @@ def check_movetime(movetime: Any) -> float | None:
     unless it is a positive, finite number of seconds, at most :data:`MAX_MOVETIME`."""
     if movetime is None:
         return None
-    if isinstance(movetime, bool) or not isinstance(movetime, (int, float)) or not 0 < movetime <= MAX_MOVETIME:
-        # NaN fails the comparison too.
+    seconds = as_seconds(movetime)
+    if seconds is None or seconds > MAX_MOVETIME:
         raise MatchArgumentError(f"movetime is seconds a move, above 0 and at most {MAX_MOVETIME:g}, got {show(movetime)}")
-    return float(movetime)
+    return seconds
 
 
 def default_processes() -> int:
