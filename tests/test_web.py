@@ -313,6 +313,11 @@ def test_serve_command_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
         assert main(["serve", "--port", str(port)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("qwirkle-core: error: cannot listen on 127.0.0.1:") and err.count("\n") == 1
+    # A name the IDNA codec refuses (an empty label; one over 63 characters): the same.
+    for host in ("a..b", "x" * 64 + ".example"):
+        assert main(["serve", "--host", host, "--port", "0"]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"qwirkle-core: error: cannot listen on {host}:0: not a host name") and err.count("\n") == 1
 
 
 def test_serve_without_the_web_extra(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:

@@ -210,7 +210,10 @@ def make_app(limits: WebLimits | None = None, hosts: Iterable[str] = ("127.0.0.1
 def listen(host: str, port: int) -> socket.socket:
     """A socket bound to ``host:port`` and listening (port 0: any free port).
     OSError when it cannot be bound."""
-    infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    try:
+        infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except UnicodeError as exc:  # a name the IDNA codec refuses (an empty label, one too long)
+        raise OSError(f"not a host name ({exc})") from exc
     family, kind, proto, _, address = infos[0]
     sock = socket.socket(family, kind, proto)
     try:
