@@ -234,6 +234,33 @@ def test_load_record() -> None:
     assert session.handle({"cmd": "load_record", "record": 3})["error"]
 
 
+def test_seeds_as_text_are_exact() -> None:
+    """A page's JavaScript rounds a JSON number above 2**53: the board's seeds also go
+    as decimal text (sent in ``new`` and ``bot_play``, shown in ``seed_text``), and a
+    record also as its line of JSON (``text``), which loads back as the same game."""
+    session = BoardSession(WebLimits())
+    big = str(2**64 - 1)
+    assert session.handle({"cmd": "new", "seed": big})["ok"]
+    assert session.handle({"cmd": "view", "referee": True})["ok"]
+    state = session.handle({"cmd": "state"})
+    assert state["seed"] == 2**64 - 1 and state["seed_text"] == big
+    assert session.handle({"cmd": "bot_play", "bot": "greedy", "seed": big})["ok"]
+    reply = session.handle({"cmd": "record"})
+    assert json.loads(reply["text"]) == reply["record"] and "\n" not in reply["text"]
+    again = Game.from_record(reply["text"])
+    assert again.seed == 2**64 - 1 and again.turn_count == 1 and again.scores == session.engine.game.scores
+    # The server's own seed (63 bits), told as text too.
+    assert session.handle({"cmd": "new"})["ok"]
+    state = session.handle({"cmd": "state"})
+    assert state["seed_text"] == str(state["seed"]) == str(session.engine.game.seed)
+    # Text that is not a seed's digits is refused, and nothing changes.
+    before = session.handle({"cmd": "state"})
+    for bad in ("-1", "1.5", "12a", " 7", "", "\u0661", "9" * 41, str(2**64)):
+        for cmd in ("new", "bot_play"):
+            assert "seed" in session.handle({"cmd": cmd, "seed": bad, "bot": "greedy"})["error"]
+    assert session.handle({"cmd": "state"}) == before
+
+
 def test_stop_while_a_search_runs() -> None:
     import threading
 

@@ -284,6 +284,35 @@ def test_a_record_loads_and_steps_to_its_end(page: Any) -> None:
     settled(page, "window.qwirkle.state.summary.position === undefined")
 
 
+def test_the_server_s_seed_is_shown_and_saved_exactly(page: Any) -> None:
+    """A blank seed: the server deals from 63 bits of its own, above what a JavaScript
+    number holds exactly.  The referee's view shows that seed, Save record writes it,
+    and the record saved loads back, pretty-printed too, as the same game."""
+    Select(page.find_element(By.ID, "players")).select_by_value("2")
+    page.execute_script("document.getElementById('seed').value = '';")
+    for seat in (0, 1):
+        Select(page.find_element(By.ID, f"seat-{seat}")).select_by_value("human")
+    page.find_element(By.ID, "new").click()
+    settled(page, "window.qwirkle.state.history.length === 0")
+    page.find_element(By.ID, "referee").click()
+    settled(page, "window.qwirkle.state.summary.position !== undefined")
+    page.find_element(By.ID, "bot-move").click()
+    settled(page, "window.qwirkle.state.history.length === 1")
+    seed = int(page.find_element(By.ID, "seed-shown").text)
+    page.find_element(By.ID, "save-record").click()
+    settled(page, "document.getElementById('io').value.startsWith('{')")
+    text = page.find_element(By.ID, "io").get_property("value")
+    record = json.loads(text)
+    assert record["seed"] == seed and len(record["turns"]) == 1
+    game = Game.from_record(text)
+    assert game.seed == seed and game.scores == shown_scores(page)
+    load(page, json.dumps(record, indent=2))
+    assert shown_scores(page) == game.scores and len(state(page)["history"]) == 1
+    assert int(page.find_element(By.ID, "seed-shown").text) == seed
+    page.find_element(By.ID, "referee").click()
+    settled(page, "window.qwirkle.state.summary.position === undefined")
+
+
 def test_a_record_with_exchanges_step_by_step(page: Any) -> None:
     """Greedy's game of seed 14 exchanges twice: stepped over, each turn's scores and
     move list entry are the library's; an exchange's tiles only in the referee's view."""

@@ -27,6 +27,7 @@ from ..engine import MAX_TIMEOUT, EngineSession, Limits, _read_action, _shown_te
 from ..errors import QwirkleError
 from ..game import Game
 from ..jsonio import BadInputError, brief, loads
+from ..records import record_line
 
 # numba's workqueue threading layer (the one it falls back to without TBB or OpenMP)
 # aborts the whole process when parallel kernels start from two threads at once, and
@@ -178,6 +179,8 @@ class BoardSession:
             if request.get("reveal") is True and not self.referee:
                 raise BadInputError('"reveal" needs the referee\'s view: send {"cmd": "view", "referee": true} first')
             request = self._bounded(request)
+            if cmd in ("new", "bot_play") and isinstance(request.get("seed"), str):
+                request = {**request, "seed": _seed_from_text(request["seed"])}
             if cmd == "new" and request.get("seed") is None:
                 # The server deals: a seed the page chose (or saw) would tell it every
                 # hand and the bag.  The referee's view and the record tell it.
@@ -214,7 +217,11 @@ class BoardSession:
         if cmd == "state":
             reply["redo"] = [_shown_text(text, self.referee) for text in reversed(self.undone)]
             if self.referee:
-                reply["seed"] = self._game().seed
+                seed = self._game().seed
+                # Also as text: a page's JavaScript reads a JSON number above 2**53
+                # rounded, and the server's own seeds are 63 bits.
+                reply["seed"] = seed
+                reply["seed_text"] = None if seed is None else str(seed)
         return reply
 
     def _seats_text(self) -> str:
@@ -329,7 +336,18 @@ class BoardSession:
         """The game so far as a record: every hand and the bag, so the referee's only."""
         if not self.referee:
             raise BadInputError("a record holds every hand and the bag: switch to the referee's view first")
-        return {"record": self._game().to_record()}
+        record = self._game().to_record()
+        # Also as one line of JSON text, which a page saves as it is: JavaScript would
+        # round the seed (63 bits where the server dealt) if it wrote the object again.
+        return {"record": record, "text": record_line(record)}
+
+
+def _seed_from_text(text: str) -> int:
+    """A seed a page sends as its decimal digits (a JavaScript number holds integers
+    exactly only up to 2**53); the engine checks its range."""
+    if not (text.isascii() and text.isdigit() and len(text) <= 40):
+        raise BadInputError(f'"seed" is an integer or its decimal digits, got {brief(text)}')
+    return int(text)
 
 
 def _is_number(value: object) -> TypeGuard[int | float]:

@@ -258,7 +258,7 @@
     if (S.busy) return false;
     S.busy = true;
     try {
-      const seed = Number($("seed").value) || 0;
+      const seed = seedTyped() ?? 0;
       const reply = await engine({ cmd: "bot_play", bot: name, seed, movetime: name === "sim" ? 1 : undefined });
       if (reply.error) { showError(reply.error); return false; }
       await refresh();
@@ -590,7 +590,8 @@
       $("bag-tiles").replaceChildren(miniTiles(s.bag_tiles));
       $("position-string").textContent = s.position;
       // The deal's seed (none for a position loaded from its string): the referee's only.
-      $("seed-shown").textContent = s.seed === undefined || s.seed === null ? "none" : String(s.seed);
+      // (As text: a JavaScript number would round a seed above 2**53.)
+      $("seed-shown").textContent = s.seed_text === undefined || s.seed_text === null ? "none" : s.seed_text;
     }
     $("turn").textContent = s.over
       ? `Game over (${s.end}): ${s.winners.map((w) => `seat ${w}`).join(" and ")} won`
@@ -724,7 +725,7 @@
     seatChoices();
     await sendView();
     // A blank seed: the server deals from one of its own, which the page never sees.
-    const seed = $("seed").value.trim() === "" ? null : Number($("seed").value);
+    const seed = seedTyped();
     const reply = await engine({ cmd: "new", players: Number($("players").value), seed });
     if (reply.error) { showError(reply.error); return; }
     showError("");
@@ -732,14 +733,24 @@
     botTurns();
   }
 
-  // A position string or a qwirkle-record/1 record (an object, or the first line of a
-  // JSON-lines file of them); the engine and the library judge it.
+  // The seed box's text, sent as it is (the server reads its digits: a JavaScript
+  // number holds integers exactly only up to 2**53, and seeds go to 2**64), or null.
+  function seedTyped() {
+    const text = $("seed").value.trim();
+    return text === "" ? null : text;
+  }
+
+  // A position string or a qwirkle-record/1 record (an object, over one line or many,
+  // or the first line of a JSON-lines file of them); the engine and the library judge
+  // it.  Sent as text, never parsed here: JavaScript would round a seed above 2**53.
   async function load(text) {
     text = text.trim();
     if (!text) return;
     let reply;
     if (text.startsWith("{")) {
-      reply = await engine({ cmd: "load_record", record: text.split("\n")[0] });
+      let record = text;
+      try { JSON.parse(text); } catch { record = text.split("\n")[0]; }  // JSON lines: the first
+      reply = await engine({ cmd: "load_record", record });
     } else {
       reply = await engine({ cmd: "position", position: text });
     }
@@ -774,7 +785,7 @@
   async function saveRecord() {
     const reply = await engine({ cmd: "record" });
     if (reply.error) { showError(reply.error); return; }
-    const text = JSON.stringify(reply.record);
+    const text = reply.text;  // the server's line: JSON.stringify would round a large seed
     $("io").value = text;
     download("game.json", text + "\n", "application/json");
   }
