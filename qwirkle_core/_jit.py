@@ -174,6 +174,9 @@ _ours: set[int] = set()  # id() of every dispatcher made here (they live as long
 _local = threading.local()  # stack: (ours, began) per compilation in progress on this thread
 _announced = False
 _announce_lock = threading.Lock()
+# Who says the compile line on stderr: the library, or the command line, which sets its
+# own name so that every line it writes there starts the same (docs/cli.md).
+stderr_name = "qwirkle_core"
 
 
 def compiled_here() -> bool:
@@ -190,7 +193,7 @@ def first_compile_line() -> str:
         else "no writable cache: every new process compiles again; set NUMBA_CACHE_DIR to a writable directory"
     )
     return (
-        "qwirkle_core: compiling kernels for first use, once per environment "
+        f"{stderr_name}: compiling kernels for first use, once per environment "
         f"(about {FIRST_QUERY_SECONDS} s for a first query, {EVERYTHING_MINUTES} min for everything; {where}); "
         "'qwirkle-core warmup' (or 'python -m qwirkle_core warmup') does it ahead"
     )
@@ -212,7 +215,7 @@ def _announce() -> None:
             sys.stderr.flush()
     except (OSError, ValueError):  # a closed stderr: the logger still has it
         pass
-    log.info("%s", line.removeprefix("qwirkle_core: "), extra={STDERR_RECORD: True})
+    log.info("%s", line.removeprefix(f"{stderr_name}: "), extra={STDERR_RECORD: True})
 
 
 class _CompileListener(event.Listener):  # type: ignore[misc]  # a base class of type Any

@@ -59,7 +59,7 @@ import logging
 from collections.abc import Sequence
 from typing import NoReturn
 
-from .. import __version__
+from .. import __version__, _jit
 from ..errors import QwirkleError
 from ..jsonio import BadInputError
 
@@ -173,6 +173,7 @@ class _StderrLines(logging.Handler):
 
 
 def _show_library_messages() -> None:
+    _jit.stderr_name = NAME  # the compile line, which the library writes itself
     logger = logging.getLogger("qwirkle_core")
     if not any(isinstance(h, _StderrLines) for h in logger.handlers):
         logger.addHandler(_StderrLines())
