@@ -473,6 +473,46 @@ def test_serve_ends_on_a_signal_with_its_status(signum: int) -> None:
     assert proc.returncode == 128 + signum and b"Traceback" not in err, err
 
 
+@pytest.mark.process
+def test_serve_writes_one_line_for_what_it_cannot_read() -> None:
+    """A request line that is not HTTP, and a page that goes away in the middle of its
+    body: the server goes on, and writes on stderr one ``qwirkle-core: `` line for the
+    first and nothing for the second (nobody is left to answer), never a traceback."""
+    from tests.signals import popen_taking_sigint
+
+    proc = popen_taking_sigint(
+        [sys.executable, "-m", "qwirkle_core", "serve", "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    try:
+        assert proc.stdout is not None
+        port = int(proc.stdout.readline().decode().split("http://127.0.0.1:")[1].split("/")[0])
+
+        def exchange(data: bytes, close_early: bool = False) -> bytes:
+            with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+                sock.sendall(data)
+                if close_early:
+                    time.sleep(0.3)
+                    return b""
+                answer = b""
+                while chunk := sock.recv(65536):
+                    answer += chunk
+                return answer
+
+        head = f"Host: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+        hello = exchange(f"POST /session HTTP/1.1\r\n{head}Content-Length: 2\r\nConnection: close\r\n\r\n{{}}".encode())
+        key = json.loads(hello.split(b"\r\n\r\n", 1)[1])["session"]
+        exchange(f"POST /engine HTTP/1.1\r\n{head}{SESSION_HEADER}: {key}\r\nContent-Length: 100\r\n\r\n{{".encode(), True)
+        exchange(b"NOT HTTP AT ALL\r\n\r\n")
+        health = exchange(f"GET /health HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n".encode())
+        assert health.startswith(b"HTTP/1.1 200"), health
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    lines = err.decode().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("qwirkle-core: warning: "), lines
+
+
 def test_a_page_sending_too_much_waits_its_turn(client: TestClient) -> None:
     """Requests behind a running one: a few wait, more get 429; a stop is answered at
     once, on the event loop, and takes no turn (it stops those waiting)."""

@@ -16,6 +16,7 @@ and bounds every body's size and every request's time.
 
 from __future__ import annotations
 
+import logging
 import socket
 import sys
 import threading
@@ -26,7 +27,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
@@ -176,6 +177,8 @@ def make_app(limits: WebLimits | None = None, hosts: Iterable[str] = ("127.0.0.1
             return _refuse(410, "no such session (it expired, or the server restarted): start a new one")
         try:
             payload = await read_json(request)
+        except ClientDisconnect:  # the page went away mid-body: nobody is left to answer
+            return Response(status_code=400)
         except OverflowError:
             return _refuse(413, f"request body longer than {limits.max_body_bytes} bytes")
         except QwirkleError as exc:  # the engine's words for a line that is not JSON
@@ -248,11 +251,35 @@ def serve(
     # The kernels a page uses first, compiled while the person opens it: on an empty
     # numba cache its first request would otherwise spend seconds of its time bound.
     threading.Thread(target=warm_page_kernels, name="qwirkle-warm", daemon=True).start()
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off", access_log=False))
+    server = uvicorn.Server(
+        uvicorn.Config(app, log_level="warning", lifespan="off", access_log=False, log_config=LOG_CONFIG)
+    )
     (announce or _print_line)(url)
     if open_browser:
         threading.Timer(0.5, webbrowser.open, args=(url,)).start()
     server.run(sockets=[sock])
+
+
+class LogLine(logging.Formatter):
+    """The server's log records (uvicorn's: a request it could not read, an error in
+    the application) as the command line writes its other lines on stderr: one line
+    each, ``qwirkle-core: LEVEL: ...``, an exception named rather than traced."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        message = " ".join(record.getMessage().split())
+        if record.exc_info and record.exc_info[1] is not None:
+            exc = record.exc_info[1]
+            message += f" ({type(exc).__name__}: {brief(str(exc))})"
+        return f"qwirkle-core: {record.levelname.lower()}: {message}"
+
+
+LOG_CONFIG: dict[str, Any] = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"line": {"()": LogLine}},
+    "handlers": {"stderr": {"formatter": "line", "class": "logging.StreamHandler", "stream": "ext://sys.stderr"}},
+    "loggers": {"uvicorn": {"handlers": ["stderr"], "level": "INFO", "propagate": False}},
+}
 
 
 def warm_page_kernels() -> None:
