@@ -445,6 +445,21 @@ def bad_inputs() -> list[tuple[list[str], bytes]]:
     ]
 
 
+@pytest.mark.parametrize("argv", [[], ["--game", "0"]])
+def test_a_document_over_many_lines_is_judged_whole(
+    argv: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A pretty-printed position reads as one document (not as JSON lines, whose first
+    line would be "{"), and a syntax error in it is named as such."""
+    position = {"board": [[0, 0, 0, 0], [0, 1, 0, 1]], "hand": [[0, 2]]}
+    status, out, _ = run_render(["--format", "text", *argv], json.dumps(position, indent=2).encode(), monkeypatch, capsys)
+    assert status == 0 and out
+    broken = b'{\n  "board": [[0, 0, 0, 0] [0, 1, 0, 1]],\n  "hand": []\n}\n'  # a comma missing
+    status, _, err = run_render(["--format", "text", *argv], broken, monkeypatch, capsys)
+    assert status == 2 and err.count("\n") == 1
+    assert "not valid JSON" in err and "line 2 column" in err, err
+
+
 @pytest.mark.parametrize(("argv", "stdin"), bad_inputs())
 def test_bad_input_exits_2_with_one_line(
     argv: list[str], stdin: bytes, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]

@@ -194,7 +194,9 @@ def _parse_json(data: bytes, game: int | None) -> Any:
     try:
         whole = loads(data)
     except BadInputError:
-        if len(lines) < 2:
+        # JSON lines only where the first line is JSON by itself: else one document
+        # over many lines (pretty-printed), whose own error is the one to name.
+        if len(lines) < 2 or not _is_json(lines[0]):
             raise
     else:
         if game not in (None, 0):
@@ -208,6 +210,14 @@ def _parse_json(data: bytes, game: int | None) -> Any:
         return loads(lines[game])
     except BadInputError as exc:
         raise RenderInputError(f"line {game + 1}: {exc}") from None
+
+
+def _is_json(line: bytes) -> bool:
+    try:
+        loads(line)
+    except BadInputError:
+        return False
+    return True
 
 
 def _read_scene(args: argparse.Namespace) -> Scene:
