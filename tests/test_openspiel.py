@@ -20,7 +20,7 @@ from qwirkle_core._state import tiles_of
 from qwirkle_core.bots import make_bot
 from qwirkle_core.envs import openspiel as qos
 from qwirkle_core.envs._kernels import window_of
-from qwirkle_core.envs.encoding import mark_id, place_id, turn_substeps
+from qwirkle_core.envs.encoding import legal_substeps, mark_id, place_id, turn_substeps
 from qwirkle_core.errors import IllegalMoveError, QwirkleError
 from qwirkle_core.game import Action, Game
 from qwirkle_core.tiles import ALL_TILES
@@ -68,6 +68,30 @@ def test_random_sim_test_with_serialization(players: int, observation: str) -> N
     game = pyspiel.load_game("python_qwirkle", {"players": players, "observation": observation})
     assert game.num_players() == players and game.num_distinct_actions() == 36_902
     pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
+
+
+def test_a_twin_resampled_for_another_player_has_its_own_legal_actions() -> None:
+    """Resampled for a player not to move, the mover's hand is dealt anew: the twin's
+    legal sub-steps are those of its own hand (not the original's, which it was cloned
+    with after they were asked for), and the original's are unchanged."""
+    game = pyspiel.load_game("python_qwirkle", {"players": 2})
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    other = 1 - state.current_player()
+    before = state.legal_actions()
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    differ = 0
+    for _ in range(10):
+        twin = state.resample_from_infostate(other, sampler)
+        assert twin.legal_actions() == legal_substeps(twin.to_game()).actions()
+        differ += twin.legal_actions() != before
+        for action in twin.legal_actions()[:3]:
+            twin.clone().apply_action(action)
+    assert differ and state.legal_actions() == before
+    for bad in (2, -1, "0", 1.5, None, True):
+        with pytest.raises(QwirkleError, match="player_id"):
+            state.resample_from_infostate(bad, sampler)
 
 
 def test_chance_tiles_and_hidden_information() -> None:

@@ -583,12 +583,14 @@ class QwirkleState(pyspiel.State):  # type: ignore[misc]
     def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> QwirkleState:
         """A state the player cannot tell from this one: the bag and the other hands
         dealt anew (the kernel of ``Game.determinize``), seeded from the sampler."""
+        player_id = read_int(player_id, "player_id", 0, self._s.players - 1)
         if self._s.dealt < 6 * self._s.players:
             raise pyspiel.SpielError("resample_from_infostate needs the deal done")
         seed = int(probability_sampler() * 2**32) & 0xFFFFFFFF
         state: QwirkleState = self.clone()
         s = state._s
         _turn.redeal_unseen(s.meta, s.hands, s.hand_sizes, s.bag, player_id, new_state(seed, GAME_STREAM))
+        s.mask = None  # the clone's legal sub-steps were the old hand's, where the mover's was dealt anew
         return state
 
 
