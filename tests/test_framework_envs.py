@@ -7,6 +7,7 @@ import os
 import numpy as np
 import pytest
 
+from qwirkle_core.errors import QwirkleError
 from qwirkle_core.game import Game
 
 pytest.importorskip("pettingzoo", reason="the rl extra (pip install '.[rl]') is not installed")
@@ -108,6 +109,25 @@ def test_maskable_ppo_trains_on_qwirkle_vs_bot() -> None:
         assert info["illegal"] is False
         if terminated or truncated:
             break
+
+
+def test_an_action_may_be_a_0d_integer_array() -> None:
+    """What a policy's ``predict`` returns for one observation, and what the action
+    space's ``contains`` accepts: a 0-d integer array.  Other arrays are refused."""
+    env = QwirkleVsBot(players=2, opponents="greedy")
+    env.reset(seed=4)
+    aec = make_env(players=2)
+    aec.reset(seed=4)
+    for dtype in (np.int64, np.int32, np.uint16):
+        legal = np.array(np.flatnonzero(env.action_masks())[0], dtype)
+        assert env.action_space.contains(legal)
+        assert env.step(legal)[4]["illegal"] is False
+        agent = aec.agent_selection
+        aec.step(np.array(np.flatnonzero(aec.observe(agent)["action_mask"])[0], dtype))
+        assert not any(aec.terminations.values())
+    for bad in (np.array(3.0), np.array([3]), np.array(True)):
+        with pytest.raises(QwirkleError, match="an action is an integer"):
+            env.step(bad)  # (the wrapped PettingZoo env's own check refuses them before ours)
 
 
 def test_gymnasium_masked_play_and_illegal_actions() -> None:

@@ -105,7 +105,11 @@ def seat_values(scores: npt.NDArray[np.int64], reward: str, over: bool) -> npt.N
 
 
 def read_action(action: Any) -> int:
-    """An action: an integer that fits in int64 (the env then says whether it is legal)."""
+    """An action: an integer that fits in int64 (the env then says whether it is legal),
+    or a 0-d integer array holding one (what a policy's ``predict`` gives for one
+    observation, and what Gymnasium's ``Discrete.contains`` accepts)."""
+    if isinstance(action, np.ndarray) and action.ndim == 0 and action.dtype.kind in "iu":
+        action = action[()]
     number = int_value(action)
     if number is None or not -(2**63) <= number < 2**63:
         raise QwirkleError(f"an action is an integer (a sub-step id), got {show(action)}")
