@@ -154,8 +154,40 @@ def test_no_autoreset_and_errors() -> None:
     assert game.to_move == int(env.info()["to_move"][0]) and len(game.legal_actions()) > 0
 
 
+def test_a_window_narrower_than_a_line_of_six_is_refused() -> None:
+    """Narrower, most openings would not fit (a hand's largest line, up to six tiles),
+    and dealing until one did would not end for many players."""
+    for window in (1, 5, 0, 1025):
+        with pytest.raises(QwirkleError, match="window width"):
+            VectorQwirkle(2, players=6, seed=1, window=window)
+    narrow = VectorQwirkle(2, players=6, seed=1, window=6)
+    narrow.reset()  # (deals until an opening fits: at once)
+    assert narrow.window == 6
+
+
+def test_game_seeds_count_on_modulo_2_64_as_game_s_seeds() -> None:
+    """Env i plays g + i, g + i + n, ...: near the end of the range the count goes on
+    past 2**63 (where int64 wraps) and the seeds reported are still those of ``Game``."""
+    n = 2
+    g = 2**63 - 2 * n - 1
+    env = VectorQwirkle(n, players=2, game_seeds=g, opponents="greedy")
+    _, _, info = env.reset()
+    assert info["seed"].dtype == np.uint64
+    seen = [[int(s)] for s in info["seed"]]
+    for _ in range(10_000):
+        if min(len(s) for s in seen) >= 4:
+            break
+        _, _, _, terminated, truncated, info = env.step(env.random_actions())
+        for i in np.flatnonzero(terminated | truncated):
+            seen[i].append(int(info["seed"][i]))
+    for i in range(n):
+        assert seen[i][:4] == [g + i + k * n for k in range(4)] and env.game_seed(i) == seen[i][-1]
+    assert env.game_seed(0) > 2**63 and Game(2, seed=env.game_seed(0)).seed == env.game_seed(0)
+
+
 def test_small_window_truncates_instead_of_inventing_a_rule() -> None:
-    env = VectorQwirkle(8, players=2, seed=1, window=3)
+    # (The narrowest window, against greedy: most of its games end truncated.)
+    env = VectorQwirkle(8, players=2, seed=1, window=6, opponents="greedy")
     env.reset()
     outside = truncated_games = 0
     for _ in range(100 if NO_JIT else 1500):

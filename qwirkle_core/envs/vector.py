@@ -30,7 +30,7 @@ from ..errors import IllegalMoveError, QwirkleError, show
 from ..game import Action, Game, _action_row
 from ..tiles import ALL_TILES
 from . import _kernels as k
-from .encoding import DEFAULT_WINDOW, action_count, describe
+from .encoding import DEFAULT_WINDOW, MAX_WINDOW, action_count, describe
 from .observation import board_planes
 
 __all__ = ["BOT_IDS", "SEARCH_BOTS", "VectorQwirkle"]
@@ -42,6 +42,7 @@ OPPONENTS = (*BOT_IDS, *SEARCH_BOTS)
 MOVE_CACHE = 1024  # encoded moves kept per env for a turn (more: re-encoded per sub-step)
 SET_LIST = 2048  # mask bits remembered per env, so a mask is cleared bit by bit
 MAX_ENVS = 1 << 16  # the most envs one VectorQwirkle steps (each takes ~100 KiB); more is refused at once
+MIN_WINDOW = 6  # an environment's narrowest window: a line of six, so that every opening fits
 # Derived game seeds stay below this, so base + k·n never reaches int64's end (the kernels
 # count the seeds in int64) however many games an env plays.
 DERIVED_SEED_BITS = 62
@@ -83,7 +84,8 @@ class VectorQwirkle:
       processes never play the same games;
     - ``game_seeds=g`` instead of a seed: ``bases[i] = g + i``, so env i plays
       ``Game(players, g + i)``, ``Game(players, g + i + n)``, ...: a given deal, as
-      ``Game`` and self-play's ``seed + i`` deal it (mirrors, datasets).
+      ``Game`` and self-play's ``seed + i`` deal it (mirrors, datasets); past 2**64
+      the count goes on from 0, as self-play's does.
 
     ``reset()`` without a seed continues every env's seeds (its next game is the one
     after its last: new deals); ``reset(seed=...)`` or ``reset(game_seeds=...)`` starts
@@ -158,6 +160,10 @@ class VectorQwirkle:
             raise QwirkleError(f"a game has 2 to 6 players, got {show(players)}")
         if type(learner) is not int or not 0 <= learner < players:
             raise QwirkleError(f"no seat {show(learner)} in a game of {players}")
+        # A window narrower than a line of six cannot hold every opening (the largest
+        # line of a hand, up to six tiles): deals would be skipped, one after another,
+        # without end for most deals of many players.
+        window = read_int(window, "an environment's window width (it holds a line of six)", MIN_WINDOW, MAX_WINDOW)
         self.n = n
         self.players = players
         self.window = window
@@ -472,7 +478,9 @@ class VectorQwirkle:
         env = self._env.copy()  # one copy, whose columns the entries view
         return {
             "to_move": self._metas[:, _layout.M_PLAYER].copy(),
-            "seed": env[:, k.E_SEED],
+            # (uint64: a game's seed is counted modulo 2**64, as Game and self-play count
+            # seeds, and the kernels count in int64, which wraps to negative past 2**63.)
+            "seed": env[:, k.E_SEED].view(np.uint64),
             "games": env[:, k.E_GAMES],
             "games_skipped": env[:, k.E_SKIPPED],
             "moves_outside_window": env[:, k.E_DROPPED],
@@ -556,9 +564,9 @@ class VectorQwirkle:
         return int(self._env[i, k.E_TOP]), int(self._env[i, k.E_LEFT])
 
     def game_seed(self, i: int) -> int:
-        """The seed of env i's current game."""
+        """The seed of env i's current game (0 <= seed < 2**64)."""
         i = self._env_index(i)
-        return int(self._env[i, k.E_SEED])
+        return int(self._env[i, k.E_SEED]) % (1 << 64)
 
     def board(self, i: int) -> Board:
         """Env i's board (a copy, as a Board)."""
