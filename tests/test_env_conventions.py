@@ -651,3 +651,30 @@ def test_the_three_envs_board_planes_are_position_planes() -> None:
         state.apply_action(int(rng.choice(state.legal_actions())))
     assert checked >= 20
 
+
+
+def test_the_framework_envs_pickle_and_deep_copy() -> None:
+    """docs/api.md: every public type pickles (to send it to a worker process)."""
+    import copy
+    import pickle
+
+    from qwirkle_core.envs.gymnasium import QwirkleVectorVsBot
+
+    single = QwirkleVsBot(players=2, opponents="greedy")
+    single.reset(seed=3)
+    vector = QwirkleVectorVsBot(2, players=2)
+    vector.reset(seed=1)
+    aec = make_aec(players=2)
+    aec.reset(seed=2)
+    for copy_of in (lambda env: pickle.loads(pickle.dumps(env)), copy.deepcopy):
+        twin = copy_of(single)
+        legal = int(np.flatnonzero(single.action_masks())[0])
+        assert [x.tolist() if isinstance(x, np.ndarray) else x for x in twin.step(legal)[:4]] == [
+            x.tolist() if isinstance(x, np.ndarray) else x for x in single.step(legal)[:4]
+        ]
+        twin_vector = copy_of(vector)
+        assert (twin_vector._vec.masks == vector._vec.masks).all()
+        twin_aec = copy_of(aec)
+        agent = aec.agent_selection
+        assert twin_aec.agent_selection == agent
+        assert (twin_aec.observe(agent)["action_mask"] == aec.observe(agent)["action_mask"]).all()

@@ -165,6 +165,26 @@ def test_a_window_narrower_than_a_line_of_six_is_refused() -> None:
     assert narrow.window == 6
 
 
+@pytest.mark.parametrize("copy_of", ["pickle", "deepcopy"])
+def test_an_env_pickles_and_its_copy_plays_on_as_it(copy_of: str) -> None:
+    """Mid-game (a search opponent's bots made too), a copy steps as the env does."""
+    import copy
+    import pickle
+
+    env = VectorQwirkle(3, players=2, seed=5, opponents=[None, "endgame"])  # type: ignore[list-item]
+    env.reset()
+    for _ in range(6):
+        env.step(env.random_actions())
+    twin = pickle.loads(pickle.dumps(env)) if copy_of == "pickle" else copy.deepcopy(env)
+    assert twin.obs is not env.obs and twin._sts is not env._sts
+    for _ in range(40 if NO_JIT else 300):
+        actions = env.random_actions()
+        mine, theirs = env.step(actions), twin.step(actions)
+        assert all((mine[0][key] == theirs[0][key]).all() for key in mine[0])
+        assert all((a == b).all() for a, b in zip(mine[1:5], theirs[1:5]))
+        assert all(np.array_equal(mine[5][key], theirs[5][key]) for key in mine[5])
+
+
 def test_game_seeds_count_on_modulo_2_64_as_game_s_seeds() -> None:
     """Env i plays g + i, g + i + n, ...: near the end of the range the count goes on
     past 2**63 (where int64 wraps) and the seeds reported are still those of ``Game``."""

@@ -229,6 +229,19 @@ class VectorQwirkle:
         self._illegal = np.zeros(n, np.bool_)  # whose action the last step refused (illegal_reward)
         self._started = False
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickling and ``copy.deepcopy``: numba's typed list of board states does not
+        pickle, so the states travel as a plain list and are listed again on arrival."""
+        state = self.__dict__.copy()
+        state["_sts"] = list(self._sts)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        state = dict(state)
+        sts = state.pop("_sts")
+        self.__dict__.update(state)
+        self._sts = List(sts)
+
     def _check_movetime(self, movetime: Any) -> float | None:
         """``opponent_movetime``: None, or seconds a move for the search opponents."""
         if movetime is None:
