@@ -777,7 +777,10 @@ class QwirkleObserver:
     def _write_planes(self, state: QwirkleState, player: int) -> None:
         """The planes layout from the flat observation just written: the planes by
         :func:`~qwirkle_core.envs.observation.board_planes` itself, given the board and
-        the mask as the other envs give them, so a seat sees here what it sees there."""
+        the mask as the other envs give them.  One difference: the tiles placed so far
+        this turn are in the mover's observation only, as in this game's flat tensor
+        (to the other seats a turn is one move, seen once it ends), where the PettingZoo
+        env shows them, and the sub-steps' count, to every seat."""
         s, flat, area = state._s, self._obs, WIDTH * WIDTH
         dealt = s.dealt == 6 * s.players
         mover = dealt and player == int(s.meta[_layout.M_PLAYER])
