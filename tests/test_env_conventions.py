@@ -678,3 +678,12 @@ def test_the_framework_envs_pickle_and_deep_copy() -> None:
         agent = aec.agent_selection
         assert twin_aec.agent_selection == agent
         assert (twin_aec.observe(agent)["action_mask"] == aec.observe(agent)["action_mask"]).all()
+
+
+def test_the_raw_pettingzoo_env_before_reset_says_so() -> None:
+    aec = raw_env(players=2)
+    for call in (lambda: aec.observe("player_0"), lambda: aec.step(0), lambda: aec.last(), aec.render):
+        with pytest.raises(QwirkleError, match="reset"):
+            call()
+    aec.reset(seed=1)
+    assert aec.last()[0]["action_mask"].any()

@@ -122,7 +122,18 @@ class QwirkleAEC(AECEnv):  # type: ignore[misc, unused-ignore]
     def _to_move(self) -> int:
         return int(self._vec._metas[0, _layout.M_PLAYER])
 
+    def _check_reset(self) -> None:
+        """A clear error for a call before the first ``reset`` (the wrapped ``env()``
+        has PettingZoo's own; the raw env's attributes do not exist yet)."""
+        if not hasattr(self, "agent_selection"):
+            raise QwirkleError("call reset() first: there is no game yet")
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        self._check_reset()
+        return super().last(observe)  # type: ignore[no-any-return]
+
     def observe(self, agent: str) -> dict[str, npt.NDArray[Any]]:
+        self._check_reset()
         seat = self._seat(agent)
         if seat == self._to_move() and not (self.terminations[agent] or self.truncations[agent]):
             mask = self._vec.masks[0].astype(np.int8)
@@ -154,6 +165,7 @@ class QwirkleAEC(AECEnv):  # type: ignore[misc, unused-ignore]
         self.agent_selection = self.possible_agents[self._to_move()]
 
     def step(self, action: int) -> None:
+        self._check_reset()
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             if action is not None:
@@ -183,6 +195,7 @@ class QwirkleAEC(AECEnv):  # type: ignore[misc, unused-ignore]
             self.render()
 
     def render(self) -> str | npt.NDArray[np.uint8] | None:
+        self._check_reset()
         if self.render_mode in ("ansi", "human"):
             scores = " ".join(f"{a}={s}" for a, s in zip(self.possible_agents, self._vec.scores(0)))
             text = f"{self._vec.board(0)}\nscores: {scores}; to move: {self.agent_selection}\n"
