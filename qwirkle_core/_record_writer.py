@@ -24,6 +24,7 @@ from __future__ import annotations
 import errno
 import os
 import signal
+import stat
 import struct
 import subprocess
 import sys
@@ -75,7 +76,7 @@ class RecordWriter:
         if helper is None:  # no helper process on this system
             self._out.write(text)
             self._out.flush()
-            os.fsync(self._out.fileno())
+            _sync(self._out.fileno())
             return
         assert helper.stdin is not None and helper.stdout is not None
         try:
@@ -119,6 +120,17 @@ def _read_exactly(stream: IO[bytes], size: int) -> bytes | None:  # pragma: no c
     return b"".join(parts)
 
 
+def _sync(fd: int) -> None:
+    """Sync what was written to ``fd`` to the disk.  A pipe, a FIFO or a device such as
+    /dev/null has nothing to sync (fsync says EINVAL): what was written is delivered,
+    and that is not an error."""
+    try:
+        os.fsync(fd)
+    except OSError as exc:
+        if exc.errno != errno.EINVAL or stat.S_ISREG(os.fstat(fd).st_mode):
+            raise
+
+
 def _write_batch(fd: int, text: bytes) -> bytes:
     """Write and sync one batch; the answer for the run.  A write that fails partway
     is cut back to where the batch began, so that the file still ends with a whole
@@ -131,7 +143,7 @@ def _write_batch(fd: int, text: bytes) -> bytes:
         view = memoryview(text)
         while view:
             view = view[os.write(fd, view) :]
-        os.fsync(fd)
+        _sync(fd)
     except OSError as exc:
         if start >= 0:
             try:

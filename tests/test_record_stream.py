@@ -232,6 +232,29 @@ def test_the_record_writer_appends_batches_and_reports_write_errors(tmp_path: Pa
     full.close()
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_records_go_to_a_pipe_or_a_device(tmp_path: Path) -> None:
+    """A pipe, a FIFO or /dev/null cannot be synced (fsync says EINVAL): every batch is
+    delivered, and that is no error."""
+    import threading
+
+    from qwirkle_core.cli import main
+
+    argv = ["selfplay", "--games", "3", "--seed", "1", "--progress", "never"]
+    assert main([*argv, "--record", os.devnull]) == 0
+    fifo = tmp_path / "records.fifo"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    try:
+        assert main([*argv, "--record", str(fifo)]) == 0
+    finally:
+        reader.join(timeout=60)
+    lines = got[0].decode().splitlines()
+    assert len(lines) == 3 and all(game_from_record(line).is_over for line in lines)
+
+
 @pytest.mark.skipif(not hasattr(signal, "SIGXFSZ"), reason="needs RLIMIT_FSIZE and SIGXFSZ")
 def test_a_batch_that_fails_partway_is_cut_back(tmp_path: Path) -> None:
     """A write that fails after part of the batch (a full disk; here a file size
