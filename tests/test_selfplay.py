@@ -186,12 +186,25 @@ def test_command_summary_and_records(tmp_path, capsys) -> None:  # type: ignore[
         ["--seed", "-1"],
         ["--seed", str(2**64)],
         ["--threads", "0"],
+        ["--append"],  # (without --record: nothing to add to)
     ],
 )
 def test_command_bad_arguments_give_one_line_and_status_2(argv: list[str], capsys) -> None:  # type: ignore[no-untyped-def]
     assert run_command(argv) == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_the_summary_counts_seeds_modulo_2_64(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Game i's seed is seed + i modulo 2**64, as the records say: so does the summary,
+    for JSON lines and for a dataset."""
+    top = str(2**64 - 1)
+    path = tmp_path / "games.jsonl"
+    assert run_command(["--games", "2", "--seed", top, "--record", str(path), "--progress", "never"]) == 0
+    assert f"seeds {top}..0 (past 2**64 - 1, from 0)" in capsys.readouterr().out
+    assert [json.loads(line)["seed"] for line in path.read_text().splitlines()] == [2**64 - 1, 0]
+    assert run_command(["--games", "2", "--seed", str(2**64 - 2), "--progress", "never"]) == 0
+    assert f"seeds {2**64 - 2}..{top}\n" in capsys.readouterr().out
 
 
 def test_command_json_summary(capsys) -> None:  # type: ignore[no-untyped-def]

@@ -9,6 +9,7 @@ import json
 import sys
 from typing import IO
 
+from .._prng import SEED_LIMIT
 from .._progress import Progress, pick_mode
 from ..errors import QwirkleError
 from . import NAME, fail
@@ -37,6 +38,13 @@ class ChunkProgress:
 
     def close(self, last_line: bool = True) -> None:
         self.progress.close(last_line)
+
+
+def seed_range(seed: int, games: int) -> str:
+    """The seeds of ``games`` games from ``seed``, as the summaries say them: game i's
+    is seed + i, counted modulo 2**64 (as ``Game`` takes seeds)."""
+    last = (seed + games - 1) % SEED_LIMIT
+    return f"{seed}..{last}" + (" (past 2**64 - 1, from 0)" if last < seed else "")
 
 
 def dataset_options(args: argparse.Namespace) -> str | None:
@@ -101,7 +109,7 @@ def run_selfplay_dataset(
     wins, ties = summary.wins()
     means = summary.mean_scores
     chunks = summary.spec.chunks
-    print(f"{games} games, {players} players, seeds {seed}..{seed + games - 1} in {summary.path}")
+    print(f"{games} games, {players} players, seeds {seed_range(seed, games)} in {summary.path}")
     print(f"{summary.written} games written now, {summary.skipped} already there ({chunks} chunks of {chunk_size})")
     print(f"{'seat':>4}  {'bot':<10} {'mean score':>10} {'wins':>7} {'ties':>6}")
     for p in range(players):

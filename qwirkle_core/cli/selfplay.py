@@ -45,7 +45,7 @@ from ..selfplay import (
     searches,
 )
 from . import NAME, fail
-from ._datasets import dataset_options, run_selfplay_dataset
+from ._datasets import dataset_options, run_selfplay_dataset, seed_range
 
 EXIT_BAD_ARGS = 2
 EXIT_IO = 1
@@ -54,6 +54,7 @@ MAX_THREADS: int = numba.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined] 
 
 class RecordFileError(QwirkleError):
     """A record file that cannot be opened as asked."""
+
 
 
 def open_record_file(path: str, append: bool) -> IO[bytes]:
@@ -239,6 +240,8 @@ def run(args: argparse.Namespace) -> int:
             )
         # A Parquet dataset, with or without a Dask cluster: its own path (cli/_datasets.py).
         return _run_dataset(args, games, players, bots, seed, threads)
+    if args.append and not args.record:
+        return fail("--append adds to the --record FILE: give --record FILE too", EXIT_BAD_ARGS)
     out = None
     if args.record:
         # Opened before the games, so that a bad path fails at once.
@@ -314,7 +317,7 @@ def run(args: argparse.Namespace) -> int:
             summary["movetime"] = movetime
         print(json.dumps(summary))
         return 0
-    print(f"{games} games, {players} players, seeds {seed}..{seed + games - 1}")
+    print(f"{games} games, {players} players, seeds {seed_range(seed, games)}")
     print(f"{'seat':>4}  {'bot':<10} {'mean score':>10} {'wins':>7} {'ties':>6}")
     for p in range(players):
         print(f"{p:>4}  {bots[p]:<10} {means[p]:>10.2f} {int(wins[p]):>7} {int(ties[p]):>6}")
