@@ -61,6 +61,11 @@ QUIET_WORKERS: dict[str, object] = {
 CONNECT_TIMEOUT = 5.0
 
 
+# The schemes a scheduler address may have here: those a client reaches with the
+# address alone (see check_address).
+ADDRESS_SCHEMES = ("tcp", "ws")
+
+
 class ClusterError(QwirkleError):
     """A Dask scheduler that cannot be reached, or an address that is not one."""
 
@@ -71,18 +76,22 @@ class SchedulerAddressError(ClusterError):
 
 def check_address(address: object) -> str:
     """``address`` if it reads as a Dask scheduler address (``tcp://HOST:PORT``,
-    ``HOST:PORT``, or another of distributed's schemes), else a
-    :class:`SchedulerAddressError` in one line.  Nothing is contacted."""
+    ``HOST:PORT``, or ``ws://HOST:PORT``), else a :class:`SchedulerAddressError` in one
+    line.  Nothing is contacted.  distributed's other schemes are refused: ``tls`` and
+    ``wss`` need security settings that an address cannot carry (pass a ``client``
+    connected with them instead), ``inproc`` reaches only a scheduler in this very
+    process, and ``ucx`` needs a library of its own."""
     if not isinstance(address, str):
         raise SchedulerAddressError(f"a scheduler address is text (tcp://HOST:PORT), got {show(address)}")
     try:
         scheme, location = parse_address(address)
-        if scheme not in backends:
-            raise ValueError(f"no such scheme {scheme!r} (known: {', '.join(sorted(backends))})")
-        if scheme in ("tcp", "tls", "ws", "wss", "ucx"):
-            host, port = parse_host_port(location)
-            if not host or not 0 < int(port) < 65536:
-                raise ValueError("a host and a port in 1..65535 are needed")
+        if scheme not in ADDRESS_SCHEMES or scheme not in backends:
+            raise ValueError(
+                f"the scheme {scheme!r} is not one of {', '.join(ADDRESS_SCHEMES)} (for another, pass a connected client)"
+            )
+        host, port = parse_host_port(location)
+        if not host or not 0 < int(port) < 65536:
+            raise ValueError("a host and a port in 1..65535 are needed")
     except (ValueError, TypeError) as exc:
         raise SchedulerAddressError(
             f"{address!r} is not a Dask scheduler address (tcp://HOST:PORT): {exc}"

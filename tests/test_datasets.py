@@ -866,7 +866,9 @@ def test_a_scheduler_not_there_is_named_at_once_and_nothing_is_created(
 
 @pytest.mark.cluster
 @pytest.mark.skipif(distributed is None, reason="clusters need dask.distributed: the scale extra")
-@pytest.mark.parametrize("address", ["nonsense", "tcp://host:notaport", "foo://x:1", "tcp://h:0", ""])
+@pytest.mark.parametrize(
+    "address", ["nonsense", "tcp://host:notaport", "foo://x:1", "tcp://h:0", "", "tls://127.0.0.1:8786", "inproc://x"]
+)
 def test_a_malformed_scheduler_address_is_one_line(
     address: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
