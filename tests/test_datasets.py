@@ -474,7 +474,8 @@ def test_the_command_reports_a_failed_write_in_one_line(
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(pq, "write_table", full)
-    assert main(["selfplay", "--games", "1", "--out", str(tmp_path / "ds")]) == 1
+    # (No progress line: on a loaded machine a slow start would write one.)
+    assert main(["selfplay", "--games", "1", "--out", str(tmp_path / "ds"), "--progress", "never"]) == 2  # (docs/cli.md: as any file)
     err = capsys.readouterr().err
     assert "No space left on device" in err and len(err.strip().splitlines()) == 1
     assert main(["selfplay", "--games", "1", "--out", str(tmp_path / "ds" / "manifest.json" / "x")]) == 2
@@ -851,7 +852,7 @@ def test_a_scheduler_not_there_is_named_at_once_and_nothing_is_created(
     monkeypatch.setattr(cluster, "CONNECT_TIMEOUT", 0.5)
     out = tmp_path / "ds"
     address = "tcp://127.0.0.1:1"  # nothing listens there
-    assert main(["selfplay", "--games", "2", "--out", str(out), "--scheduler", address]) == 1
+    assert main(["selfplay", "--games", "2", "--out", str(out), "--scheduler", address]) == 2
     err = capsys.readouterr().err
     assert f"cannot reach the Dask scheduler at {address} within 0.5 s" in err
     assert len(err.strip().splitlines()) == 1 and "cannot write" not in err

@@ -15,7 +15,9 @@ from ..errors import QwirkleError
 from . import NAME, fail
 
 EXIT_BAD_ARGS = 2
-EXIT_IO = 1
+# A chunk that cannot be written, or a scheduler that cannot be reached: 2, as for any
+# file that cannot be written (docs/cli.md), and as `check` says of such a scheduler.
+EXIT_IO = 2
 
 
 class ChunkProgress:
