@@ -712,11 +712,20 @@ def write_chunk(
 
 
 def _stats_from_file(root: Path, spec: DatasetSpec, chunk: int) -> ChunkStats:
-    """The summary figures of a chunk already on disk."""
-    _, pc, pq = _pyarrow()
-    table = pq.read_table(_chunk_path(root, DATASET_FORMAT, chunk, "games"), columns=["scores", "turns", "end"])
-    scores = pc.list_flatten(table.column("scores")).to_numpy().astype(np.int64).reshape(-1, spec.players)
-    return ChunkStats(chunk, _tally(scores, table.column("turns").to_numpy().astype(np.int64), _end_codes(table)))
+    """The summary figures of a chunk already on disk (a DatasetError naming it where
+    it cannot be read: a run that resumes or extends the dataset stops there, before it
+    writes a chunk)."""
+    pa, pc, pq = _pyarrow()
+    path = _chunk_path(root, DATASET_FORMAT, chunk, "games")
+    try:
+        table = pq.read_table(path, columns=["scores", "turns", "end"])
+        scores = pc.list_flatten(table.column("scores")).to_numpy().astype(np.int64).reshape(-1, spec.players)
+        return ChunkStats(chunk, _tally(scores, table.column("turns").to_numpy().astype(np.int64), _end_codes(table)))
+    except (OSError, pa.ArrowException, KeyError, ValueError, TypeError) as exc:
+        raise DatasetError(
+            f"{root}: chunk {chunk} cannot be read ({exc}): remove {path.parent} and run "
+            "again to write it anew ('qwirkle-core check' lists every damaged chunk)"
+        ) from None
 
 
 def _end_codes(games: Any) -> npt.NDArray[np.int64]:
@@ -992,6 +1001,7 @@ def iter_chunks(path: str | os.PathLike[str], progress: Progress | None = None) 
 def _chunks(root: Path, version: str, chunks: list[int], ranges: list[tuple[int, int]], pq: Any,
             progress: Progress | None) -> Iterator[tuple[Any, Any]]:
     # A generator of its own, so that iter_chunks checks its arguments when called.
+    pa, pc, _ = _pyarrow()
     total = sum(hi - lo for lo, hi in ranges)
     done = 0
     for k, (lo, hi) in zip(chunks, ranges):
@@ -1000,8 +1010,17 @@ def _chunks(root: Path, version: str, chunks: list[int], ranges: list[tuple[int,
             turns = pq.read_table(_chunk_path(root, version, k, "turns"))
         except FileNotFoundError:
             games = None
-        if games is None or games.num_rows != hi - lo:
-            # A writer extended the dataset after this read began (a chunk written again whole).
+        except (OSError, pa.ArrowException) as exc:
+            raise DatasetError(
+                f"{root}: chunk {k} cannot be read ({exc}); 'qwirkle-core check' lists every damaged chunk"
+            ) from None
+        # A writer extended the dataset after this read began: the last chunk written
+        # again whole, maybe between the reads of its two tables (then their games and
+        # turns disagree).
+        if (
+            games is None or games.num_rows != hi - lo
+            or ("turns" in games.column_names and pc.sum(games.column("turns")).as_py() != turns.num_rows)
+        ):
             raise DatasetError(f"{root}: chunk {k} changed while it was read (a run extending the dataset?)")
         done += games.num_rows
         if progress is not None:

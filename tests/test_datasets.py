@@ -345,7 +345,6 @@ def test_chunk_files_are_what_a_parquet_reader_should_read(small: Path, tmp_path
 
 
 def test_check_wants_the_marker_of_a_finished_run(copy_of_small: Path) -> None:
-    (copy_of_small / "_SUCCESS").unlink()
     status, report = run_check(copy_of_small)
     assert status == 1 and len(report["problems"]) == 1 and "no _SUCCESS marker" in report["problems"][0]
     assert report["checked"] == report["games"]
@@ -571,6 +570,48 @@ def test_read_records_refuses_games_out_of_order_and_a_chunk_that_changed(copy_o
     shutil.rmtree(chunk_dir(copy_of_small, 1))  # as an extension does to a last, partial chunk
     with pytest.raises(DatasetError, match="changed while it was read"):
         next(chunks)
+
+
+def test_a_reader_between_a_chunks_two_tables_rewritten_sees_a_change(
+    copy_of_small: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An extension that rewrites the last chunk between a reader's reads of its games
+    and its turns: the two disagree, and the reader says the chunk changed."""
+    last = len(list(iter_chunks(copy_of_small))) - 1
+    turns_path = chunk_dir(copy_of_small, last) / "turns.parquet"
+    other = pq.read_table(chunk_dir(copy_of_small, 0) / "turns.parquet")  # another chunk's turns
+    read = pq.read_table
+
+    def torn(where: Any, *args: Any, **kwargs: Any) -> Any:
+        return other if Path(where) == turns_path else read(where, *args, **kwargs)
+
+    monkeypatch.setattr(pq, "read_table", torn)
+    with pytest.raises(DatasetError, match=f"chunk {last} changed while it was read"):
+        read_tables(copy_of_small)
+
+
+def test_a_damaged_chunk_is_named_by_readers_and_by_a_run_that_resumes(
+    copy_of_small: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A chunk's file cut short: the readers raise a DatasetError naming it; a run that
+    resumes or extends stops in one line (exit 2) that says how to write it anew; after
+    that, the run writes it again, the same bytes as before."""
+    before = files(copy_of_small)
+    manifest = json.loads((copy_of_small / "manifest.json").read_text())
+    path = chunk_dir(copy_of_small, 1) / "games.parquet"
+    path.write_bytes(path.read_bytes()[:100])
+    for read in (read_tables, lambda root: list(read_records(root))):
+        with pytest.raises(DatasetError, match="chunk 1 cannot be read"):
+            read(copy_of_small)
+    argv = ["selfplay", "--games", str(manifest["games"]), "--players", str(manifest["players"]),
+            "--bots", ",".join(manifest["bots"]), "--seed", str(manifest["seed"]),
+            "--chunk-size", str(manifest["chunk_size"]), "--out", str(copy_of_small), "--progress", "never"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "chunk 1 cannot be read" in err and "run again to write it anew" in err and len(err.splitlines()) == 1
+    shutil.rmtree(chunk_dir(copy_of_small, 1))
+    assert main(argv) == 0
+    assert files(copy_of_small) == before
 
 
 def test_check_catches_a_seat_of_another_integer_type(copy_of_small: Path) -> None:
