@@ -78,6 +78,7 @@ from .bots import BOT_IDS
 from .errors import QwirkleError, RunawayGameError, show
 from .game import END_NAMES, MAX_SCORE, MIN_PLAYERS, Game
 from .records import _check_log, game_from_record
+from .selfplay import MAX_GAMES
 from .selfplay import MAX_SCORE as RECORD_MAX_SCORE
 from .tiles import ALL_TILES
 
@@ -94,6 +95,7 @@ GAMES_DIR = "games"  # qwirkle-dataset/1's two directories
 TURNS_DIR = "turns"
 TABLES = ("games", "turns")
 DEFAULT_CHUNK_SIZE = 5000
+MAX_CHUNKS = 10**6  # chunk=000000 .. chunk=999999: names that sort in game order
 BATCH = 256  # games per kernel call inside a chunk (bounds the log buffer: 9 MiB)
 LOG_CAPACITY = 256  # turns logged per game; a longer game is played again alone
 COMPRESSION = "zstd"
@@ -146,8 +148,8 @@ class DatasetSpec:
     chunk_size: int = DEFAULT_CHUNK_SIZE
 
     def __post_init__(self) -> None:
-        if type(self.games) is not int or self.games < 1:
-            raise DatasetError(f"games must be a positive integer, got {show(self.games)}")
+        if type(self.games) is not int or not 1 <= self.games <= MAX_GAMES:
+            raise DatasetError(f"games must be an integer 1..{MAX_GAMES:,}, got {show(self.games)}")
         if type(self.players) is not int or not MIN_PLAYERS <= self.players <= MAX_PLAYERS:
             raise DatasetError(f"players must be in {MIN_PLAYERS}..{MAX_PLAYERS}, got {show(self.players)}")
         bots = self.bots
@@ -162,6 +164,11 @@ class DatasetSpec:
             raise DatasetError(f"seed must be in [0, 2**64), got {show(self.seed)}")
         if type(self.chunk_size) is not int or self.chunk_size < 1:
             raise DatasetError(f"chunk size must be a positive integer, got {show(self.chunk_size)}")
+        if self.chunks > MAX_CHUNKS:
+            raise DatasetError(
+                f"{self.games:,} games in chunks of {self.chunk_size:,} make {self.chunks:,} chunks; "
+                f"at most {MAX_CHUNKS:,} (a chunk's name has six digits): choose a larger chunk size"
+            )
 
     @property
     def chunks(self) -> int:

@@ -444,6 +444,22 @@ def test_other_parameters_are_refused(tmp_path: Path) -> None:
         check_dataset(tmp_path / "other" / "notes.txt")
 
 
+def test_a_manifest_promising_too_many_games_or_chunks_is_refused(tmp_path: Path) -> None:
+    """At most MAX_GAMES games (as the command line allows) in at most MAX_CHUNKS
+    chunks: a manifest that promises more (damaged, or by hand) is refused at once,
+    not looked for chunk by chunk."""
+    with pytest.raises(DatasetError, match="games must be an integer 1..1,000,000,000"):
+        datasets.DatasetSpec(10**9 + 1, 2, ("greedy", "greedy"), 0)
+    with pytest.raises(DatasetError, match="at most 1,000,000"):
+        datasets.DatasetSpec(10**6 + 1, 2, ("greedy", "greedy"), 0, chunk_size=1)
+    root = tmp_path / "ds"
+    write_dataset(root, 2, 2, ["greedy"], seed=1)
+    manifest = json.loads((root / "manifest.json").read_text())
+    (root / "manifest.json").write_text(json.dumps({**manifest, "games": 10**15}))
+    with pytest.raises(DatasetError, match="games must be"):
+        check_dataset(root)
+
+
 def test_a_failed_write_leaves_no_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = tmp_path / "ds"
     write_dataset(root, 2, 2, ["greedy"], seed=1, chunk_size=1)
