@@ -1026,7 +1026,10 @@ def _chunks(root: Path, version: str, chunks: list[int], ranges: list[tuple[int,
         # turns disagree).
         if (
             games is None or games.num_rows != hi - lo
-            or ("turns" in games.column_names and pc.sum(games.column("turns")).as_py() != turns.num_rows)
+            or (
+                "turns" in games.column_names and games.column("turns").null_count == 0  # (a null: damage, told later)
+                and pc.sum(games.column("turns")).as_py() != turns.num_rows
+            )
         ):
             raise DatasetError(f"{root}: chunk {k} changed while it was read (a run extending the dataset?)")
         done += games.num_rows
@@ -1162,6 +1165,9 @@ def _chunk_record_lines(games: Any, turns: Any) -> bytes:
 
 def _record_lines(games: Any, turns: Any) -> bytes:
     _, pc, _ = _pyarrow()
+    missing = _missing_number({"games": games, "turns": turns})
+    if missing is not None:
+        raise DatasetError(missing)
     ids = games.column("game_id").to_numpy()
     n = ids.shape[0]
     if not n:
@@ -1269,6 +1275,23 @@ def check_chunk(
         return 0, [f"{where}: the tables do not hold what a dataset holds ({exc})"]
 
 
+def _missing_number(tables: dict[str, Any]) -> str | None:
+    """The first integer column (or integer field of a list of structs, such as a
+    placement's row) that has a missing value (null), as a problem, else None.  A writer
+    writes none, and numpy would read one as NaN, then as some integer."""
+    pa, pc, _ = _pyarrow()
+    for table_name, table in tables.items():
+        for name, column in zip(table.column_names, table.columns):
+            parts = [(name, column)]
+            if pa.types.is_list(column.type) and pa.types.is_struct(column.type.value_type):
+                items = pc.list_flatten(column)
+                parts = [(f"{name}.{field.name}", pc.struct_field(items, field.name)) for field in column.type.value_type]
+            for label, values in parts:
+                if pa.types.is_integer(values.type) and values.null_count:
+                    return f"the {table_name} table's {label!r} column has a missing value (null)"
+    return None
+
+
 def _check_tables(
     spec: DatasetSpec, version: str, chunk: int, games: Any, turns: Any, on_games: Callable[[int], None] | None
 ) -> tuple[int, list[str]]:
@@ -1277,6 +1300,9 @@ def _check_tables(
     start, stop = spec.chunk_range(chunk)
     where = f"chunk {chunk}"
     problems: list[str] = []
+    missing = _missing_number({"games": games, "turns": turns})
+    if missing is not None:
+        return 0, [f"{where}: {missing}"]
     # Game ids are seeds (qwirkle-dataset/3: game i is seed + i, mod 2**64), or indexes i;
     # as places (i) they must be start..stop-1, in order.
     base = spec.seed if version == DATASET_FORMAT else 0

@@ -651,6 +651,30 @@ def test_check_catches_a_reader_column_that_its_games_do_not_give(copy_of_small:
     assert status == 1 and report["problems"] == [f"chunk 0: the {name} table's {column!r} column is not what its games give"]
 
 
+@pytest.mark.parametrize(("name", "column", "label"), [("turns", "score", "score"), ("games", "turns", "turns"),
+                                                      ("turns", "placements", "placements.row")])
+def test_a_missing_number_is_a_problem_for_check_and_an_error_for_read_records(
+    copy_of_small: Path, name: str, column: str, label: str
+) -> None:
+    """A null where a number belongs: named as such (numpy would have read NaN, then
+    some integer, with a warning on stderr)."""
+    import warnings
+
+    path = chunk_dir(copy_of_small, 0) / f"{name}.parquet"
+    table = pq.read_table(path)
+    values = table.column(column).to_pylist()
+    at = next(i for i, v in enumerate(values) if v)  # (a turn with placements)
+    values[at] = [{**values[at][0], "row": None}, *values[at][1:]] if column == "placements" else None
+    pq.write_table(table.set_column(table.column_names.index(column), column, pa.array(values, table.schema.field(column).type)), path)
+    problem = f"chunk 0: the {name} table's {label!r} column has a missing value (null)"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        status, report = run_check(copy_of_small)
+        assert status == 1 and report["problems"] == [problem]
+        with pytest.raises(DatasetError, match="missing value"):
+            list(read_records(copy_of_small))
+
+
 @pytest.mark.parametrize("column", ["placements", "hand"])
 def test_a_colour_no_tile_has_is_a_problem_for_check_and_an_error_for_read_records(
     copy_of_small: Path, column: str
