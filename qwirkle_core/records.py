@@ -101,13 +101,19 @@ def game_from_record(record: dict[str, Any] | str) -> Game:
             raise InvalidRecordError(f"turn {i}: no {show(exc.args[0])}") from None
         except RecursionError:
             raise InvalidRecordError(f"turn {i}: nested too deeply") from None
-    if "end" in record and record["end"] != game.end:
+    if "end" in record and not _same(record["end"], game.end):
         raise InvalidRecordError(f"the record says the game ended {show(record['end'])}, the replay {show(game.end)}")
-    if record.get("scores") != game.scores:
+    if not _same(record.get("scores"), game.scores):
         raise InvalidRecordError(
             f"the record's final scores {show(record.get('scores'))} are not the replay's {game.scores}"
         )
     return game
+
+
+def _same(value: Any, expected: object) -> bool:
+    """Whether a record's ``value`` is ``expected`` (a list of ints, a string): a value
+    of another kind (a numpy array, whose == gives an array) is not."""
+    return type(value) is type(expected) and bool(value == expected)
 
 
 def record_from_log(

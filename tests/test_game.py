@@ -6,6 +6,7 @@ import json
 from collections import Counter
 
 import numba
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -339,6 +340,10 @@ def test_tampered_records_are_refused() -> None:
             place[tamper] = [[0, 0]] if tamper != "score" else place["score"] + 1
         with pytest.raises(InvalidRecordError):
             Game.from_record(bad)
+    # Final scores or an end of another kind than JSON gives: refused, not compared as arrays.
+    for key, value in (("scores", np.array(record["scores"])), ("end", np.array(record["end"]))):
+        with pytest.raises(InvalidRecordError, match="scores|ended"):
+            Game.from_record({**record, key: value})
 
 
 @SETTINGS
