@@ -883,6 +883,11 @@ def _run_local(
             raise
 
 
+def _check_progress(progress: object) -> None:
+    if progress is not None and not callable(progress):
+        raise DatasetError(f"progress is a function (done, total) or None, got {show(progress)}")
+
+
 def write_dataset(
     out: str | os.PathLike[str],
     games: int,
@@ -915,8 +920,13 @@ def write_dataset(
     """
     if type(extend) is not bool:
         raise DatasetError(f"extend is True or False, got {show(extend)}")
+    _check_progress(progress)
+    if client is not None and not callable(getattr(client, "submit", None)):
+        raise DatasetError(f"client is a connected distributed.Client, or None, got {show(client)}")
+    if isinstance(bots, (str, bytes)) or not isinstance(bots, Sequence):
+        raise DatasetError(f"bots is a list of bot names (one for every seat, or one per seat), got {show(bots)}")
     bots = tuple(bots)
-    if len(bots) == 1:
+    if len(bots) == 1 and type(players) is int:  # (any other players: DatasetSpec says why)
         bots *= players
     spec = DatasetSpec(games, players, bots, seed, chunk_size)
     _pyarrow()
@@ -995,8 +1005,7 @@ def iter_chunks(path: str | os.PathLike[str], progress: Progress | None = None) 
     chunks there).  A DatasetError, before anything is yielded, where the path is not a
     dataset or holds no finished chunk."""
     root = _root(path)
-    if progress is not None and not callable(progress):
-        raise DatasetError(f"progress is a function (done, total) or None, got {show(progress)}")
+    _check_progress(progress)
     _, _, pq = _pyarrow()
     spec, version = _manifest(root)
     chunks = sorted(_done_chunks(root, spec, version))
@@ -1484,6 +1493,7 @@ def check_dataset(
     is not what the rules give.  ``progress(done, total)`` is called on the calling
     thread as games are replayed: on this machine every half second or so, on a cluster
     after each chunk."""
+    _check_progress(progress)
     _pyarrow()
     root = _root(path)
     spec, version = _manifest(root)

@@ -263,6 +263,8 @@ def play_batches(
 
     Raises :class:`RunawayGameError` for a game that reaches the turn cap."""
     _check_run(games, players, bots, seed, batch)
+    if threads is not None and (type(threads) is not int or threads < 1):
+        raise SelfPlayArgumentError(f"threads is a positive integer or None, got {show(threads)}")
     movetime = check_movetime(movetime, bots)
     if searches(bots):
         names = list(bots) * players if len(bots) == 1 else list(bots)
@@ -353,6 +355,8 @@ def selfplay(
     ``record``, also return each game's record (kept in memory: to stream many games
     to a file, use :func:`play_batches`)."""
     _check_run(games, players, bots, seed)
+    if progress is not None and not callable(progress):
+        raise SelfPlayArgumentError(f"progress is a function (games done) or None, got {show(progress)}")
     movetime = check_movetime(movetime, bots)
     all_scores = np.zeros((games, players), np.int64)
     all_turns = np.zeros(games, np.int64)

@@ -460,6 +460,17 @@ def test_a_manifest_promising_too_many_games_or_chunks_is_refused(tmp_path: Path
         check_dataset(root)
 
 
+def test_bad_arguments_are_refused_before_anything_is_written(tmp_path: Path, small: Path) -> None:
+    root = tmp_path / "ds"
+    for kwargs in ({"players": 2.0}, {"players": "2"}, {"bots": None}, {"bots": "greedy"}, {"client": 5},
+                   {"progress": 5}):
+        with pytest.raises(DatasetError):
+            write_dataset(root, 4, **{"players": 2, "bots": ["greedy"], "seed": 1, **kwargs})
+        assert not root.exists()
+    with pytest.raises(DatasetError, match="progress"):
+        check_dataset(small, progress=5)
+
+
 def test_a_failed_write_leaves_no_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = tmp_path / "ds"
     write_dataset(root, 2, 2, ["greedy"], seed=1, chunk_size=1)

@@ -21,7 +21,7 @@ from qwirkle_core.bots import BOT_IDS, Bot, action_from_row, make_bot, play, rol
 from qwirkle_core.cli.selfplay import register
 from qwirkle_core.game import Action, Game
 from qwirkle_core.records import record_from_log
-from qwirkle_core.selfplay import selfplay
+from qwirkle_core.selfplay import SelfPlayArgumentError, selfplay
 from tests.games import greedy_game
 
 # With NUMBA_DISABLE_JIT=1 (the coverage run) every kernel is plain Python, a few
@@ -193,6 +193,12 @@ def test_command_bad_arguments_give_one_line_and_status_2(argv: list[str], capsy
     assert run_command(argv) == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_bad_threads_and_progress_are_refused() -> None:
+    for kwargs in ({"threads": "2"}, {"threads": 2.5}, {"threads": 0}, {"progress": 5}):
+        with pytest.raises(SelfPlayArgumentError):
+            selfplay(4, 2, ["greedy"], 1, **kwargs)  # type: ignore[arg-type]
 
 
 def test_the_summary_counts_seeds_modulo_2_64(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
