@@ -23,6 +23,7 @@ import numpy.typing as npt
 
 from . import _batch, _bot_kernels, _constants, _layout, _prng, _turn
 from ._batch import MAX_TURNS
+from ._ints import read_int
 from ._jit import interruptible
 from ._layout import OUT_COLS
 from ._seconds import as_seconds
@@ -59,8 +60,7 @@ class _EngineBot(Bot):
     engine_id: int
 
     def __init__(self, seed: int = 0, seat: int = 0) -> None:
-        if type(seat) is not int or not 0 <= seat < _constants.MAX_PLAYERS:
-            raise QwirkleError(f"a seat is an integer 0..{_constants.MAX_PLAYERS - 1}, got {show(seat)}")
+        seat = read_int(seat, "a seat", 0, _constants.MAX_PLAYERS - 1)
         self._rng = _prng.new_state(_check_seed(seed), _prng.bot_stream(seat))
         # This bot alone is compiled for it.
         self._in_play = _bot_kernels.bots_in_play(np.array([self.engine_id], np.int64), 1)

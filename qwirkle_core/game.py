@@ -32,7 +32,7 @@ import numpy.typing as npt
 
 from . import _batch, _layout, _prng, _turn
 from ._constants import HAND_SIZE, MAX_PLAYERS
-from ._ints import read_int
+from ._ints import int_value, read_int
 from ._iterables import items_of
 from .board import Board, hand_kinds, tile_kinds
 from .errors import (
@@ -380,8 +380,10 @@ class Game:
     """
 
     def __init__(self, players: int = 2, seed: int = 0, tie_break: Sequence[int] | None = None) -> None:
-        if type(players) is not int or not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        count = int_value(players)  # an int or a numpy integer (qwirkle_core._ints)
+        if count is None or not MIN_PLAYERS <= count <= MAX_PLAYERS:
             raise QwirkleError(f"a game has {MIN_PLAYERS} to {MAX_PLAYERS} players, got {show(players)}")
+        players = count
         self._seed: int | None = _check_seed(seed)
         self._tie_rank = _tie_rank(players, tie_break)
         self._board = Board()

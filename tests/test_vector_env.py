@@ -154,6 +154,24 @@ def test_no_autoreset_and_errors() -> None:
     assert game.to_move == int(env.info()["to_move"][0]) and len(game.legal_actions()) > 0
 
 
+def test_counts_may_be_numpy_integers() -> None:
+    """As every count of the library (qwirkle_core._ints): an int or a numpy integer,
+    never a float or a boolean."""
+    from qwirkle_core.bots import make_bot
+
+    env = VectorQwirkle(np.int64(2), players=np.int32(3), learner=np.uint8(1), window=np.int16(8), seed=1)  # type: ignore[arg-type]
+    assert (env.n, env.players, env.learner, env.window) == (2, 3, 1, 8)
+    assert type(env.n) is int and env.reset()[1].shape == (2, enc.action_count(8))
+    assert enc.action_count(np.int64(8)) == enc.action_count(8)  # type: ignore[arg-type]
+    assert Game(np.int64(3), seed=np.uint64(7)).hand(2) == Game(3, seed=7).hand(2)  # type: ignore[arg-type]
+    assert make_bot("greedy", seed=1, seat=np.int64(2)) is not None  # type: ignore[arg-type]
+    for bad in ({"n": 2.0}, {"players": True}, {"learner": 1.0}, {"window": 8.0}):
+        with pytest.raises(QwirkleError):
+            VectorQwirkle(**{"n": 2, "players": 2, **bad})  # type: ignore[arg-type]
+    with pytest.raises(QwirkleError):
+        Game(3.0)  # type: ignore[arg-type]
+
+
 def test_a_window_narrower_than_a_line_of_six_is_refused() -> None:
     """Narrower, most openings would not fit (a hand's largest line, up to six tiles),
     and dealing until one did would not end for many players."""

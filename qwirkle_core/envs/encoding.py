@@ -80,8 +80,6 @@ MAX_WINDOW = 1024
 
 
 def _width(width: int) -> int:
-    if type(width) is not int:
-        raise QwirkleError(f"the window width is a positive integer, got {show(width)}")
     return read_int(width, "the window width", 1, MAX_WINDOW)
 
 

@@ -154,12 +154,13 @@ class VectorQwirkle:
         illegal_reward: float | None = None,
         game_seeds: int | None = None,
     ) -> None:
-        if type(n) is not int or not 1 <= n <= MAX_ENVS:
-            raise QwirkleError(f"n is a number of games 1..{MAX_ENVS:,}, got {show(n)}")
-        if type(players) is not int or not 2 <= players <= 6:
-            raise QwirkleError(f"a game has 2 to 6 players, got {show(players)}")
-        if type(learner) is not int or not 0 <= learner < players:
+        # (An int or a numpy integer, as every count: qwirkle_core._ints.)
+        n = read_int(n, "n, the number of games,", 1, MAX_ENVS)
+        players = read_int(players, "players", 2, 6)
+        seat = int_value(learner)
+        if seat is None or not 0 <= seat < players:
             raise QwirkleError(f"no seat {show(learner)} in a game of {players}")
+        learner = seat
         # A window narrower than a line of six cannot hold every opening (the largest
         # line of a hand, up to six tiles): deals would be skipped, one after another,
         # without end for most deals of many players.
