@@ -345,6 +345,7 @@ def test_chunk_files_are_what_a_parquet_reader_should_read(small: Path, tmp_path
 
 
 def test_check_wants_the_marker_of_a_finished_run(copy_of_small: Path) -> None:
+    (copy_of_small / "_SUCCESS").unlink()
     status, report = run_check(copy_of_small)
     assert status == 1 and len(report["problems"]) == 1 and "no _SUCCESS marker" in report["problems"][0]
     assert report["checked"] == report["games"]
