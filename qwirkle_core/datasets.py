@@ -35,6 +35,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import itertools
 import json
 import operator
 import os
@@ -78,7 +79,6 @@ from .bots import BOT_IDS
 from .errors import QwirkleError, RunawayGameError, show
 from .game import END_NAMES, MAX_SCORE, MIN_PLAYERS, Game
 from .records import _check_log, game_from_record
-from .selfplay import MAX_GAMES
 from .selfplay import MAX_SCORE as RECORD_MAX_SCORE
 from .tiles import ALL_TILES
 
@@ -95,7 +95,6 @@ GAMES_DIR = "games"  # qwirkle-dataset/1's two directories
 TURNS_DIR = "turns"
 TABLES = ("games", "turns")
 DEFAULT_CHUNK_SIZE = 5000
-MAX_CHUNKS = 10**6  # chunk=000000 .. chunk=999999: names that sort in game order
 BATCH = 256  # games per kernel call inside a chunk (bounds the log buffer: 9 MiB)
 LOG_CAPACITY = 256  # turns logged per game; a longer game is played again alone
 COMPRESSION = "zstd"
@@ -148,8 +147,8 @@ class DatasetSpec:
     chunk_size: int = DEFAULT_CHUNK_SIZE
 
     def __post_init__(self) -> None:
-        if type(self.games) is not int or not 1 <= self.games <= MAX_GAMES:
-            raise DatasetError(f"games must be an integer 1..{MAX_GAMES:,}, got {show(self.games)}")
+        if type(self.games) is not int or self.games < 1:
+            raise DatasetError(f"games must be a positive integer, got {show(self.games)}")
         if type(self.players) is not int or not MIN_PLAYERS <= self.players <= MAX_PLAYERS:
             raise DatasetError(f"players must be in {MIN_PLAYERS}..{MAX_PLAYERS}, got {show(self.players)}")
         bots = self.bots
@@ -164,11 +163,6 @@ class DatasetSpec:
             raise DatasetError(f"seed must be in [0, 2**64), got {show(self.seed)}")
         if type(self.chunk_size) is not int or self.chunk_size < 1:
             raise DatasetError(f"chunk size must be a positive integer, got {show(self.chunk_size)}")
-        if self.chunks > MAX_CHUNKS:
-            raise DatasetError(
-                f"{self.games:,} games in chunks of {self.chunk_size:,} make {self.chunks:,} chunks; "
-                f"at most {MAX_CHUNKS:,} (a chunk's name has six digits): choose a larger chunk size"
-            )
 
     @property
     def chunks(self) -> int:
@@ -425,12 +419,26 @@ def _prepare(root: Path, spec: DatasetSpec) -> None:
     _create(_root(root), spec)
 
 
+def _chunk_of(name: str, spec: DatasetSpec, version: str) -> int | None:
+    """The chunk of the dataset whose name (a directory's; in a ``qwirkle-dataset/1``
+    directory, a file's without ``.parquet``) is ``name``, else None."""
+    prefix = chunk_name(0, version)[:6]  # "chunk=" or "chunk-"
+    digits = name[6:]
+    if not name.startswith(prefix) or not (digits.isascii() and digits.isdigit()):
+        return None
+    k = int(digits)
+    return k if k < spec.chunks and name == chunk_name(k, version) else None
+
+
 def _done_chunks(root: Path, spec: DatasetSpec, version: str = DATASET_FORMAT) -> set[int]:
     """Chunks that are there: their directory (renamed into place whole); in a
-    ``qwirkle-dataset/1`` directory, their games file (written last)."""
+    ``qwirkle-dataset/1`` directory, their games file (written last).  Found by listing
+    the directory, not by looking for every chunk the manifest promises (a damaged
+    manifest may promise any number)."""
     if version == OLD_FORMAT:
-        return {k for k in range(spec.chunks) if _chunk_path(root, version, k, "games").exists()}
-    return {k for k in range(spec.chunks) if (root / chunk_name(k, version)).is_dir()}
+        found = (_chunk_of(p.name.removesuffix(".parquet"), spec, version) for p in (root / GAMES_DIR).glob("*.parquet"))
+        return {k for k in found if k is not None}
+    return {k for p in root.iterdir() if (k := _chunk_of(p.name, spec, version)) is not None and p.is_dir()}
 
 
 def chunk_files(path: str | os.PathLike[str], table: str) -> list[str]:
@@ -726,6 +734,9 @@ def _stats_from_file(root: Path, spec: DatasetSpec, chunk: int) -> ChunkStats:
     path = _chunk_path(root, DATASET_FORMAT, chunk, "games")
     try:
         table = pq.read_table(path, columns=["scores", "turns", "end"])
+        missing = _missing_number({"games": table})
+        if missing is not None:
+            raise ValueError(missing)
         scores = pc.list_flatten(table.column("scores")).to_numpy().astype(np.int64).reshape(-1, spec.players)
         return ChunkStats(chunk, _tally(scores, table.column("turns").to_numpy().astype(np.int64), _end_codes(table)))
     except (OSError, pa.ArrowException, KeyError, ValueError, TypeError) as exc:
@@ -1032,15 +1043,19 @@ def _chunks(root: Path, version: str, chunks: list[int], ranges: list[tuple[int,
             ) from None
         # A writer extended the dataset after this read began: the last chunk written
         # again whole, maybe between the reads of its two tables (then their games and
-        # turns disagree).
+        # turns disagree; or the chunk is damaged, which check tells apart).
+        listed = games.column("turns") if games is not None and "turns" in games.column_names else None
         if (
             games is None or games.num_rows != hi - lo
             or (
-                "turns" in games.column_names and games.column("turns").null_count == 0  # (a null: damage, told later)
-                and pc.sum(games.column("turns")).as_py() != turns.num_rows
+                listed is not None and pa.types.is_integer(listed.type) and listed.null_count == 0
+                and pc.sum(listed).as_py() != turns.num_rows
             )
         ):
-            raise DatasetError(f"{root}: chunk {k} changed while it was read (a run extending the dataset?)")
+            raise DatasetError(
+                f"{root}: chunk {k} changed while it was read (a run extending the dataset?), or is damaged "
+                "('qwirkle-core check' tells)"
+            )
         done += games.num_rows
         if progress is not None:
             progress(done, total)
@@ -1292,9 +1307,11 @@ def _missing_number(tables: dict[str, Any]) -> str | None:
     for table_name, table in tables.items():
         for name, column in zip(table.column_names, table.columns):
             parts = [(name, column)]
-            if pa.types.is_list(column.type) and pa.types.is_struct(column.type.value_type):
+            if pa.types.is_list(column.type):  # its items: integers (scores), or structs (placements)
                 items = pc.list_flatten(column)
-                parts = [(f"{name}.{field.name}", pc.struct_field(items, field.name)) for field in column.type.value_type]
+                parts = [(name, items)]
+                if pa.types.is_struct(column.type.value_type):
+                    parts = [(f"{name}.{field.name}", pc.struct_field(items, field.name)) for field in column.type.value_type]
             for label, values in parts:
                 if pa.types.is_integer(values.type) and values.null_count:
                     return f"the {table_name} table's {label!r} column has a missing value (null)"
@@ -1469,14 +1486,16 @@ def _replay_problem(
 
 def _strangers(root: Path, spec: DatasetSpec, version: str) -> list[str]:
     """Names in the dataset that no chunk of it explains (a writer's leftovers apart)."""
-    names = {chunk_name(k, version) for k in range(spec.chunks)}
     if version == OLD_FORMAT:
         return sorted(
             p.name for sub in (GAMES_DIR, TURNS_DIR) for p in (root / sub).glob("*.parquet")
-            if p.name.removesuffix(".parquet") not in names
+            if _chunk_of(p.name.removesuffix(".parquet"), spec, version) is None
         )
-    known = names | {MANIFEST, SUCCESS}
-    return sorted(p.name for p in root.iterdir() if p.name not in known and not p.name.startswith(TMP_PREFIX))
+    return sorted(
+        p.name for p in root.iterdir()
+        if p.name not in (MANIFEST, SUCCESS) and not p.name.startswith(TMP_PREFIX)
+        and _chunk_of(p.name, spec, version) is None
+    )
 
 
 def check_dataset(
@@ -1499,10 +1518,16 @@ def check_dataset(
     spec, version = _manifest(root)
     done = _done_chunks(root, spec, version)
     report = CheckReport(str(root), spec.games, 0)
-    for k in range(spec.chunks):
-        if k not in done:
-            start, stop = spec.chunk_range(k)
-            report.problems.append(f"chunk {k} (games {start}..{stop - 1}) is missing")
+    # The chunks missing, between those there (a damaged manifest may promise any
+    # number: a run of them is one line).
+    there = [-1, *sorted(done), spec.chunks]
+    for before, after in itertools.pairwise(there):
+        if after - before == 2:
+            start, stop = spec.chunk_range(before + 1)
+            report.problems.append(f"chunk {before + 1} (games {start}..{stop - 1}) is missing")
+        elif after - before > 2:
+            start, stop = spec.chunk_range(before + 1)[0], spec.chunk_range(after - 1)[1]
+            report.problems.append(f"chunks {before + 1}..{after - 1} (games {start}..{stop - 1}) are missing")
     report.problems.extend(f"{name}: not a chunk of this dataset" for name in _strangers(root, spec, version))
     if version != OLD_FORMAT and len(done) == spec.chunks and not (root / SUCCESS).is_file():
         report.problems.append(
