@@ -92,6 +92,14 @@ def test_a_twin_resampled_for_another_player_has_its_own_legal_actions() -> None
     for bad in (2, -1, "0", 1.5, None, True):
         with pytest.raises(QwirkleError, match="player_id"):
             state.resample_from_infostate(bad, sampler)
+    # Mid-turn, the mover's placed tiles are hidden from the other seat, and a hand dealt
+    # anew would not hold them: refused for that seat; the mover's own is as before.
+    place = next(a for a in state.legal_actions() if a < qos.N_ACTIONS - 38)
+    state.apply_action(place)
+    with pytest.raises(pyspiel.SpielError, match="start of a turn"):
+        state.resample_from_infostate(other, sampler)
+    twin = state.resample_from_infostate(1 - other, sampler)
+    assert twin.legal_actions() == state.legal_actions()
 
 
 def test_chance_tiles_and_hidden_information() -> None:

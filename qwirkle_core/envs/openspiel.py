@@ -586,6 +586,14 @@ class QwirkleState(pyspiel.State):  # type: ignore[misc]
         player_id = read_int(player_id, "player_id", 0, self._s.players - 1)
         if self._s.dealt < 6 * self._s.players:
             raise pyspiel.SpielError("resample_from_infostate needs the deal done")
+        mover = int(self._s.meta[_layout.M_PLAYER])
+        if player_id != mover and (self._s.placed or self._s.marked) and not self.is_terminal():
+            # The mover's tiles placed (or marked) so far this turn are hidden from the
+            # other seats, and a hand dealt anew would not hold them.
+            raise pyspiel.SpielError(
+                "resample_from_infostate for a seat not to move needs the start of a turn "
+                "(the mover has placed or marked tiles of this turn)"
+            )
         seed = int(probability_sampler() * 2**32) & 0xFFFFFFFF
         state: QwirkleState = self.clone()
         s = state._s
