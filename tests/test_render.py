@@ -460,6 +460,14 @@ def test_a_document_over_many_lines_is_judged_whole(
     assert "not valid JSON" in err and "line 2 column" in err, err
 
 
+def test_a_json_lines_file_with_a_damaged_first_line_renders_the_line_chosen(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = b'{"board": [[0, 0, 0, 0]\n{"board": [[0, 0, 0, 0]], "hand": []}\n'
+    status, out, err = run_render(["--format", "text", "--game", "1"], text, monkeypatch, capsys)
+    assert status == 0 and out, err
+
+
 @pytest.mark.parametrize(("argv", "stdin"), bad_inputs())
 def test_bad_input_exits_2_with_one_line(
     argv: list[str], stdin: bytes, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]

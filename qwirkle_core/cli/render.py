@@ -194,9 +194,10 @@ def _parse_json(data: bytes, game: int | None) -> Any:
     try:
         whole = loads(data)
     except BadInputError:
-        # JSON lines only where the first line is JSON by itself: else one document
-        # over many lines (pretty-printed), whose own error is the one to name.
-        if len(lines) < 2 or not _is_json(lines[0]):
+        # JSON lines where the first line is JSON by itself, or where --game picks a
+        # line past it: else one document over many lines (pretty-printed), whose own
+        # error is the one to name.
+        if len(lines) < 2 or (not _is_json(lines[0]) and not (game is not None and game > 0)):
             raise
     else:
         if game not in (None, 0):
