@@ -263,8 +263,8 @@ def play_batches(
 
     Raises :class:`RunawayGameError` for a game that reaches the turn cap."""
     _check_run(games, players, bots, seed, batch)
-    if threads is not None and (type(threads) is not int or threads < 1):
-        raise SelfPlayArgumentError(f"threads is a positive integer or None, got {show(threads)}")
+    if threads is not None:
+        threads = read_int(threads, "threads", 1, 1 << 20, SelfPlayArgumentError)
     movetime = check_movetime(movetime, bots)
     if searches(bots):
         names = list(bots) * players if len(bots) == 1 else list(bots)
