@@ -299,7 +299,11 @@ def test_the_address_announced_is_the_one_bound(monkeypatch: pytest.MonkeyPatch)
             probe.bind(("::1", 0))
     except OSError:
         pytest.skip("no IPv6 loopback here")
-    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets: sockets[0].close())
+    async def serve(self: Any, sockets: list[Any]) -> None:  # started, then stopped at once
+        self.started = True
+        sockets[0].close()
+
+    monkeypatch.setattr(uvicorn.Server, "serve", serve)
     monkeypatch.setattr(server, "warm_page_kernels", lambda: None)
     resolve = sockets.getaddrinfo
     six = [(sockets.AF_INET6, sockets.SOCK_STREAM, 6, "", ("::1", 0, 0, 0))]

@@ -16,6 +16,7 @@ and bounds every body's size and every request's time.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import socket
 import sys
@@ -252,15 +253,26 @@ def serve(
     # numba cache its first request would otherwise spend seconds of its time bound.
     threading.Thread(target=warm_page_kernels, name="qwirkle-warm", daemon=True).start()
     server = uvicorn.Server(
-        uvicorn.Config(app, log_level="warning", lifespan="off", access_log=False, log_config=LOG_CONFIG)
+        uvicorn.Config(app, log_level="warning", lifespan="off", access_log=False, log_config=_LOG_CONFIG)
     )
-    (announce or _print_line)(url)
-    if open_browser:
-        threading.Timer(0.5, webbrowser.open, args=(url,)).start()
-    server.run(sockets=[sock])
+
+    async def serve_then_announce() -> None:
+        # The address is told once the server serves: by then uvicorn has taken over
+        # Ctrl-C and SIGTERM (a signal that came between the announcement and its
+        # start left a traceback of the event loop's, on a loaded machine).
+        running = asyncio.ensure_future(server.serve(sockets=[sock]))
+        while not server.started and not running.done():
+            await asyncio.sleep(0.005)
+        if server.started:
+            (announce or _print_line)(url)
+            if open_browser:
+                threading.Timer(0.5, webbrowser.open, args=(url,)).start()
+        await running
+
+    asyncio.run(serve_then_announce())
 
 
-class LogLine(logging.Formatter):
+class _LogLine(logging.Formatter):
     """The server's log records (uvicorn's: a request it could not read, an error in
     the application) as the command line writes its other lines on stderr: one line
     each, ``qwirkle-core: LEVEL: ...``, an exception named rather than traced."""
@@ -273,10 +285,10 @@ class LogLine(logging.Formatter):
         return f"qwirkle-core: {record.levelname.lower()}: {message}"
 
 
-LOG_CONFIG: dict[str, Any] = {
+_LOG_CONFIG: dict[str, Any] = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"line": {"()": LogLine}},
+    "formatters": {"line": {"()": _LogLine}},
     "handlers": {"stderr": {"formatter": "line", "class": "logging.StreamHandler", "stream": "ext://sys.stderr"}},
     "loggers": {"uvicorn": {"handlers": ["stderr"], "level": "INFO", "propagate": False}},
 }
