@@ -154,7 +154,7 @@ class VectorQwirkle:
         illegal_reward: float | None = None,
         game_seeds: int | None = None,
     ) -> None:
-        # (An int or a numpy integer, as every count: qwirkle_core._ints.)
+        # (An int or a numpy integer: qwirkle_core._ints.)
         n = read_int(n, "n, the number of games,", 1, MAX_ENVS)
         players = read_int(players, "players", 2, 6)
         seat = int_value(learner)
