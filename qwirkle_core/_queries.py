@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 from numba import prange
 
-from ._constants import ALL_KINDS, EMPTY, N_KINDS
+from ._constants import ALL_KINDS, COORD_MAX, EMPTY, N_KINDS
 from ._frontier import frontier
 from ._jit import batch_kernel, inline_helper, kernel, parallel_kernel
 from ._layout import COL_COLS, COL_KINDS, COL_N, COL_ROWS, COL_SCORE, OUT_COLS, KArray, KInt
@@ -255,12 +255,19 @@ def _six_kinds(cells: KArray, width: KInt, p: KInt) -> KInt:
     return row_allowed & col_allowed
 
 
+@inline_helper
+def _in_area(top: KInt, left: KInt, width: KInt, p: KInt) -> bool:
+    """Whether cell ``p`` of a region whose top-left cell is (top, left) in the caller's
+    coordinates lies in the playing area (no tile is ever played beyond its edge)."""
+    return bool(abs(top + p // width) <= COORD_MAX and abs(left + p % width) <= COORD_MAX)
+
+
 @kernel
 def move_risk(st: KArray, hand_mask: KInt, unseen: KArray) -> tuple[KArray, KArray, KArray]:
     """Every legal move of ``hand_mask``, and what it leaves the next player.
 
-    A *slot* is an empty cell where one tile of a kind with ``unseen[kind] > 0``, legal there
-    alone, makes a line of six.  Returns (table, open_after, opened): per move, the
+    A *slot* is an empty cell of the playing area where one tile of a kind with
+    ``unseen[kind] > 0``, legal there alone, makes a line of six.  Returns (table, open_after, opened): per move, the
     number of slots on the board after the move, and how many of those were not slots
     before it.
 
@@ -328,7 +335,7 @@ def move_risk(st: KArray, hand_mask: KInt, unseen: KArray) -> tuple[KArray, KArr
                     and cells[p - width] == EMPTY and cells[p + width] == EMPTY
                 ):
                     continue
-                if _six_kinds(cells, width, p) & unseen_mask != 0:
+                if _six_kinds(cells, width, p) & unseen_mask != 0 and _in_area(top, left, width, p):
                     slot0[p] = True
                     n_slots0 += 1
     placed = np.empty(6, np.int64)
@@ -371,7 +378,7 @@ def move_risk(st: KArray, hand_mask: KInt, unseen: KArray) -> tuple[KArray, KArr
             p = ends[e]
             if slot0[p]:
                 lost += 1
-            if _six_kinds(cells, width, p) & unseen_mask != 0:
+            if _six_kinds(cells, width, p) & unseen_mask != 0 and _in_area(top, left, width, p):
                 after += 1
                 if not slot0[p]:
                     new += 1
@@ -491,7 +498,8 @@ def position_planes(st: KArray, top: KInt, left: KInt, height: KInt, width: KInt
         p = singles[s]
         i = p // region_width + st[S_TOP] - top
         j = p % region_width + st[S_LEFT] - left
-        if 0 <= i < height and 0 <= j < width:
+        # (A cell beyond the playing area's edge takes no tile: no legal plane there.)
+        if 0 <= i < height and 0 <= j < width and abs(i + top) <= COORD_MAX and abs(j + left) <= COORD_MAX:
             fits = st[row_at + p] & st[col_at + p] & ALL_KINDS
             for k in range(N_KINDS):
                 if (fits >> k) & 1:

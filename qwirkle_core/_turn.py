@@ -207,7 +207,9 @@ def turn_verdict(
         verdict, score, _, _, _ = judge(st, action)
         if verdict != OK:
             return V_PLACEMENT, verdict
-        if scores[player] + score + GOING_OUT_BONUS > max_score:
+        # The bonus counts only where this placement empties the hand with the bag empty.
+        bonus = GOING_OUT_BONUS if n == hand_sizes[player] and meta[M_BAG] == 0 else 0
+        if scores[player] + score + bonus > max_score:
             return V_SCORE_LIMIT, 0
         return LEGAL, score
     if kind == EXCHANGE:

@@ -53,7 +53,7 @@ from .moves import (
     inside_area,
     parse_placements,
 )
-from .tiles import ALL_TILES, COPIES_PER_KIND, N_KINDS, Tile, as_tile
+from .tiles import ALL_TILES, COPIES_PER_KIND, N_KINDS, N_TILES, Tile, as_tile
 
 _LOG_ROOM = 2 * _state.LOG_PER_PUSH  # int64 words of the undo log one push may use
 
@@ -104,7 +104,12 @@ def tile_kinds(tiles: Iterable[Tile], what: str) -> list[int]:
         items = iter(tiles)
     except TypeError:  # no iterable (a 0-d array says it is one)
         raise InvalidTileError(f"{what} is a sequence of Tiles, got {show(tiles)}") from None
-    return [as_tile(t, what).kind for t in items]
+    # At most the game's tiles (one more, to tell): an endless iterable is refused, not
+    # walked to its end.
+    kinds = [as_tile(t, what).kind for t in itertools.islice(items, N_TILES + 1)]
+    if len(kinds) > N_TILES:
+        raise InvalidTileError(f"{what}: more than the game's {N_TILES} tiles")
+    return kinds
 
 
 def hand_kinds(hand: Sequence[Tile]) -> list[int]:
@@ -703,6 +708,11 @@ class Board:
     def __deepcopy__(self, memo: dict[int, Any]) -> Board:
         # Moves and tiles are immutable: copy() shares them, and copies the arrays.
         return self.copy()
+
+    def __getstate__(self) -> tuple[None, dict[str, Any]]:
+        """For pickle: the slots (defined, so that pickle's protocols 0 and 1 take a
+        class with __slots__ too)."""
+        return None, {name: getattr(self, name) for name in Board.__slots__}
 
     def __setstate__(self, state: Any) -> None:
         """From a pickle: the slots as pickled, with the state and the undo log made

@@ -31,7 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _batch, _layout, _prng, _turn
-from ._constants import HAND_SIZE, MAX_PLAYERS
+from ._constants import GOING_OUT_BONUS, HAND_SIZE, MAX_PLAYERS
 from ._ints import int_value, read_int
 from ._iterables import items_of
 from .board import Board, hand_kinds, tile_kinds
@@ -63,6 +63,8 @@ MIN_PLAYERS = 2
 # position string with more is refused, and so is a turn that would pass it, so every
 # score the library writes it also reads, and none can wrap in the numba engine.
 MAX_SCORE = 1_000_000_000
+# More than a turn can score: a line of six (12) and six crossing lines of six, the bonus.
+_TURN_POINTS_MAX = 7 * 12 + GOING_OUT_BONUS
 # turn_verdict's scratch: the pass rule looks for any one placement (what the table
 # then holds is never read, so every Game, in any thread, may share it).
 _PASS_TABLE = np.empty((1, _layout.OUT_COLS), np.int32)
@@ -297,11 +299,15 @@ def distinct_exchanges(hand: Sequence[Tile], bag_size: int) -> list[tuple[Tile, 
 
 
 def _check_seed(seed: int) -> int:
+    """The seed as the number checked: read once (an int subclass may answer int() and
+    index() differently each time)."""
+    number = int_value(seed)
     try:
-        _prng.new_state(seed, 0)
+        _prng.new_state(seed if number is None else number, 0)
     except (TypeError, ValueError) as exc:
         raise QwirkleError(str(exc)) from None
-    return int(seed)
+    assert number is not None  # new_state refuses what int_value does not read
+    return number
 
 
 def _action_row(action: Action) -> npt.NDArray[np.int64]:
@@ -492,7 +498,7 @@ class Game:
     def last_turn(self) -> Turn:
         """The turn played last."""
         if not self._log.shape[0]:
-            raise IndexError("no turn played yet")
+            raise NothingToUndoError("no turn played yet")
         return _turn_from_row(self._log[-1])
 
     def turn_log(self) -> npt.NDArray[np.int32]:
@@ -509,9 +515,10 @@ class Game:
     def _seat(self, player: int | None) -> int:
         if player is None:
             return self.to_move
-        if type(player) is not int or not 0 <= player < self.players:
+        seat = int_value(player)
+        if seat is None or not 0 <= seat < self.players:
             raise QwirkleError(f"no seat {show(player)} in a game of {self.players}")
-        return player
+        return seat
 
     def unseen_tiles(self, player: int | None = None) -> list[Tile]:
         """What ``player`` cannot see: the bag and the other hands, in kind order."""
@@ -527,11 +534,18 @@ class Game:
         """The placements the player to move may make (the opening: exactly the
         largest group, in the canonical frame)."""
         if self.is_over:
-            return MoveList(np.zeros((0, 20), np.int32))
+            return MoveList._trusted(np.zeros((0, 20), np.int32))
         moves = self._board.legal_moves(self.hand())
         opening = self.opening_size
         if opening:
-            return MoveList(moves.table[moves.sizes == opening])
+            return MoveList._trusted(moves.table[moves.sizes == opening])
+        room = MAX_SCORE - int(self._scores[self.to_move])
+        if room < _TURN_POINTS_MAX:
+            # Near the score limit: only the placements push accepts (a going-out
+            # placement counts its bonus).
+            hand_size, bag = int(self._hand_sizes[self.to_move]), self.bag_size
+            bonus = np.where((moves.sizes == hand_size) & (bag == 0), GOING_OUT_BONUS, 0)
+            moves = MoveList._trusted(moves.table[moves.scores + bonus <= room])
         return moves
 
     def legal_actions(self) -> list[Action]:
@@ -748,7 +762,10 @@ class Game:
     @classmethod
     def from_string(cls, text: str) -> Game:
         """The game of a :meth:`to_string` position.  Raises InvalidPositionError for
-        one that no game can reach (tiles not conserved, a hand over 6, ...)."""
+        one that breaks the game's invariants (tiles not conserved, a hand over 6, an
+        opening state whose opener does not hold that group, a game said to be over
+        that is not, ...).  A position set up for study may hold hands of fewer than six
+        tiles while the bag holds some, and any seat may be the one to open."""
         if not isinstance(text, str):
             raise InvalidPositionError(f"expected a position string, got {show(text)}")
         fields = text.strip().split("|")
@@ -784,8 +801,8 @@ class Game:
         the game is before its opening.  ``seed`` seeds the generator that mixes
         exchanged tiles into the bag; ``turns_played`` is the game's ``turn_count`` (the
         turns played to reach the position: the search bots seed each move from it).
-        Raises InvalidPositionError for a position that no game can reach (tiles not
-        conserved, a hand over 6, ...)."""
+        Raises InvalidPositionError for a position that breaks the game's invariants
+        (tiles not conserved, a hand over 6, ...; as :meth:`from_string`)."""
         if not isinstance(board, Board):
             raise InvalidPositionError(f"expected a Board, got {show(board)}")
         seats = _part(hands, MAX_PLAYERS + 1, "hands: expected a sequence")
@@ -798,10 +815,14 @@ class Game:
         scores_list = (
             [0] * len(hands_list) if scores is None else _part(scores, MAX_PLAYERS + 1, "scores are a sequence of integers")
         )
-        if any(type(s) is not int for s in scores_list):
+        read_scores = [int_value(s) for s in scores_list]
+        if any(s is None for s in read_scores):
             raise InvalidPositionError(f"scores are integers, got {show(scores_list)}")
-        if type(to_move) is not int:
+        scores_list = [int(s) for s in read_scores if s is not None]
+        seat = int_value(to_move)
+        if seat is None:
             raise InvalidPositionError(f"to_move is a seat number, got {show(to_move)}")
+        to_move = seat
         if type(turns_played) is not int or not 0 <= turns_played <= _batch.MAX_TURNS:
             raise InvalidPositionError(f"turns_played is a count of turns, 0 to {_batch.MAX_TURNS:,}, got {show(turns_played)}")
         rng = _prng.new_state(_check_seed(seed), _prng.GAME_STREAM)
@@ -891,6 +912,11 @@ class Game:
         game._undo = []
         game._from_deal = False
         game._sync_board_meta()
+        if over and went_out < 0:
+            # "e": blocked or dead, which the rules' own test (_turn.ending) must agree with.
+            st = game._board.state_arrays()[0]
+            if _turn.ending(st, game._meta, game._hands, game._hand_sizes, game._bag) == _layout.END_NONE:
+                raise InvalidPositionError("the state says the game is over (e), but a tile can still be placed")
         return game
 
     def __eq__(self, other: object) -> bool:

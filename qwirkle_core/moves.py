@@ -14,7 +14,7 @@ from ._constants import COORD_MAX
 from ._ints import int_value, read_int
 from ._layout import COL_COLS, COL_KINDS, COL_N, COL_ROWS, COL_SCORE, OUT_COLS
 from .errors import InvalidMoveError, InvalidTileError, NothingToUndoError, show
-from .tiles import ALL_TILES, N_TILES, Tile, tile_from_json
+from .tiles import ALL_TILES, N_KINDS, N_TILES, Tile, tile_from_json
 
 Placement = tuple[int, int, Tile]
 
@@ -47,7 +47,7 @@ def check_coord(value: Any, what: str) -> int:
 
 def _coord_text(text: str, what: str) -> int:
     """A coordinate written in ASCII digits; no int() of an absurdly long number."""
-    if len(text.lstrip("-")) > _COORD_DIGITS:
+    if len(text.lstrip("-").lstrip("0")) > _COORD_DIGITS:  # leading zeros are no digits of size
         raise InvalidMoveError(f"{what} {text[:12]}... is out of range (|{what}| <= {COORD_MAX:,})")
     return check_coord(int(text), what)
 
@@ -139,7 +139,7 @@ class Move:
         checked = [_placement(p) for p in itertools.islice(given, N_TILES + 1)]
         if len(checked) > N_TILES:
             raise InvalidMoveError(f"a move places at most the game's {N_TILES} tiles")
-        items = tuple(sorted(checked, key=lambda p: (p[0], p[1])))
+        items = tuple(sorted(checked, key=lambda p: (p[0], p[1], p[2].kind)))  # a set: one order for any input
         if not items:
             raise InvalidMoveError("a move places at least one tile")
         object.__setattr__(self, "placements", items)
@@ -254,6 +254,37 @@ def _check_table(table: Any) -> IntArray:
     return table
 
 
+def _check_table_rows(table: IntArray) -> None:
+    """InvalidMoveError naming the first row of ``table`` that is not a move as the
+    generator writes one: 1 to 6 placements, each a tile kind (0..35) on a cell of the
+    playing area, in (row, col) order with no cell twice; unused slots 0, 0 and -1.
+    (A move built from such a row is what its placements say: the kernels that check
+    or push it read the row, and a kind out of range would name another tile.)  The
+    scores are taken as given: a checked push scores the move itself."""
+    if not len(table):
+        return
+    n = table[:, COL_N].astype(np.int64)
+    rows = table[:, COL_ROWS : COL_ROWS + 6].astype(np.int64)
+    cols = table[:, COL_COLS : COL_COLS + 6].astype(np.int64)
+    kinds = table[:, COL_KINDS : COL_KINDS + 6].astype(np.int64)
+    used = np.arange(6) < n[:, None]
+    later = used[:, 1:]  # the slots that follow a used one
+    # (row, col) strictly increasing over the used slots (so no cell twice).
+    ordered = (rows[:, 1:] > rows[:, :-1]) | ((rows[:, 1:] == rows[:, :-1]) & (cols[:, 1:] > cols[:, :-1]))
+    problems = [
+        ((n < 1) | (n > 6), "places 1 to 6 tiles"),
+        ((used & ((kinds < 0) | (kinds >= N_KINDS))).any(axis=1), f"holds tile kinds 0..{N_KINDS - 1}"),
+        ((used & ((np.abs(rows) > COORD_MAX) | (np.abs(cols) > COORD_MAX))).any(axis=1),
+         f"lies in the playing area (|row|, |col| <= {COORD_MAX:,})"),
+        ((later & ~ordered).any(axis=1), "lists its cells in (row, col) order, each once"),
+        ((~used & ((rows != 0) | (cols != 0) | (kinds != -1))).any(axis=1), "holds 0, 0 and -1 in its unused slots"),
+    ]
+    for bad, rule in problems:
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise InvalidMoveError(f"row {i} of the move table is not a move: a move {rule}")
+
+
 def inside_area(table: IntArray) -> IntArray:
     """The rows of a move table whose placements all lie in the playing area
     (|row|, |col| <= COORD_MAX); unused slots hold 0, so they always pass."""
@@ -271,12 +302,23 @@ class MoveList:
     :attr:`kinds`); :class:`Move` objects are built only when you index or iterate.
     The placements of each move are in (row, col) order; unused slots of ``rows``,
     ``cols`` and ``kinds`` hold 0, 0 and -1.
+
+    ``MoveList(table)`` wraps a table of that layout (InvalidMoveError for a row that is
+    not a move; its scores are taken as given) and keeps the array itself, not a copy:
+    write to a copy of a list's ``table``, not to the table, while the list is in use.
     """
 
     __slots__ = ("_table",)
 
     def __init__(self, table: IntArray) -> None:
-        self._table = _check_table(table)
+        checked = _check_table(table)
+        _check_table_rows(checked)
+        self._table = checked
+
+    def __getstate__(self) -> tuple[None, dict[str, Any]]:
+        """For pickle: the table (defined, so that pickle's protocols 0 and 1 take a
+        class with __slots__ too)."""
+        return None, {"_table": self._table}
 
     @classmethod
     def _trusted(cls, table: IntArray) -> MoveList:
@@ -341,7 +383,7 @@ class MoveList:
 
     def __getitem__(self, index: int | slice) -> Move | MoveList:
         if isinstance(index, slice):
-            return MoveList(self._table[index])
+            return MoveList._trusted(self._table[index])
         i = int_value(index)
         if i is None:
             raise NothingToUndoError(f"a move index is an integer or a slice, got {show(index)}")
@@ -396,7 +438,7 @@ class MoveList:
     def sorted(self, descending: bool = True) -> MoveList:
         """The moves by score (stable; highest first by default)."""
         order = np.argsort(-self.scores if descending else self.scores, kind="stable")
-        return MoveList(self._table[order])
+        return MoveList._trusted(self._table[order])
 
     def to_json(self) -> list[dict[str, Any]]:
         """The moves as ``[{"placements": [[row, col, color, shape], ...], "score": n}, ...]``."""

@@ -32,7 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _queries
-from ._constants import COORD_MAX
+from ._constants import COORD_MAX, HAND_SIZE
 from ._ints import read_int
 from ._iterables import items_of
 from ._jit import interruptible
@@ -97,7 +97,9 @@ def _state(board: Board) -> Int64Array:
 
 def _reusable(hand: Any) -> Any:
     """A hand that can be read twice (a one-shot iterator is read into a list)."""
-    return list(hand) if isinstance(hand, Iterator) else hand
+    # At most one tile more than a hand holds: the hand's own check then refuses it,
+    # and an endless iterator is not walked to its end.
+    return list(itertools.islice(hand, HAND_SIZE + 1)) if isinstance(hand, Iterator) else hand
 
 
 def _iterable(tiles: object, what: str) -> Iterable[Any]:
@@ -149,7 +151,10 @@ def unseen_counts(board: Board, unseen: object = None, hand: Sequence[Tile] | No
         counts = COPIES_PER_KIND - on_board
         if hand is None:
             return counts  # nothing to check: the board holds at most 3 of a kind
-        for k in _tile_kinds(hand, "a hand"):
+        held = _tile_kinds(itertools.islice(_iterable(hand, "a hand"), HAND_SIZE + 1), "a hand")
+        if len(held) > HAND_SIZE:
+            raise InvalidPositionError(f"a hand holds at most {HAND_SIZE} tiles")
+        for k in held:
             counts[k] -= 1
     elif isinstance(unseen, np.ndarray) or _counts_shaped(unseen):
         if isinstance(unseen, Sequence) and _length(unseen) != N_KINDS:  # told before converting

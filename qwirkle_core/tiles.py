@@ -92,7 +92,7 @@ class Tile:
     @staticmethod
     def from_kind(kind: int) -> Tile:
         """The tile of kind ``kind`` (0..35)."""
-        number = int_value(kind) if isinstance(kind, int) else None
+        number = int_value(kind)
         if number is None or not 0 <= number < N_KINDS:
             raise InvalidTileError(f"not a tile kind: {show(kind)} (must be 0..35)")
         return _TILES[number]
@@ -131,9 +131,25 @@ class Tile:
             return self.kind == other.kind
         return NotImplemented
 
+    # Tiles order by kind (colour, then shape), as sorted() and the kernels list them.
     def __lt__(self, other: Tile) -> bool:
         if isinstance(other, Tile):
             return self.kind < other.kind
+        return NotImplemented
+
+    def __le__(self, other: Tile) -> bool:
+        if isinstance(other, Tile):
+            return self.kind <= other.kind
+        return NotImplemented
+
+    def __gt__(self, other: Tile) -> bool:
+        if isinstance(other, Tile):
+            return self.kind > other.kind
+        return NotImplemented
+
+    def __ge__(self, other: Tile) -> bool:
+        if isinstance(other, Tile):
+            return self.kind >= other.kind
         return NotImplemented
 
     def __hash__(self) -> int:

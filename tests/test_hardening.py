@@ -364,9 +364,11 @@ def test_scores_are_bounded_and_round_trip():
     fields[3] = ",".join(map(str, scores))
     loaded = Game.from_string("|".join(fields))
     assert Game.from_string(loaded.to_string()) == loaded
-    # The seat at the limit cannot score any more; the other one can, up to it.
+    # The seat at the limit cannot score any more (its legal moves are none); the other
+    # one can, up to it.
+    assert not loaded.legal_moves()
     with pytest.raises(IllegalMoveError):
-        loaded.push(loaded.legal_moves().best())
+        loaded.push(loaded.board.legal_moves(loaded.hand()).best())
     # 2**63 - 1 used to be accepted, and wrapped in the numba engine's int64 scores.
     fields[3] = f"{2**63 - 1},0"
     with pytest.raises(QwirkleError):
@@ -727,7 +729,8 @@ def test_serve_skips_long_lines_and_answers_the_rest():
     assert serve(io.BytesIO(lines), out, Limits(max_line_bytes=100)) == 0
     replies = [json.loads(x) for x in out.getvalue().splitlines()]
     assert [r["id"] for r in replies] == [1, None, 2, 3]
-    assert "longer than 100 bytes" in replies[1]["error"] and replies[2]["stopped"] is False
+    # The stop stops the hello if it was still waiting when the stop was read.
+    assert "longer than 100 bytes" in replies[1]["error"] and replies[2]["stopped"] is ("error" in replies[0])
     assert "no game" in replies[3]["error"]
 
 
