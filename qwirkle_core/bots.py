@@ -126,12 +126,13 @@ class _SearchBot(Bot):
         movetime: float | None = None,
     ) -> None:
         self._seed = _check_seed(seed)
-        self._seat = seat
         self._movetime = _check_movetime(movetime)  # (make_bot checks it too; a bot made directly here)
         # A caller's clock or stop button (stop_when): the search then plays the best
         # it found so far.
         self._should_stop: Callable[[], bool] | None = None
         self._greedy = GreedyBot(seed, seat)  # validates the seat
+        # A plain int (a numpy integer seat would overflow the move seeds' arithmetic).
+        self._seat = read_int(seat, "a seat", 0, _constants.MAX_PLAYERS - 1)
 
     def _solve(self, game: Game) -> Action | None:
         """The solver's action where it applies (two players, the bag empty: a player
@@ -320,6 +321,7 @@ def play(
         raise QwirkleError(f"{game.players} players need {game.players} bots, got {show(bots)}")
     if before_turn is not None and not callable(before_turn):
         raise QwirkleError(f"before_turn is a function of no arguments, got {show(before_turn)}")
+    max_turns = read_int(max_turns, "max_turns", 0, MAX_TURNS)
     while not game.is_over:
         if before_turn is not None:
             before_turn()

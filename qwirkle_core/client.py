@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
@@ -40,11 +41,18 @@ class EngineClient:
 
     @classmethod
     def start(cls, command: Sequence[str] | None = None) -> EngineClient:
-        """Start ``python -m qwirkle_core engine`` (or ``command``)."""
+        """Start ``python -m qwirkle_core engine`` (or ``command``, a sequence of
+        arguments such as ``["qwirkle-core", "engine", "--timeout", "5"]``).  Raises
+        EngineTerminatedError when the program cannot be started."""
+        if isinstance(command, (str, bytes)):
+            raise QwirkleError(f"command is a sequence of arguments (a list), not one string: {command!r}")
         argv = list(command) if command is not None else [sys.executable, "-m", "qwirkle_core", "engine"]
-        process = subprocess.Popen(
-            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1
-        )
+        try:
+            process = subprocess.Popen(
+                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1
+            )
+        except (OSError, ValueError, TypeError) as exc:
+            raise EngineTerminatedError(f"the engine did not start: {exc}") from None
         return cls(process)
 
     def request(self, cmd: str, **args: Any) -> dict[str, Any]:
@@ -53,6 +61,8 @@ class EngineClient:
         sending nothing, for fields that JSON cannot carry (NaN, an infinity, an object)."""
         if self._process.stdin is None or self._process.stdout is None:
             raise EngineTerminatedError("the engine has no pipes")
+        if self._process.stdin.closed or self._process.stdout.closed:
+            raise EngineTerminatedError("the client is closed")
         message = {"cmd": cmd, "id": self._next_id + 1, **{k: v for k, v in args.items() if v is not None}}
         try:
             # (allow_nan=False: Python would write NaN or Infinity, which is no JSON; the
@@ -67,17 +77,37 @@ class EngineClient:
             self._process.stdin.flush()
         except (BrokenPipeError, OSError):
             raise EngineTerminatedError("the engine is not running") from None
-        line = self._process.stdout.readline()
-        if not line:
-            raise EngineTerminatedError(f"the engine ended (exit status {self._process.poll()})")
-        reply: dict[str, Any] = json.loads(line)
-        if reply.get("id") != rid:
-            raise EngineError(f"reply to request {reply.get('id')!r}, expected {rid}")
+        reply = self._reply_to(rid)
         if "error" in reply:
-            raise EngineError(reply["error"])
+            raise EngineError(str(reply["error"]))
         reply.pop("id", None)
         reply.pop("ok", None)
         return reply
+
+    def _reply_to(self, rid: int) -> dict[str, Any]:
+        """The reply to request ``rid``.  Replies to earlier requests are passed over:
+        a request interrupted in the caller (Ctrl-C, a signal's exception) leaves its
+        reply to come, and the next request would otherwise read it as its own."""
+        assert self._process.stdout is not None
+        while True:
+            line = self._process.stdout.readline()
+            if not line:
+                raise EngineTerminatedError(f"the engine ended (exit status {self._process.poll()})")
+            try:
+                reply = json.loads(line)
+            except ValueError:
+                raise EngineError(f"the engine wrote a line that is not JSON: {line[:80]!r}") from None
+            if not isinstance(reply, dict):
+                raise EngineError(f"the engine wrote a line that is not a reply object: {line[:80]!r}")
+            got = reply.get("id")
+            if type(got) is int and got < rid:
+                continue
+            if got is None and "error" in reply:
+                # The engine could not read the request (a line too long, say): its error.
+                return reply
+            if got != rid:
+                raise EngineError(f"reply to request {got!r}, expected {rid}")
+            return reply
 
     # The commands.
     def hello(self) -> dict[str, Any]:
@@ -175,7 +205,10 @@ class EngineClient:
         """Close the pipes and wait for the engine process to end (kill it after 10 s)."""
         for pipe in (self._process.stdin, self._process.stdout):
             if pipe is not None:
-                pipe.close()
+                # Closing flushes what a failed write left buffered: to a dead engine
+                # that is a broken pipe, which must not hide the error being raised.
+                with contextlib.suppress(OSError):
+                    pipe.close()
         try:
             self._process.wait(timeout=10)
         except subprocess.TimeoutExpired:

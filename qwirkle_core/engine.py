@@ -48,6 +48,7 @@ from .tiles import ALL_TILES, COPIES_PER_KIND, N_KINDS, Tile
 PROTOCOL_VERSION = 1
 ENGINE_NAME = "qwirkle_core"
 MAX_TIMEOUT = 86_400.0  # seconds: the longest "timeout" a request may ask for
+MAX_LIMIT = 1 << 40  # the largest --max-line-bytes, --max-moves or --max-games (a line is read with a limit one byte more)
 
 
 @dataclass(frozen=True)
@@ -68,8 +69,8 @@ class Limits:
     def __post_init__(self) -> None:
         for name in ("max_line_bytes", "max_moves", "max_games"):
             value = getattr(self, name)
-            if type(value) is not int or value < 1:
-                raise QwirkleError(f"{name} must be a positive integer, got {brief(value)}")
+            if type(value) is not int or not 1 <= value <= MAX_LIMIT:
+                raise QwirkleError(f"{name} must be an integer in 1..{MAX_LIMIT:,}, got {brief(value)}")
         if self.timeout is not None and not _is_seconds(self.timeout):
             raise QwirkleError(f"timeout must be a number of seconds in (0, {MAX_TIMEOUT:g}], got {brief(self.timeout)}")
 
@@ -81,6 +82,15 @@ def _is_seconds(value: Any) -> bool:
 
 class RequestStopped(QwirkleError):
     """A request that ran past its timeout or was stopped (``{"cmd": "stop"}``)."""
+
+
+def _is_search(cmd: str, request: dict[str, Any]) -> bool:
+    """Whether a request is a search that a stop ends with its best so far."""
+    return (
+        cmd in ("sim", "solve")
+        or (cmd == "analyse" and request.get("win") is True)
+        or (cmd == "best" and request.get("bot") in ("sim", "endgame"))
+    )
 
 
 def _opt_int(req: dict[str, Any], key: str, default: int | None, lo: int, hi: int) -> int | None:
@@ -330,6 +340,10 @@ class EngineSession:
                 raise BadInputError('"reveal" must be true or false')
             self.reveal = reveal
             self._start_clock(request)
+            if cmd not in ("stop", "quit") and not _is_search(cmd, request):
+                # A request still waiting when a stop came is stopped before it starts
+                # (a search starts, and answers with its best so far).
+                self.check_time()
             if cmd in ("play", "undo") and saved is not None:
                 backup = saved.copy()  # these change the game in place
             reply = self.commands[cmd](request)
@@ -358,7 +372,9 @@ class EngineSession:
         self.game = backup if backup is not None else saved
 
     def _start_clock(self, request: dict[str, Any]) -> None:
-        timeout = request.get("timeout", self.limits.timeout)
+        timeout = request.get("timeout")
+        if timeout is None:  # absent or null: the engine's own
+            timeout = self.limits.timeout
         if timeout is not None and not _is_seconds(timeout):
             raise BadInputError(f'"timeout" must be a number of seconds in (0, {MAX_TIMEOUT:g}], got {brief(timeout)}')
         self._timeout = timeout
@@ -521,7 +537,7 @@ class EngineSession:
         moves = self._legal()
         total = len(moves)
         if min_score is not None:
-            moves = MoveList(moves.table[moves.scores >= min_score])
+            moves = MoveList._trusted(moves.table[moves.scores >= min_score])
         if top is not None:
             moves = moves.sorted()[:top]
         return {"count": total, "moves": self._listed(moves)}
@@ -713,14 +729,17 @@ class EngineSession:
         }
 
     def _best(self, req: dict[str, Any]) -> dict[str, Any]:
-        game = self._need_game()
-        if req.get("bot") is None:
-            return self._best_by_score(game)
-        from .bots import make_bot, stop_when
+        from .bots import BOTS, make_bot, stop_when
 
-        name = req["bot"]
+        game = self._need_game()
+        # Every field checked, whichever answer the request gets.
+        name = req.get("bot")
         seed = _opt_int(req, "seed", 0, 0, 2**64 - 1)
         movetime = _opt_seconds(req, "movetime")
+        if name is not None and (not isinstance(name, str) or name not in BOTS):
+            raise BadInputError(f'"bot" is one of {", ".join(BOTS)}, got {brief(name)}')
+        if name is None:
+            return self._best_by_score(game)
         assert seed is not None
         if game.is_over:
             return {"action": None}
