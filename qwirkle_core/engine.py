@@ -907,9 +907,9 @@ def _is_stop(line: bytes) -> bool:
 def serve(stdin: IO[bytes], stdout: IO[str], limits: Limits | None = None) -> int:
     """Answer request lines until ``quit`` or end of input; returns the exit status
     (0).  Requests are read on a second thread, so ``{"cmd": "stop"}`` stops the
-    request that is running (a search replies with its best so far, marked
-    ``"stopped": true``, any other request with an error; then the stop gets its own
-    reply).  The kernels release the GIL, so the reader sees a stop at once; a search
+    requests read before it, the one running and those still waiting (a search replies
+    with its best so far, marked ``"stopped": true``, any other request with an error;
+    then the stop gets its own reply).  The kernels release the GIL, so the reader sees a stop at once; a search
     asks between kernel calls."""
     session = EngineSession(limits)
     reader = _LineReader(stdin, session)

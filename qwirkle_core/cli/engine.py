@@ -20,7 +20,7 @@ def register(subparsers: Any) -> None:
         "engine",
         help="a long-running engine: one JSON request per line on stdin, one reply per line",
         description='Requests are objects {"cmd": ..., "id": ...}; send {"cmd": "hello"} for the '
-        'command list and the limits. {"cmd": "stop"} stops the request that is running. '
+        'command list and the limits. {"cmd": "stop"} stops the requests before it, running or waiting. '
         "Ends at end of input or on quit (status 0), on SIGINT (130) or SIGTERM (143).",
     )
     parser.add_argument(

@@ -41,7 +41,7 @@ def register(subparsers: Any) -> None:
         "match",
         help="two bots over mirrored pairs of games: wins, win rate and its 95%% interval",
         description="Play two bots against each other: each deal twice, seats swapped, so the luck of "
-        "the deal cancels; print each bot's wins, win rate with a 95%% interval (from the pairs) "
+        "the deal cancels; print each bot's wins, win rate with a 95% interval (from the pairs) "
         "and mean spread.",
     )
     # Values are parsed in run() so that a bad one gives one line, not argparse's usage text.
