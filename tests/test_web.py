@@ -572,3 +572,83 @@ def test_parallel_kernels_from_pages_at_once_under_workqueue() -> None:
     env = {**os.environ, "NUMBA_THREADING_LAYER": "workqueue"}
     done = subprocess.run([sys.executable, "-c", WORKQUEUE_SCRIPT], env=env, capture_output=True, timeout=300, check=False)
     assert done.returncode == 0 and b"ok" in done.stdout, done.stderr[-2000:]
+
+
+def test_a_page_s_waiting_requests_hold_no_worker_thread(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each waiting request held a thread of the server's pool: enough pages gone wrong
+    (five requests each) starved every other page.  They now wait on the event loop."""
+    import threading
+
+    page = Page(client)
+    page.send({"cmd": "new", "seed": 1})
+    session = client.app.state.sessions.get(page.key)  # type: ignore[attr-defined]
+    answer = BoardSession.answer
+    counted = threading.Lock()
+    in_flight = [0, 0]  # now, most
+
+    def counting(self: BoardSession, request: Any, seq: int | None = None) -> str:
+        with counted:
+            in_flight[0] += 1
+            in_flight[1] = max(in_flight)
+        try:
+            return answer(self, request, seq)
+        finally:
+            with counted:
+                in_flight[0] -= 1
+
+    monkeypatch.setattr(BoardSession, "answer", counting)
+    statuses: list[int] = []
+
+    def post() -> None:
+        reply = client.post("/engine", content='{"cmd": "count"}', headers={**JSON, SESSION_HEADER: page.key})
+        statuses.append(reply.status_code)
+
+    waiting = [threading.Thread(target=post) for _ in range(5)]
+    with session.lock:  # a request running
+        for thread in waiting:
+            thread.start()
+        while session._admitted < 5:
+            time.sleep(0.01)
+        time.sleep(0.3)  # time for any of them to reach a worker thread
+        assert in_flight[1] == 1
+    for thread in waiting:
+        thread.join(30)
+    assert statuses == [200] * 5
+
+
+def test_a_stop_ends_the_wait_for_another_page_s_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under numba's workqueue layer the searches of all pages take turns; a page whose
+    search waits for another page's is stopped at once, not after it."""
+    import threading
+
+    from qwirkle_core.web import sessions
+
+    monkeypatch.setattr(sessions, "_parallel_unsafe", lambda: True)
+    session = BoardSession(WebLimits(timeout=60.0))
+    session.handle({"cmd": "new", "seed": 3})
+    replies: list[dict[str, Any]] = []
+    worker = threading.Thread(target=lambda: replies.append(session.handle({"cmd": "sim", "top": 2, "iterations": 128})))
+    with sessions._PARALLEL_LOCK:  # another page's search runs
+        worker.start()
+        while not session.lock.locked():
+            time.sleep(0.01)
+        assert session.handle({"cmd": "stop"})["stopped"]
+        worker.join(10)
+        assert replies == [{"id": None, "error": "stopped by a stop request"}]
+
+
+def test_shutting_down_stops_every_page_s_search() -> None:
+    import threading
+
+    store = SessionStore(WebLimits(timeout=60.0))
+    _, session = store.create()
+    session.handle({"cmd": "new", "seed": 3})
+    replies: list[dict[str, Any]] = []
+    worker = threading.Thread(target=lambda: replies.append(session.handle({"cmd": "sim", "top": 2, "plies": 1, "iterations": 10**6})))
+    worker.start()
+    while not session.lock.locked():
+        time.sleep(0.01)
+    store.stop_everything()
+    worker.join(300)  # (a first sim compiles its kernels where the cache is cold)
+    assert replies and replies[0]["stopped_by"] == "stop"
+    assert session.handle({"cmd": "count"})["error"] == "stopped by a stop request"

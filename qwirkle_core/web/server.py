@@ -191,9 +191,15 @@ def make_app(limits: WebLimits | None = None, hosts: Iterable[str] = ("127.0.0.1
         if not session.enter():
             return _refuse(429, "too many requests of this page waiting: wait for their answers")
         try:
-            # A request runs on a worker thread: the kernels release the GIL, and the
-            # server answers other pages (and this page's "stop") meanwhile.
-            line = await run_in_threadpool(session.answer, payload)
+            seq = session.number()  # on arrival: a stop from now on stops it
+            # The page's requests take turns here, on the event loop; only the one
+            # running holds a worker thread (the kernels release the GIL, and the
+            # server answers other pages, and this page's "stop", meanwhile).
+            await session.take_turn()
+            try:
+                line = await run_in_threadpool(session.answer, payload, seq)
+            finally:
+                session.end_turn()
         finally:
             session.leave()
         return Response(line, media_type="application/json", headers=SECURITY_HEADERS)
@@ -252,7 +258,15 @@ def serve(
     # The kernels a page uses first, compiled while the person opens it: on an empty
     # numba cache its first request would otherwise spend seconds of its time bound.
     threading.Thread(target=warm_page_kernels, name="qwirkle-warm", daemon=True).start()
-    server = uvicorn.Server(
+    class _Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            # Ctrl-C or SIGTERM: every page's requests are stopped, so that uvicorn's
+            # shutdown, which waits for the requests in flight, does not wait out
+            # their searches and the requests queued behind them.
+            app.state.sessions.stop_everything()
+            super().handle_exit(sig, frame)
+
+    server = _Server(
         uvicorn.Config(app, log_level="warning", lifespan="off", access_log=False, log_config=_LOG_CONFIG)
     )
 

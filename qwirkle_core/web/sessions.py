@@ -15,6 +15,7 @@ the table could not.  No import here needs the ``web`` extra.
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import secrets
 import threading
@@ -35,6 +36,8 @@ from ..records import record_line
 # start one (rollouts, self-play, the batch queries) then take turns, process-wide.
 PARALLEL_COMMANDS = frozenset({"sim", "analyse", "solve", "selfplay", "best", "bot_play"})
 _PARALLEL_LOCK = threading.Lock()
+PARALLEL_POLL_SECONDS = 0.05  # how often a request waiting for that turn looks for a stop
+TURN_POLL_SECONDS = 0.005  # how often a page's request waiting for its turn looks again
 
 
 def _parallel_unsafe() -> bool:
@@ -120,6 +123,10 @@ class BoardSession:
         # One request at a time per session (the engine's state is not shared between
         # threads); a "stop" does not wait for it, which is its point.
         self.lock = threading.Lock()
+        # The server's requests of this page wait for their turn (take_turn) on its
+        # event loop, not on a worker thread: a waiting request held a thread of the
+        # server's pool, and enough pages gone wrong starved every other page.
+        self._turn = threading.Lock()
         self._admitted = 0  # requests running or waiting (enter/leave)
         self._admit_lock = threading.Lock()
 
@@ -143,22 +150,45 @@ class BoardSession:
         reply: dict[str, Any] = loads(self.answer(request))
         return reply
 
-    def answer(self, request: Any) -> str:
+    async def take_turn(self) -> None:
+        """Wait, on the event loop, until no other request of this page runs; then
+        this one's turn holds until :meth:`end_turn`.  (It polls: an asyncio lock is
+        bound to one event loop, and a test client runs each request in a loop of its
+        own.  A page sends one request at a time; more wait in no set order, as they
+        did for a thread's lock.)"""
+        while not self._turn.acquire(blocking=False):
+            await asyncio.sleep(TURN_POLL_SECONDS)
+
+    def end_turn(self) -> None:
+        """The request whose turn :meth:`take_turn` gave is answered."""
+        self._turn.release()
+
+    def number(self) -> int:
+        """The next request's number.  Requests are numbered as they arrive, as the
+        engine process numbers the lines it reads: a stop stops every request that
+        arrived before it, the one running and those waiting for it, and none that
+        comes after.  (The server numbers a request on arrival, before it waits for
+        its turn.)"""
+        return next(self._numbers)
+
+    def stop_everything(self) -> None:
+        """Stop the request running and every one waiting or still to come (the
+        server shutting down: none is left to wait for)."""
+        self.engine.stop_before = 1 << 62
+
+    def answer(self, request: Any, seq: int | None = None) -> str:
         """:meth:`handle`'s reply as one line of JSON, as the engine process writes it:
         a long move list goes out as the engine encoded it, column by column, not
-        decoded into Python objects and encoded again (about 1 s for 38,642 moves)."""
-        return reply_line(self._reply(request))
+        decoded into Python objects and encoded again (about 1 s for 38,642 moves).
+        ``seq``: the request's number from :meth:`number` (by default, numbered now)."""
+        return reply_line(self._reply(request, self.number() if seq is None else seq))
 
-    def _reply(self, request: Any) -> dict[str, Any]:
+    def _reply(self, request: Any, seq: int) -> dict[str, Any]:
         self.last_used = self.clock()
         rid = request.get("id") if isinstance(request, dict) else None
         cmd = request.get("cmd") if isinstance(request, dict) else None
-        # Requests are numbered as they arrive, as the engine process numbers the lines
-        # it reads: a stop stops every request that arrived before it, the one running
-        # and those waiting for it, and none that comes after.
-        seq = next(self._numbers)
         if cmd == "stop":
-            self.engine.stop_before = seq
+            self.engine.stop_before = max(self.engine.stop_before, seq)
             return {"id": rid, "ok": True, "stopped": self.lock.locked()}
         with self.lock:
             self._seq = seq
@@ -166,11 +196,24 @@ class BoardSession:
                 if not isinstance(cmd, str):
                     return self.engine._answer(request, seq)  # the engine's own error for it
                 if cmd in PARALLEL_COMMANDS and _parallel_unsafe():
-                    with _PARALLEL_LOCK:
+                    if not self._parallel_turn(seq):
+                        return {"id": rid, "error": "stopped by a stop request"}
+                    try:
                         return self._handle(cmd, request, rid)
+                    finally:
+                        _PARALLEL_LOCK.release()
                 return self._handle(cmd, request, rid)
             finally:
                 self.last_used = self.clock()
+
+    def _parallel_turn(self, seq: int) -> bool:
+        """Wait for the process-wide turn of the requests that may start parallel
+        kernels (True, holding _PARALLEL_LOCK), or until a stop comes for request
+        ``seq`` (False): a stopped page does not wait out another page's search."""
+        while not _PARALLEL_LOCK.acquire(timeout=PARALLEL_POLL_SECONDS):
+            if seq < self.engine.stop_before:
+                return False
+        return True
 
     def _handle(self, cmd: str, request: dict[str, Any], rid: Any) -> dict[str, Any]:
         try:
@@ -300,7 +343,11 @@ class BoardSession:
             raise BadInputError(chosen["error"])
         if chosen["action"] is None:
             raise BadInputError("the game is over")
-        played = self.engine.handle({"cmd": "play", "action": chosen["action"], "reveal": self.referee}, self._seq)
+        # The search's choice is played even where a stop ended the search (its best so
+        # far), as the engine's "best" with a bot answers one.
+        played = self.engine._answer(
+            {"cmd": "play", "action": chosen["action"], "reveal": self.referee}, self._seq, stop_first=False,
+        )
         if "error" in played:
             raise BadInputError(played["error"])
         played.pop("id", None)
@@ -367,6 +414,14 @@ class SessionStore:
 
     def __len__(self) -> int:
         return len(self._sessions)
+
+    def stop_everything(self) -> None:
+        """Stop every session's requests, running, waiting and to come (the server
+        shutting down)."""
+        with self._lock:
+            sessions = list(self._sessions.values())
+        for session in sessions:
+            session.stop_everything()
 
     def _expire(self) -> None:
         oldest = self.clock() - self.limits.session_ttl

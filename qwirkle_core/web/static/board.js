@@ -248,7 +248,12 @@
   // ------------------------------------------------------------------ bots
   async function botTurns() {
     while (S.summary && !S.summary.over && S.seats[S.summary.to_move] !== "human") {
+      const generation = S.generation;
       await new Promise((done) => setTimeout(done, 120));  // so that a person sees each turn
+      // Whatever changed the position meanwhile (an undo, a new game) has the last
+      // word: the bots play on only from the position they were waiting on.
+      if (generation !== S.generation || S.busy) break;
+      if (!S.summary || S.summary.over || S.seats[S.summary.to_move] === "human") break;
       if (!(await botMove(S.seats[S.summary.to_move]))) break;
     }
   }
@@ -297,10 +302,10 @@
         if (reply.error) { showError(reply.error); break; }
         at += 1;
       }
+      await refresh();  // still busy: no bot moves from the position before it
     } finally {
       S.busy = false;
     }
-    await refresh();
     return true;
   }
 
