@@ -12,7 +12,7 @@ from qwirkle_core import _layout
 from qwirkle_core.envs import encoding as enc
 from qwirkle_core.envs.vector import SCALARS, VectorQwirkle
 from qwirkle_core.errors import IllegalMoveError, QwirkleError
-from qwirkle_core.game import Game
+from qwirkle_core.game import END_NAMES, Game
 
 NO_JIT = os.environ.get("NUMBA_DISABLE_JIT") == "1"
 STEPS = 80 if NO_JIT else 1500
@@ -371,3 +371,38 @@ def test_index_lists_past_the_kernels_lists(monkeypatch: pytest.MonkeyPatch) -> 
     for i in range(2):
         assert counts[i] > short and (ids[i, : counts[i]] == np.flatnonzero(env.masks[i])).all()
         assert (ids[i, counts[i] :] == -1).all()
+
+
+# A game (seed 2986752612823950652, greedy opponent) that ends on a dead board with the
+# learner to move, after these sub-steps of the learner's (random ones, as
+# random_actions drew them in a review).  The terminal observation showed the hand
+# before the last draw.
+DEAD_BOARD_SEED = 2986752612823950652
+DEAD_BOARD_STEPS = [8720, 33297, 14866, 36900, 36885, 36900, 36891, 36900, 36877, 36887, 36900, 36882, 36900, 36867, 36900, 36894, 36894, 36900, 36874, 36875, 36879, 36900, 36868, 36868, 36873, 36891, 36900, 36889, 36893, 36900, 36882, 36900, 36892, 36899, 36900, 36864, 36884, 36900, 36876, 36892, 36898, 36900, 36869, 36880, 36900, 36869, 36870, 36872, 36874, 36899, 36900, 36895, 36900, 36870, 36883, 36898, 36900, 36870, 36889, 36900, 36880, 36898, 36900, 36868, 36879, 36891, 36900, 36889, 36900, 36864, 36876, 36900, 36867, 36881, 36882, 36900, 36892, 36900, 36865, 36868, 36879, 36894, 36900, 36880, 36900, 36895, 36900, 36877, 36883, 36900, 36885, 36900, 36876, 36882, 36900, 36879, 36900, 36867, 36893, 36900, 36885, 36888, 36900, 36879, 36881, 36900, 36869, 36871, 36882, 36900, 36870, 36885, 36889, 36900, 36893, 36900, 36875, 36900, 36891, 36900, 36883, 36887, 36900, 36868, 36876, 36893, 36900, 36877, 36900, 36874, 36898, 36900, 36870, 36882, 36891, 36900, 36897, 36900, 36892, 36895, 36900, 36869, 36894, 36900, 36865, 36876, 36888, 36900, 36892, 36892, 36900, 36886, 36893, 36900]
+
+
+def test_a_dead_board_s_terminal_observation_shows_the_hand_to_move() -> None:
+    env = VectorQwirkle(1, players=2, game_seeds=DEAD_BOARD_SEED, opponents="greedy", autoreset=False)
+    env.reset()
+    for action in DEAD_BOARD_STEPS:
+        *_, terminated, _, _ = env.step(np.array([action]))
+    _, meta, hands, sizes, _, _, _ = env.engine_state(0)
+    assert terminated[0] and END_NAMES[int(meta[_layout.M_END])] == "dead"
+    seat = int(meta[_layout.M_PLAYER])
+    shown = np.repeat(np.arange(36), env.obs["hand"][0, 0]).tolist()
+    assert shown == sorted(hands[seat, : sizes[seat]].tolist()) and not env.obs["hand"][0, 1].any()
+
+
+def test_an_opponent_named_for_the_learner_s_seat_is_refused() -> None:
+    with pytest.raises(QwirkleError, match="learner's seat"):
+        VectorQwirkle(1, players=2, opponents=["sim", "greedy"], learner=0)
+    VectorQwirkle(1, players=2, opponents=[None, "greedy"], learner=0)
+
+
+def test_envs_that_do_not_fit_in_memory_are_a_qwirkle_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_memory(self: VectorQwirkle, n: int, window: int) -> None:
+        raise MemoryError
+
+    monkeypatch.setattr(VectorQwirkle, "_allocate", no_memory)
+    with pytest.raises(QwirkleError, match="n=1000 envs of window 1024"):
+        VectorQwirkle(1000, window=1024)

@@ -522,6 +522,13 @@ def close_game(
         e[E_LEFT] = left
         write_board(sts[i], meta, top, left, width, ob_board[i, 0])
         ob_board[i, 1] = EMPTY
+        # The hand as begin_turn writes it (the player to move's, no tile placed this
+        # turn): a game that ended at the start of a turn (blocked, dead) has none of
+        # begin_turn's, and the planes held the last mover's before its draw.
+        hand = hands[i, meta[_layout.M_PLAYER]]
+        ob_hand[i] = 0
+        for s in range(hand_sizes[i, meta[_layout.M_PLAYER]]):
+            ob_hand[i, 0, hand[s]] += 1
         write_scalars(meta, hand_sizes[i], scores[i], e, ob_scalars[i])
 
 

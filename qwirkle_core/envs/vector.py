@@ -186,6 +186,9 @@ class VectorQwirkle:
                 raise QwirkleError(f"one opponent per seat ({players}), got {show(names)}")
             for p, name in enumerate(names):
                 if p == learner:
+                    # The learner plays its own seat: a name there was ignored without a word.
+                    if name is not None and not isinstance(opponents, str):
+                        raise QwirkleError(f"opponents[{p}] is the learner's seat: None there, got {show(name)}")
                     continue
                 if not isinstance(name, str) or name not in OPPONENTS:
                     raise QwirkleError(f"opponents are {sorted(OPPONENTS)}, got {show(name)}")
@@ -199,6 +202,19 @@ class VectorQwirkle:
         # Per env: (games played, game seed) of the game its search bots were made for.
         self._search_bots: list[tuple[tuple[int, int], dict[int, Bot]] | None] = [None] * n
         self._bases, sample_seed = self._seeding(seed, game_seeds, n)
+        self._sample_rng = new_state(sample_seed, 99)
+        try:
+            self._allocate(n, window)
+        except MemoryError:
+            mask_bytes = n * self.action_count
+            raise QwirkleError(
+                f"n={n} envs of window {window} need more memory than there is: their action masks alone "
+                f"take n × {self.action_count:,} bytes ({mask_bytes / 2**30:,.1f} GiB); use fewer envs or a "
+                "narrower window"
+            ) from None
+
+    def _allocate(self, n: int, window: int) -> None:
+        """The envs' arrays (``MemoryError`` where they do not fit)."""
         # One board state per env (layout in qwirkle_core._state): a typed list, since a
         # state is replaced by a larger array when its board grows.
         self._sts = List([empty_state() for _ in range(n)])
@@ -215,7 +231,6 @@ class VectorQwirkle:
         self._cache_scores = np.zeros((n, MOVE_CACHE), np.int32)
         self._ex = np.zeros((n, 64, 1 + _constants.HAND_SIZE), np.int64)
         self._set_lists = np.zeros((n, SET_LIST), np.int32)
-        self._sample_rng = new_state(sample_seed, 99)
         self.masks: npt.NDArray[np.bool_] = np.zeros((n, self.action_count), np.bool_)
         self.obs: dict[str, npt.NDArray[Any]] = {
             "board": np.full((n, 2, window, window), EMPTY, np.int8),
