@@ -283,3 +283,22 @@ def test_a_batch_that_fails_partway_is_cut_back(tmp_path: Path) -> None:
     finally:
         os.close(fd)
     assert path.read_bytes() == b"a\n" * 1000 + b"c\n"
+
+
+def test_a_second_run_on_the_same_record_file_is_refused(tmp_path: Path) -> None:
+    """--append cuts a partial last line off as an interrupted writer's: a second run
+    appending while the first one wrote cut off the first one's records in flight."""
+    from qwirkle_core.cli.selfplay import RecordFileError, open_record_file
+
+    path = str(tmp_path / "games.jsonl")
+    first = open_record_file(path, append=False)
+    first.write(b'{"partial": ')  # the first run's batch in flight
+    first.flush()
+    for append in (True, False):
+        with pytest.raises(RecordFileError, match="another run is writing|holds records"):
+            open_record_file(path, append=append)
+    assert Path(path).read_bytes() == b'{"partial": '
+    first.write(b"1}\n")
+    first.close()
+    open_record_file(path, append=True).close()  # once it is done, append as before
+    assert Path(path).read_bytes() == b'{"partial": 1}\n'

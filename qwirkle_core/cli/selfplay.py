@@ -19,12 +19,18 @@ import contextlib
 import json
 import os
 import signal
+import stat
 import sys
 from types import FrameType, TracebackType
 from typing import IO, Any
 
 import numba
 import numpy as np
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: no lock (a second writer is then the user's to avoid)
+    fcntl = None  # type: ignore[assignment]
 
 from .._constants import MAX_PLAYERS
 from .._prng import SEED_LIMIT
@@ -57,22 +63,42 @@ class RecordFileError(QwirkleError):
 
 
 
+def _lock_for_the_run(handle: IO[bytes], path: str) -> None:
+    """Hold an exclusive lock on a regular file until ``handle`` closes, or refuse: a
+    second run appending to the same file would cut the first one's record in flight
+    (see below) for an interrupted writer's.  (Pipes and devices are not locked.)"""
+    if fcntl is None or not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+        return
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        raise RecordFileError(f"another run is writing {path}: wait for it, or choose another file") from None
+
+
 def open_record_file(path: str, append: bool) -> IO[bytes]:
-    """Open ``path`` for records.  A new or empty file is fine; an existing non-empty
-    one only with ``append`` (records are never destroyed by a new run), and then a
-    partial last line (an interrupted writer) is cut off so that every line is whole."""
+    """Open ``path`` for records, locked for the run.  A new or empty file is fine; an
+    existing non-empty one only with ``append`` (records are never destroyed by a new
+    run), and then a partial last line (an interrupted writer) is cut off so that every
+    line is whole."""
     try:
         if not append:
             # "x": fail if it exists, so that a second run cannot truncate the first's games.
             try:
-                return open(path, "xb")
+                handle: IO[bytes] = open(path, "xb")  # noqa: SIM115 - returned open, closed by the caller
             except FileExistsError:
                 if os.path.getsize(path) > 0:
                     raise RecordFileError(
                         f"{path} exists and holds records: choose another file, or add --append"
                     ) from None
-                return open(path, "wb")
+                handle = open(path, "r+b")  # noqa: SIM115 - emptied once locked
+                _lock_for_the_run(handle, path)
+                handle.truncate(0)
+                return handle
+            _lock_for_the_run(handle, path)
+            return handle
         handle = open(path, "a+b")  # noqa: SIM115 - returned open, closed by the caller
+        _lock_for_the_run(handle, path)
         size = handle.seek(0, os.SEEK_END)
         if size:
             # Cut back to the last newline: what follows it is a record cut short.
