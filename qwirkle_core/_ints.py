@@ -2,8 +2,7 @@
 
 A public function that takes a count, an index, a coordinate or a seed and accepts a
 numpy integer for it reads it here: an int (an IntEnum too) or a numpy integer, never a
-boolean or a float however whole.  (Some older arguments still take a plain int only,
-as JSON gives one: a self-play run's games and players, a dataset's parameters.)  The value is read once, with ``operator.index``, and that same number is both
+boolean or a float however whole.  The value is read once, with ``operator.index``, and that same number is both
 range-checked and returned, so an ``int`` subclass whose ``__int__`` or ``__index__``
 disagrees with its value cannot pass the check as one number and reach a kernel as
 another.

@@ -147,10 +147,9 @@ class DatasetSpec:
     chunk_size: int = DEFAULT_CHUNK_SIZE
 
     def __post_init__(self) -> None:
-        if type(self.games) is not int or self.games < 1:
-            raise DatasetError(f"games must be a positive integer, got {show(self.games)}")
-        if type(self.players) is not int or not MIN_PLAYERS <= self.players <= MAX_PLAYERS:
-            raise DatasetError(f"players must be in {MIN_PLAYERS}..{MAX_PLAYERS}, got {show(self.players)}")
+        # Numpy integers too, kept as plain ints (the manifest is JSON).
+        object.__setattr__(self, "games", read_int(self.games, "games", 1, 2**63 - 1, DatasetError))
+        object.__setattr__(self, "players", read_int(self.players, "players", MIN_PLAYERS, MAX_PLAYERS, DatasetError))
         bots = self.bots
         if (
             not isinstance(bots, (tuple, list))
@@ -159,10 +158,8 @@ class DatasetSpec:
         ):
             raise DatasetError(f"bots must name one of {', '.join(BOT_IDS)} per seat, got {show(bots)}")
         object.__setattr__(self, "bots", tuple(bots))  # frozen: a list given is kept as a tuple
-        if type(self.seed) is not int or not 0 <= self.seed < SEED_LIMIT:
-            raise DatasetError(f"seed must be in [0, 2**64), got {show(self.seed)}")
-        if type(self.chunk_size) is not int or self.chunk_size < 1:
-            raise DatasetError(f"chunk size must be a positive integer, got {show(self.chunk_size)}")
+        object.__setattr__(self, "seed", read_int(self.seed, "seed", 0, SEED_LIMIT - 1, DatasetError))
+        object.__setattr__(self, "chunk_size", read_int(self.chunk_size, "chunk size", 1, 2**63 - 1, DatasetError))
 
     @property
     def chunks(self) -> int:
@@ -1491,11 +1488,16 @@ def _strangers(root: Path, spec: DatasetSpec, version: str) -> list[str]:
             p.name for sub in (GAMES_DIR, TURNS_DIR) for p in (root / sub).glob("*.parquet")
             if _chunk_of(p.name.removesuffix(".parquet"), spec, version) is None
         )
-    return sorted(
-        p.name for p in root.iterdir()
-        if p.name not in (MANIFEST, SUCCESS) and not p.name.startswith(TMP_PREFIX)
-        and _chunk_of(p.name, spec, version) is None
-    )
+    strangers = []
+    for p in root.iterdir():
+        if p.name in (MANIFEST, SUCCESS) or p.name.startswith(TMP_PREFIX):
+            continue
+        if _chunk_of(p.name, spec, version) is None:
+            strangers.append(p.name)
+        elif p.is_dir():
+            # Inside a chunk's directory: its two files, nothing else.
+            strangers.extend(f"{p.name}/{q.name}" for q in p.iterdir() if q.name not in (GAMES_FILE, TURNS_FILE))
+    return sorted(strangers)
 
 
 def check_dataset(
@@ -1528,7 +1530,10 @@ def check_dataset(
         elif after - before > 2:
             start, stop = spec.chunk_range(before + 1)[0], spec.chunk_range(after - 1)[1]
             report.problems.append(f"chunks {before + 1}..{after - 1} (games {start}..{stop - 1}) are missing")
-    report.problems.extend(f"{name}: not a chunk of this dataset" for name in _strangers(root, spec, version))
+    report.problems.extend(
+        f"{name}: not a file of a chunk (games.parquet, turns.parquet)" if "/" in name else f"{name}: not a chunk of this dataset"
+        for name in _strangers(root, spec, version)
+    )
     if version != OLD_FORMAT and len(done) == spec.chunks and not (root / SUCCESS).is_file():
         report.problems.append(
             f"no {SUCCESS} marker: the run that wrote the chunks did not finish; run it again to complete it"

@@ -217,21 +217,19 @@ def check_movetime(movetime: Any, bots: Sequence[str]) -> float | None:
     return seconds
 
 
-def _check_run(games: Any, players: Any, bots: Any, seed: Any, batch: Any = BATCH) -> None:
-    """The arguments of a run, checked at the boundary (a SelfPlayArgumentError each)."""
-    if type(games) is not int or not 0 <= games <= MAX_GAMES:
-        raise SelfPlayArgumentError(f"games is an integer 0..{MAX_GAMES:,}, got {show(games)}")
-    if type(players) is not int or not 2 <= players <= _constants.MAX_PLAYERS:
-        raise SelfPlayArgumentError(f"players is an integer 2..{_constants.MAX_PLAYERS}, got {show(players)}")
+def _check_run(games: Any, players: Any, bots: Any, seed: Any, batch: Any = BATCH) -> tuple[int, int, int, int]:
+    """The arguments of a run, checked at the boundary (a SelfPlayArgumentError each),
+    and returned as plain ints (games, players, seed, batch; numpy integers too)."""
+    games = read_int(games, "games", 0, MAX_GAMES, SelfPlayArgumentError)
+    players = read_int(players, "players", 2, _constants.MAX_PLAYERS, SelfPlayArgumentError)
     if isinstance(bots, (str, bytes)) or not isinstance(bots, Sequence) or len(bots) not in (1, players):
         raise SelfPlayArgumentError(f"bots names one bot for every seat, or one per seat ({players}), got {show(bots)}")
     for name in bots:
         if not isinstance(name, str) or name not in BOTS:
             raise SelfPlayArgumentError(f"unknown bot {show(name)} (choose from {', '.join(BOTS)})")
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < SEED_LIMIT:
-        raise SelfPlayArgumentError(f"a seed is an integer in [0, 2**64), got {show(seed)}")
-    if type(batch) is not int or batch < 1:
-        raise SelfPlayArgumentError(f"batch is a positive integer, got {show(batch)}")
+    seed = read_int(seed, "a seed", 0, SEED_LIMIT - 1, SelfPlayArgumentError)
+    batch = read_int(batch, "batch", 1, 1 << 62, SelfPlayArgumentError)
+    return games, players, seed, batch
 
 
 def play_batches(
@@ -262,7 +260,7 @@ def play_batches(
     bot's budget of seconds a move (None: a fixed amount of work a move).
 
     Raises :class:`RunawayGameError` for a game that reaches the turn cap."""
-    _check_run(games, players, bots, seed, batch)
+    games, players, seed, batch = _check_run(games, players, bots, seed, batch)
     if threads is not None:
         threads = read_int(threads, "threads", 1, 1 << 20, SelfPlayArgumentError)
     movetime = check_movetime(movetime, bots)
@@ -354,7 +352,7 @@ def selfplay(
     :func:`play_batches`; ``movetime``: the search bots' seconds a move).  With
     ``record``, also return each game's record (kept in memory: to stream many games
     to a file, use :func:`play_batches`)."""
-    _check_run(games, players, bots, seed)
+    games, players, seed, _ = _check_run(games, players, bots, seed)
     if progress is not None and not callable(progress):
         raise SelfPlayArgumentError(f"progress is a function (games done) or None, got {show(progress)}")
     movetime = check_movetime(movetime, bots)
@@ -390,7 +388,7 @@ def _play_python_games(
     if asked for, are the lines :func:`play_batches` writes for the same games."""
     if isinstance(seeds, (str, bytes)) or not isinstance(seeds, (Sequence, np.ndarray)):
         raise SelfPlayArgumentError(f"seeds is a sequence of seeds, got {show(seeds)}")
-    _check_run(len(seeds), players, bots, 0)
+    _, players, _, _ = _check_run(len(seeds), players, bots, 0)
     if len(bots) != players:
         raise SelfPlayArgumentError(f"bots names one bot per seat ({players}), got {show(bots)}")
     movetime = check_movetime(movetime, bots)

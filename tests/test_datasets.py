@@ -717,12 +717,14 @@ def test_check_catches_a_lost_chunk_a_stray_file_and_a_wrong_final_score(copy_of
     shutil.rmtree(chunk_dir(copy_of_small, 1))
     (copy_of_small / "chunk-999999").mkdir()
     (copy_of_small / ".tmp-chunk=000001-789").mkdir()  # a writer's leftover: no problem of the dataset
+    (chunk_dir(copy_of_small, 2) / "games (1).parquet").write_bytes(b"")  # passed unseen before
     tamper(chunk_dir(copy_of_small, 0) / "games.parquet", "scores", lambda s: s + 1)
     status, report = run_check(copy_of_small)
     problems = "\n".join(report["problems"])
     assert status == 1
     assert "chunk 1 (games" in problems and "is missing" in problems
     assert "chunk-999999: not a chunk of this dataset" in problems
+    assert f"{chunk_dir(copy_of_small, 2).name}/games (1).parquet: not a file of a chunk" in problems
     assert "final scores" in problems and ".tmp-" not in problems
 
 
@@ -1012,3 +1014,10 @@ def test_the_warm_up_plays_every_set_of_bots(monkeypatch: pytest.MonkeyPatch) ->
     seated.clear()
     datasets.load_chunk_kernels(replay=False, bots=("random", "heuristic"))
     assert seated == [frozenset({"random", "heuristic"})]
+
+
+def test_a_spec_takes_numpy_integers_and_keeps_plain_ints() -> None:
+    spec = datasets.DatasetSpec(games=np.int64(10), players=np.int32(2), bots=("greedy", "greedy"), seed=np.uint64(3),
+                       chunk_size=np.int16(5))
+    assert spec == datasets.DatasetSpec(games=10, players=2, bots=("greedy", "greedy"), seed=3, chunk_size=5)
+    assert all(type(v) is int for v in (spec.games, spec.players, spec.seed, spec.chunk_size))

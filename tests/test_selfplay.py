@@ -340,3 +340,10 @@ def test_a_bot_given_too_small_a_table_asks_for_one_and_chooses_nothing(seed: in
         table = np.empty((need, _layout.OUT_COLS), np.int32)
         assert _bot_kernels.choose_action_of(*args, rng, action, table, *in_play) == 0
         assert action.tolist() == roomy.tolist() and rng.tolist() == roomy_rng.tolist()
+
+
+def test_numpy_integers_count_games_players_and_seeds() -> None:
+    from qwirkle_core.selfplay import selfplay
+
+    with_numpy = selfplay(np.int64(4), np.int32(2), ["greedy"], seed=np.uint64(7))
+    assert (with_numpy.scores == selfplay(4, 2, ["greedy"], seed=7).scores).all()
