@@ -501,3 +501,13 @@ def test_python_dash_m_render(tmp_path: Path, record: dict[str, Any]) -> None:
         check=False,
     )
     assert bad.returncode == 2 and bad.stderr.count(b"\n") == 1 and b"Traceback" not in bad.stderr
+
+
+def test_the_module_s_own_entry_keeps_the_one_line_contract(capsys: pytest.CaptureFixture[str]) -> None:
+    from qwirkle_core.cli import render as render_command
+
+    with pytest.raises(SystemExit) as ended:
+        render_command.main(["--bogus"])
+    assert ended.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "unrecognized arguments: --bogus" in err

@@ -306,12 +306,11 @@ def _draw(scene: Scene, args: argparse.Namespace) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m qwirkle_core.cli.render [options]``: the render command on its own."""
-    parser = argparse.ArgumentParser(prog="qwirkle_core")
-    register(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(["render", *(argv if argv is not None else sys.argv[1:])])
-    status: int = args.handler(args)
-    return status
+    """``python -m qwirkle_core.cli.render [options]``: the render command on its own,
+    with the command line's contract (bad input: status 2 and one line on stderr)."""
+    from . import main as cli_main
+
+    return cli_main(["render", *(argv if argv is not None else sys.argv[1:])])
 
 
 if __name__ == "__main__":
