@@ -320,9 +320,11 @@ class EngineSession:
             return {"id": None, "error": str(exc)}
         return self._answer(request, seq)
 
-    def _answer(self, request: Any, seq: int | None = None) -> dict[str, Any]:
+    def _answer(self, request: Any, seq: int | None = None, stop_first: bool = True) -> dict[str, Any]:
         """:meth:`handle`, with long lists of moves left as :class:`RawJSON` text (the
-        engine process writes them out as they are)."""
+        engine process writes them out as they are).  ``stop_first`` False: a request
+        that is the second step of one already running (the analysis board's bot
+        playing what its search chose) is not refused for a stop that came before it."""
         self.current = self.current + 1 if seq is None else seq
         rid = request.get("id") if isinstance(request, dict) else None
         saved = self.game
@@ -340,7 +342,7 @@ class EngineSession:
                 raise BadInputError('"reveal" must be true or false')
             self.reveal = reveal
             self._start_clock(request)
-            if cmd not in ("stop", "quit") and not _is_search(cmd, request):
+            if stop_first and cmd not in ("stop", "quit") and not _is_search(cmd, request):
                 # A request still waiting when a stop came is stopped before it starts
                 # (a search starts, and answers with its best so far).
                 self.check_time()

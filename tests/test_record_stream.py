@@ -302,3 +302,12 @@ def test_a_second_run_on_the_same_record_file_is_refused(tmp_path: Path) -> None
     first.close()
     open_record_file(path, append=True).close()  # once it is done, append as before
     assert Path(path).read_bytes() == b'{"partial": 1}\n'
+
+
+@pytest.mark.parametrize("append", [False, True])
+def test_records_may_go_to_a_device(append: bool) -> None:
+    from qwirkle_core.cli.selfplay import open_record_file
+
+    handle = open_record_file(os.devnull, append=append)
+    handle.write(b"{}\n")
+    handle.close()

@@ -406,3 +406,24 @@ def test_envs_that_do_not_fit_in_memory_are_a_qwirkle_error(monkeypatch: pytest.
     monkeypatch.setattr(VectorQwirkle, "_allocate", no_memory)
     with pytest.raises(QwirkleError, match="n=1000 envs of window 1024"):
         VectorQwirkle(1000, window=1024)
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_a_terminal_observation_shows_the_learner_s_hand_never_an_opponent_s(players: int) -> None:
+    # (After a going out the seat to move is the next one, an opponent's: its hidden
+    # hand must not reach the learner.)
+    env = VectorQwirkle(16, players=players, seed=7, opponents="greedy", autoreset=False, illegal_reward=0.0)
+    env.reset()
+    done = np.zeros(env.n, bool)
+    went_out = 0
+    while not done.all():
+        actions = env.random_actions()
+        actions[done] = 0
+        _, _, _, terminated, truncated, _ = env.step(actions)
+        for i in np.flatnonzero((terminated | truncated) & ~done):
+            _, meta, hands, sizes, _, _, _ = env.engine_state(int(i))
+            shown = np.repeat(np.arange(36), env.obs["hand"][i, 0]).tolist()
+            assert shown == sorted(hands[0, : sizes[0]].tolist()), (i, players)
+            went_out += int(meta[_layout.M_WENT_OUT]) >= 0
+        done |= terminated | truncated
+    assert went_out

@@ -607,10 +607,11 @@ def test_a_page_s_waiting_requests_hold_no_worker_thread(client: TestClient, mon
     with session.lock:  # a request running
         for thread in waiting:
             thread.start()
-        while session._admitted < 5:
+        deadline = time.monotonic() + 60
+        while session._admitted < 5 and time.monotonic() < deadline:
             time.sleep(0.01)
         time.sleep(0.3)  # time for any of them to reach a worker thread
-        assert in_flight[1] == 1
+        assert session._admitted == 5 and in_flight[1] == 1
     for thread in waiting:
         thread.join(30)
     assert statuses == [200] * 5
@@ -652,3 +653,23 @@ def test_shutting_down_stops_every_page_s_search() -> None:
     worker.join(300)  # (a first sim compiles its kernels where the cache is cold)
     assert replies and replies[0]["stopped_by"] == "stop"
     assert session.handle({"cmd": "count"})["error"] == "stopped by a stop request"
+
+
+def test_shutting_down_takes_no_lock_a_request_may_hold() -> None:
+    """The stop runs in uvicorn's signal handler, on the thread that takes the store's
+    lock for every request: with that lock taken it would wait for ever."""
+    import threading
+
+    store = SessionStore(WebLimits(timeout=60.0))
+    store.create()
+    with store._lock:  # a request's get() or create() when the signal comes
+        stopping = threading.Thread(target=store.stop_everything, daemon=True)
+        stopping.start()
+        stopping.join(10)
+        assert not stopping.is_alive()
+
+
+def test_web_limits_refuse_what_the_engine_refuses() -> None:
+    for name in ("max_body_bytes", "max_games"):
+        with pytest.raises(QwirkleError, match=name):
+            WebLimits(**{name: 2**41})

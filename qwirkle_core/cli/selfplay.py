@@ -91,9 +91,17 @@ def open_record_file(path: str, append: bool) -> IO[bytes]:
                     raise RecordFileError(
                         f"{path} exists and holds records: choose another file, or add --append"
                     ) from None
+                if not stat.S_ISREG(os.stat(path).st_mode):
+                    return open(path, "wb")  # a FIFO or a device: nothing to lock or to empty
                 handle = open(path, "r+b")  # noqa: SIM115 - emptied once locked
-                _lock_for_the_run(handle, path)
-                handle.truncate(0)
+                try:
+                    _lock_for_the_run(handle, path)
+                    if handle.seek(0, os.SEEK_END):  # a run wrote it meanwhile
+                        raise RecordFileError(f"{path} exists and holds records: choose another file, or add --append")
+                    handle.truncate(0)
+                except BaseException:
+                    handle.close()
+                    raise
                 return handle
             _lock_for_the_run(handle, path)
             return handle

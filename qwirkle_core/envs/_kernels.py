@@ -223,8 +223,9 @@ E_FRESH = 15  # 1: no step of this game played yet (its first step counts the bo
 N_ENV = 16
 
 # bots[seat] of a seat that Python plays between kernel calls (a search bot); -1 is the
-# caller's seat, 0.. a built-in bot's id.
+# caller's seat (CALLER_SEAT), 0.. a built-in bot's id.
 SEARCH_SEAT = -2
+CALLER_SEAT = -1
 # What a turn's end leads to (finish_turn): the caller's next turn begun, the game ended
 # by the rules, truncated, or a search seat to move (Python plays it, then finish_turn).
 BEGUN, ENDED, TRUNCATED, WAITING = 0, 1, 2, 3
@@ -522,12 +523,20 @@ def close_game(
         e[E_LEFT] = left
         write_board(sts[i], meta, top, left, width, ob_board[i, 0])
         ob_board[i, 1] = EMPTY
-        # The hand as begin_turn writes it (the player to move's, no tile placed this
-        # turn): a game that ended at the start of a turn (blocked, dead) has none of
-        # begin_turn's, and the planes held the last mover's before its draw.
-        hand = hands[i, meta[_layout.M_PLAYER]]
+        # The hand as begin_turn writes it, of the caller's seat (no tile placed this
+        # turn): a game that ended at the start of a turn (blocked, dead) has no
+        # begin_turn, and the planes held the last mover's hand before its draw.  The
+        # caller's seat: the one to move if the caller plays it (self-play), else the
+        # learner's (the one seat no bot plays; never an opponent's hidden hand).
+        seat = meta[_layout.M_PLAYER]
+        if bots[seat] != CALLER_SEAT:
+            for p in range(players):
+                if bots[p] == CALLER_SEAT:
+                    seat = p
+                    break
+        hand = hands[i, seat]
         ob_hand[i] = 0
-        for s in range(hand_sizes[i, meta[_layout.M_PLAYER]]):
+        for s in range(hand_sizes[i, seat]):
             ob_hand[i, 0, hand[s]] += 1
         write_scalars(meta, hand_sizes[i], scores[i], e, ob_scalars[i])
 

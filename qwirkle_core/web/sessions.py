@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeGuard
 
-from ..engine import MAX_TIMEOUT, EngineSession, Limits, _read_action, _shown_text, reply_line
+from ..engine import MAX_LIMIT, MAX_TIMEOUT, EngineSession, Limits, _read_action, _shown_text, reply_line
 from ..errors import QwirkleError
 from ..game import Game
 from ..jsonio import BadInputError, brief, loads
@@ -80,8 +80,8 @@ class WebLimits:
     def __post_init__(self) -> None:
         for name in ("max_sessions", "max_body_bytes", "max_games"):
             value = getattr(self, name)
-            if type(value) is not int or value < 1:
-                raise QwirkleError(f"{name} must be a positive integer, got {brief(value)}")
+            if type(value) is not int or not 1 <= value <= MAX_LIMIT:
+                raise QwirkleError(f"{name} must be an integer in 1..{MAX_LIMIT:,}, got {brief(value)}")
         for name in ("session_ttl", "timeout"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= MAX_TIMEOUT:
@@ -275,7 +275,7 @@ class BoardSession:
 
     def _bounded(self, request: dict[str, Any]) -> dict[str, Any]:
         """The request within the server's time bound, whatever the page asks for: no
-        ``"timeout"``, null (which the engine reads as none) or a longer one is the
+        ``"timeout"``, null (which the engine reads as its own) or a longer one is the
         bound; a ``"movetime"`` (a searching bot's budget a move) is at most the bound.
         A value that is not a number is left for the engine to refuse."""
         bound = self.limits.timeout
@@ -418,9 +418,10 @@ class SessionStore:
     def stop_everything(self) -> None:
         """Stop every session's requests, running, waiting and to come (the server
         shutting down)."""
-        with self._lock:
-            sessions = list(self._sessions.values())
-        for session in sessions:
+        # No lock: this runs in a signal handler, on the thread that may hold _lock
+        # (get, create) when the signal comes.  list() of a dict's values runs
+        # without yielding the GIL, so it sees the dict whole.
+        for session in list(self._sessions.values()):
             session.stop_everything()
 
     def _expire(self) -> None:

@@ -248,11 +248,13 @@
   // ------------------------------------------------------------------ bots
   async function botTurns() {
     while (S.summary && !S.summary.over && S.seats[S.summary.to_move] !== "human") {
-      const generation = S.generation;
+      const turns = S.history.length;
+      const summary = S.summary;
       await new Promise((done) => setTimeout(done, 120));  // so that a person sees each turn
       // Whatever changed the position meanwhile (an undo, a new game) has the last
-      // word: the bots play on only from the position they were waiting on.
-      if (generation !== S.generation || S.busy) break;
+      // word: the bots play on only from the position they were waiting on (a redraw
+      // of the same position, such as the referee's view, changes nothing).
+      if (S.busy || S.history.length !== turns || S.summary.to_move !== summary.to_move) break;
       if (!S.summary || S.summary.over || S.seats[S.summary.to_move] === "human") break;
       if (!(await botMove(S.seats[S.summary.to_move]))) break;
     }
