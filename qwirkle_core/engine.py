@@ -739,7 +739,7 @@ class EngineSession:
         seed = _opt_int(req, "seed", 0, 0, 2**64 - 1)
         movetime = _opt_seconds(req, "movetime")
         if name is not None and (not isinstance(name, str) or name not in BOTS):
-            raise BadInputError(f'"bot" is one of {", ".join(BOTS)}, got {brief(name)}')
+            raise BadInputError(f"unknown bot {brief(name)} (choose from {', '.join(BOTS)})")
         if name is None:
             return self._best_by_score(game)
         assert seed is not None

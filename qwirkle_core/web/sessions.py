@@ -161,6 +161,8 @@ class BoardSession:
 
     def end_turn(self) -> None:
         """The request whose turn :meth:`take_turn` gave is answered."""
+        if not self._turn.locked():
+            raise QwirkleError("no turn to end: take_turn gives one")
         self._turn.release()
 
     def number(self) -> int:
