@@ -76,6 +76,10 @@ def _lock_for_the_run(handle: IO[bytes], path: str) -> None:
         raise RecordFileError(f"another run is writing {path}: wait for it, or choose another file") from None
 
 
+def _holds_records(path: str) -> RecordFileError:
+    return RecordFileError(f"{path} exists and holds records: choose another file, or add --append")
+
+
 def open_record_file(path: str, append: bool) -> IO[bytes]:
     """Open ``path`` for records, locked for the run.  A new or empty file is fine; an
     existing non-empty one only with ``append`` (records are never destroyed by a new
@@ -88,16 +92,14 @@ def open_record_file(path: str, append: bool) -> IO[bytes]:
                 handle: IO[bytes] = open(path, "xb")  # noqa: SIM115 - returned open, closed by the caller
             except FileExistsError:
                 if os.path.getsize(path) > 0:
-                    raise RecordFileError(
-                        f"{path} exists and holds records: choose another file, or add --append"
-                    ) from None
+                    raise _holds_records(path) from None
                 if not stat.S_ISREG(os.stat(path).st_mode):
                     return open(path, "wb")  # a FIFO or a device: nothing to lock or to empty
                 handle = open(path, "r+b")  # noqa: SIM115 - emptied once locked
                 try:
                     _lock_for_the_run(handle, path)
                     if handle.seek(0, os.SEEK_END):  # a run wrote it meanwhile
-                        raise RecordFileError(f"{path} exists and holds records: choose another file, or add --append")
+                        raise _holds_records(path)
                     handle.truncate(0)
                 except BaseException:
                     handle.close()

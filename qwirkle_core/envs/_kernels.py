@@ -261,6 +261,15 @@ def write_board(st: KArray, meta: KArray, top: KInt, left: KInt, width: KInt, ou
 
 
 @kernel
+def write_hand(hand: KArray, hand_size: KInt, out: KArray) -> None:
+    """A hand's observation planes (``ob_hand[i]``): plane 0 its counts per kind,
+    plane 1 (the tiles placed this turn) empty, as at the start of a turn."""
+    out[:] = 0
+    for s in range(hand_size):
+        out[0, hand[s]] += 1
+
+
+@kernel
 def write_scalars(meta: KArray, hand_sizes: KArray, scores: KArray, env: KArray, out: KArray) -> None:
     players = meta[_layout.M_PLAYERS]
     me = meta[_layout.M_PLAYER]
@@ -393,9 +402,7 @@ def begin_turn(
     refill_mask(i, width, sts, metas, hands, hand_sizes, env, partial, cache_ids, cache_scores, ex, masks, set_lists)
     write_board(st, meta, top, left, width, ob_board[i, 0])
     ob_board[i, 1] = EMPTY
-    ob_hand[i] = 0
-    for s in range(hand_size):
-        ob_hand[i, 0, hand[s]] += 1
+    write_hand(hand, hand_size, ob_hand[i])
     write_scalars(meta, hand_sizes[i], scores[i], e, ob_scalars[i])
     if e[E_SET] == 0:
         return 2
@@ -534,10 +541,7 @@ def close_game(
                 if bots[p] == CALLER_SEAT:
                     seat = p
                     break
-        hand = hands[i, seat]
-        ob_hand[i] = 0
-        for s in range(hand_sizes[i, seat]):
-            ob_hand[i, 0, hand[s]] += 1
+        write_hand(hands[i, seat], hand_sizes[i, seat], ob_hand[i])
         write_scalars(meta, hand_sizes[i], scores[i], e, ob_scalars[i])
 
 
