@@ -243,6 +243,9 @@ def pair_scores(
     pairs = _check_int(pairs, "pairs", 1, MAX_PAIRS)
     seed = _check_seed(seed)
     movetime = check_movetime(movetime)
+    # Checked here, not at its first call: that comes after games were played.
+    if progress is not None and not callable(progress):
+        raise MatchArgumentError(f"progress is None or a function progress(done, total), got {show(progress)}")
     workers = default_processes() if processes is None else _check_int(processes, "processes", 1, 1024)
     if numba_path is None:
         numba_path = in_numba(names)

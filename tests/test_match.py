@@ -294,6 +294,7 @@ BAD_CALLS: list[tuple[dict[str, Any], str]] = [
     ({"movetime": float("inf")}, "movetime"),
     ({"movetime": True}, "movetime"),
     ({"processes": 0}, "processes"),
+    ({"progress": 5}, "progress"),
 ]
 
 
