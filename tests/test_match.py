@@ -351,6 +351,14 @@ def test_the_command_prints_a_table(capsys: pytest.CaptureFixture[str]) -> None:
     assert lines[3].split()[:3] == ["greedy", str(result.wins[1]), f"{100 * result.win_rate[1]:.1f}%"]
 
 
+def test_the_command_names_the_seeds_as_they_wrap(capsys: pytest.CaptureFixture[str]) -> None:
+    """The deals' seeds wrap at 2**64 (test_the_seeds_wrap_at_2_64): the header names
+    the seeds played, not one past the last seed."""
+    assert main(["match", "--bots", "greedy,random", "--pairs", "2", "--seed", str(2**64 - 1)]) == 0
+    header = capsys.readouterr().out.splitlines()[0]
+    assert f"deals of seeds {2**64 - 1}..0 (wrapping at 2**64)," in header, header
+
+
 def run_command(argv: list[str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "qwirkle_core", "match", *argv], capture_output=True, text=True, timeout=300, check=False

@@ -101,6 +101,15 @@ def _parse(args: argparse.Namespace) -> tuple[list[str], int, int, float | None,
     return names, pairs, seed, movetime, processes
 
 
+def _seed_range(seed: int, pairs: int) -> str:
+    """The seeds of the deals as the match deals them: they wrap at 2**64, so a range
+    that passes the last seed goes on from 0 and says so."""
+    last = seed + pairs - 1
+    if last < SEED_LIMIT:
+        return f"{seed}..{last}"
+    return f"{seed}..{last % SEED_LIMIT} (wrapping at 2**64)"
+
+
 def run(args: argparse.Namespace) -> int:
     """The ``match`` command; returns the exit status."""
     try:
@@ -127,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result.to_json()))
         return 0
-    print(f"{pairs:,} pairs ({games:,} games), deals of seeds {seed}..{seed + pairs - 1}, seats swapped in each pair")
+    print(f"{pairs:,} pairs ({games:,} games), deals of seeds {_seed_range(seed, pairs)}, seats swapped in each pair")
     print(f"{'bot':<12} {'wins':>7} {'win rate':>9} {'95% interval':>14} {'mean spread':>12}")
     for b, name in enumerate(result.bots):
         low, high = result.ci95[b]
