@@ -37,6 +37,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import bots as _bots
+from ._ints import int_value
 from ._prng import SEED_LIMIT
 from ._seconds import as_seconds
 from .errors import QwirkleError, show
@@ -167,16 +168,20 @@ def check_bot_names(bots: Any) -> tuple[str, str]:
     return names
 
 
+# Numpy integers are read as the ints they hold (_ints.int_value), so that what the
+# match keeps and reports (MatchResult.seed, its JSON) is a plain int either way.
 def _check_seed(seed: Any) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < SEED_LIMIT:
+    number = int_value(seed)
+    if number is None or not 0 <= number < SEED_LIMIT:
         raise MatchArgumentError(f"a seed is an integer in [0, 2**64), got {show(seed)}")
-    return int(seed)
+    return number
 
 
 def _check_int(value: Any, what: str, low: int, high: int) -> int:
-    if type(value) is not int or not low <= value <= high:
+    number = int_value(value)
+    if number is None or not low <= number <= high:
         raise MatchArgumentError(f"{what} is an integer {low:,}..{high:,}, got {show(value)}")
-    return value
+    return number
 
 
 def check_movetime(movetime: Any) -> float | None:

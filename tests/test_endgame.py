@@ -281,7 +281,11 @@ def test_refuses_the_empty_board_even_with_an_empty_bag() -> None:
         solve_endgame(fake)
 
 
-@pytest.mark.parametrize("bad", [0, -1, 0.0, -0.5, math.nan, math.inf, -math.inf, "1", True, [1.0], 10**400])
+@pytest.mark.parametrize(
+    "bad",
+    [0, -1, 0.0, -0.5, math.nan, math.inf, -math.inf, "1", True, [1.0], 10**400,
+     np.bool_(True), np.float64(math.nan), np.float32(math.inf), np.int64(0)],
+)
 def test_refuses_a_bad_time_limit(bad: object) -> None:
     game = small_endgame(0, 4)
     assert game is not None
@@ -313,6 +317,9 @@ def test_a_generous_time_limit_is_exact_and_agrees() -> None:
         timed = solve_endgame(game, time_limit=600.0)
         assert timed.exact
         assert timed.spread == solve_endgame(game).spread
+        # Numpy seconds are seconds too (as numpy counts are counts).
+        assert solve_endgame(game, time_limit=np.float32(600.0)).spread == timed.spread
+        assert solve_endgame(game, time_limit=np.int64(600)).spread == timed.spread
         assert spread_of(replay(game, timed.pv), game.to_move) == timed.spread
 
 

@@ -305,6 +305,19 @@ def test_bad_arguments_are_refused(change: dict[str, Any], says: str) -> None:
         match(call.pop("bots"), call.pop("pairs"), call.pop("seed"), **call)
 
 
+def test_numpy_numbers_are_taken_as_plain_ones(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Counts, seeds and seconds may be numpy numbers, as elsewhere in the library; the
+    result holds plain ints and floats (its JSON is the same)."""
+    plain = match(["greedy", "random"], 2, 3)
+    numpy = match(["greedy", "random"], np.int64(2), np.uint64(3), processes=np.int64(1), movetime=np.float32(0.5))
+    assert numpy == plain and np.array_equal(numpy.scores, plain.scores)
+    assert type(numpy.seed) is int and json.dumps(numpy.to_json()) == json.dumps(plain.to_json())
+    made: list[dict[str, Any]] = []
+    monkeypatch.setattr(bots_module, "make_bot", _make_bot_with_first(made))
+    match(["first", "random"], np.int32(1), np.int64(4), movetime=np.int64(1), processes=np.int64(1))
+    assert {type(m["movetime"]) for m in made if "movetime" in m} == {float}
+
+
 def test_the_numba_path_is_for_kernel_bots_only(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(bots_module, "make_bot", _make_bot_with_first([]))
     with pytest.raises(MatchArgumentError, match="Python only"):

@@ -4,6 +4,7 @@ make_bot is used, with a per-move budget."""
 from __future__ import annotations
 
 import numba
+import numpy as np
 import pytest
 
 from qwirkle_core import Game
@@ -25,13 +26,26 @@ def test_every_bot_is_named_and_the_search_bots_are_not_kernel_bots() -> None:
         make_bot("deep")
 
 
-@pytest.mark.parametrize("movetime", [0, -1.0, float("nan"), float("inf"), "1", True, 2**1024])
+@pytest.mark.parametrize(
+    "movetime",
+    [0, -1.0, float("nan"), float("inf"), "1", True, 2**1024, np.bool_(True), np.float64("nan"), np.float32("inf"),
+     np.int64(0), np.float32(-1.0)],
+)
 def test_a_movetime_is_a_positive_number_of_seconds(movetime: object) -> None:
     with pytest.raises(QwirkleError, match="movetime"):
         make_bot("sim", movetime=movetime)  # type: ignore[arg-type]
     for search_bot in (SimBot, EndgameBot):  # made directly, not by make_bot
         with pytest.raises(QwirkleError, match="movetime"):
             search_bot(movetime=movetime)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("movetime", [np.int64(1), np.float32(0.5), np.float64(0.25)])
+def test_a_movetime_may_be_a_numpy_number(movetime: object) -> None:
+    """As the counts and seeds may be: the bot keeps it as a plain float, what the
+    search's clock and a JSON reply take."""
+    for bot in (make_bot("sim", movetime=movetime), make_bot("endgame", movetime=movetime),  # type: ignore[arg-type]
+                SimBot(movetime=movetime), EndgameBot(movetime=movetime)):  # type: ignore[arg-type]
+        assert type(bot._movetime) is float and bot._movetime == float(movetime)  # type: ignore[attr-defined]
 
 
 def test_no_bot_chooses_for_a_finished_game_or_for_what_is_no_game() -> None:

@@ -377,6 +377,8 @@ def test_refuses_bad_arguments(mid_game: Game) -> None:
         {"iterations": 0}, {"iterations": -5}, {"iterations": True}, {"iterations": 10.0}, {"iterations": 10**12},
         {"time_limit": 0}, {"time_limit": -1.0}, {"time_limit": math.nan}, {"time_limit": math.inf},
         {"time_limit": "1"}, {"time_limit": True}, {"time_limit": 10**400},  # (too large for a float)
+        {"time_limit": np.bool_(True)}, {"time_limit": np.float64(math.nan)}, {"time_limit": np.float32(math.inf)},
+        {"time_limit": np.int64(0)}, {"time_limit": np.float64(-1.0)},
         {"seed": -1}, {"seed": 2**64}, {"seed": 1.5}, {"seed": "0"},
         {"threads": 0}, {"threads": numba.config.NUMBA_NUM_THREADS + 1}, {"threads": True}, {"threads": 1.5},
         {"candidates": []}, {"candidates": "pass"}, {"candidates": [legal, legal]}, {"candidates": 3},
@@ -408,6 +410,8 @@ def test_refuses_bad_arguments(mid_game: Game) -> None:
     # Good arguments of every kind pass.
     simulate(game, candidates=[legal.text()], plies=1, iterations=1, seed=2**64 - 1, threads=1, time_limit=5)
     simulate(game, top=np.int64(2), plies=np.int32(3), iterations=np.int64(2), threads=np.int64(1))
+    for seconds in (np.int64(3), np.float32(5.0), np.float64(5.0)):  # numpy seconds, as numpy counts
+        simulate(game, candidates=[legal], plies=1, iterations=1, time_limit=seconds)
 
 
 # ---------------------------------------------------------------- the win model
@@ -480,7 +484,11 @@ def test_win_probability() -> None:
     assert simulation.win_probability(10, 20) == pytest.approx(estimate(10, 20, 2))
     assert simulation.win_probability(30, 0) > 0.99 and simulation.win_probability(-30, 0) < 0.01
     assert simulation.win_probability(-5, 80, 4) == pytest.approx(estimate(-5, 80, 4))
-    for bad in ({"lead": 1.5}, {"tiles_left": -1}, {"tiles_left": 109}, {"players": 7}, {"players": True}):
+    assert simulation.win_probability(np.int64(-5), np.int32(80), np.int64(4)) == simulation.win_probability(-5, 80, 4)
+    for bad in (
+        {"lead": 1.5}, {"tiles_left": -1}, {"tiles_left": 109}, {"players": 7}, {"players": True},
+        {"players": np.bool_(True)}, {"players": np.int64(7)}, {"players": 3.0},
+    ):
         args = {"lead": 0, "tiles_left": 10, "players": 2} | bad
         with pytest.raises(QwirkleError):
             simulation.win_probability(**args)  # type: ignore[arg-type]

@@ -147,7 +147,7 @@ def _check(game: object, time_limit: object) -> float | None:
         raise QwirkleError("the game has not opened yet: the solver starts from a board in play")
     if time_limit is None:
         return None
-    if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)):
+    if isinstance(time_limit, (bool, np.bool_)) or not isinstance(time_limit, (int, float, np.integer, np.floating)):
         raise QwirkleError(f"time_limit is a number of seconds or None, got {show(time_limit)}")
     seconds = as_seconds(time_limit)
     if seconds is None:

@@ -100,9 +100,10 @@ def win_probability(lead: int, tiles_left: int, players: int = 2) -> float:
     not ended)."""
     lead_value = read_int(lead, "lead", -(10**9), 10**9)
     left = read_int(tiles_left, "tiles_left", 0, 108)
-    if type(players) is not int or players not in WIN_MODEL:
+    count = int_value(players)
+    if count is None or count not in WIN_MODEL:
         raise QwirkleError(f"a game has 2 to 6 players, got {show(players)}")
-    offset, drift, sigma = WIN_MODEL[players]
+    offset, drift, sigma = WIN_MODEL[count]
     return float(_sim_kernels.win_estimate_of(lead_value, left, offset, drift, sigma))
 
 
