@@ -74,8 +74,9 @@ class MatchResult:
     bot A a value in [0, 1] (a win 1, a draw 1/2, a loss 0, averaged over its two
     games); the interval is their mean +- 1.96 * s / sqrt(pairs), with s their sample
     standard deviation (n - 1 in the denominator), clipped to [0, 1].  Bot B's interval
-    is one minus A's.  A match of one pair has no spread to measure: its interval is
-    [0, 1].
+    is one minus A's (B's rate +- the same half-width).  A match of one pair has no
+    spread to measure: its interval is [0, 1].  Each bot's figures are computed from
+    its own counts, so that B's carry no float noise of ``1 - x`` (nor a -0.0).
 
     ``seed`` is the first deal's seed; ``scores`` every game's final scores
     (``scores[i, g, b]``: deal i, game g with A in seat g, bot b), read-only."""
@@ -113,24 +114,33 @@ class MatchResult:
         a, b = scores[:, :, 0], scores[:, :, 1]
         # Bot A's points in each game (1, 1/2, 0), averaged over the pair's two games.
         pair_points = ((a > b).astype(np.float64) + 0.5 * (a == b)).mean(axis=1)
-        rate = float(pair_points.mean())
+        wins_a, wins_b, draws = int((a > b).sum()), int((a < b).sum()), int((a == b).sum())
+        games = 2 * pairs
+        # Each bot's figures from its own exact integers, one rounding each: B's as
+        # 1 - A's would carry A's rounding (1 - 0.7 is 0.30000000000000004), and a
+        # negated mean spread of 0 would be -0.0.  (A's rate is the mean of the pairs'
+        # points, (wins + draws / 2) / games.)
+        rate, rate_b = (2 * wins_a + draws) / (2 * games), (2 * wins_b + draws) / (2 * games)
         if pairs > 1:
             half = Z95 * float(pair_points.std(ddof=1)) / math.sqrt(pairs)
             low, high = max(0.0, rate - half), min(1.0, rate + half)
+            # B's bound is clipped where A's is, so that B's interval stays one minus
+            # A's at the ends too, whatever the roundings of rate_b +- half.
+            low_b = 0.0 if high == 1.0 else max(0.0, rate_b - half)
+            high_b = 1.0 if low == 0.0 else min(1.0, rate_b + half)
         else:
-            low, high = 0.0, 1.0
-        wins_a, wins_b, draws = int((a > b).sum()), int((a < b).sum()), int((a == b).sum())
-        spread = float((a - b).mean())
+            low, high = low_b, high_b = 0.0, 1.0
+        spread, spread_b = int((a - b).sum()) / games, int((b - a).sum()) / games
         frozen = scores.copy()
         frozen.setflags(write=False)
         return cls(
             bots=names,
-            games=2 * pairs,
+            games=games,
             wins=(wins_a, wins_b),
             draws=draws,
-            win_rate=(rate, 1.0 - rate),
-            ci95=((low, high), (1.0 - high, 1.0 - low)),
-            mean_spread=(spread, -spread),
+            win_rate=(rate, rate_b),
+            ci95=((low, high), (low_b, high_b)),
+            mean_spread=(spread, spread_b),
             seed=seed,
             scores=frozen,
         )

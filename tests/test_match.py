@@ -165,6 +165,25 @@ def test_one_pair_has_the_whole_interval() -> None:
     assert result.win_rate == (1.0, 0.0) and result.ci95 == ((0.0, 1.0), (0.0, 1.0))
 
 
+def test_b_s_figures_are_its_own_not_one_minus_a_s() -> None:
+    """B's figures are computed from B's counts: no float noise of 1 - x, no -0.0 (a
+    table that printed -0.00, a JSON that said 0.30000000000000004)."""
+    won_twice, won_once = [[2, 1], [2, 1]], [[2, 1], [1, 2]]
+    # A wins 7 games of 10: A's rate 0.7, B's 0.3 (where 1 - 0.7 is 0.30000000000000004).
+    result = MatchResult.from_scores(["x", "y"], np.array([won_twice] * 2 + [won_once] * 3, np.int64))
+    assert result.win_rate == (0.7, 0.3) and json.dumps(result.to_json()["win_rate"]) == "[0.7, 0.3]"
+    assert result.mean_spread == (0.4, -0.4)  # (7 - 3) / 10
+    (low, high), (low_b, high_b) = result.ci95
+    assert 0.0 < low < 0.7 < high < 1.0 and (low_b, high_b) == (pytest.approx(1 - high), pytest.approx(1 - low))
+    # Spreads of 0, -1, +1, 0: a mean spread of 0 for each bot, neither -0.0.
+    even = MatchResult.from_scores(["x", "y"], np.array([[[5, 5], [3, 4]], [[4, 3], [6, 6]]], np.int64))
+    assert [math.copysign(1.0, s) for s in even.mean_spread] == [1.0, 1.0]
+    assert json.dumps(even.to_json()["mean_spread"]) == "[0.0, 0.0]"
+    # Clipped at an end: B's interval there is exactly one minus A's.
+    swept = MatchResult.from_scores(["x", "y"], np.array([won_twice] * 3, np.int64))
+    assert swept.win_rate == (1.0, 0.0) and swept.ci95 == ((1.0, 1.0), (0.0, 0.0))
+
+
 def test_the_statistics_of_a_real_match_recomputed() -> None:
     """Every figure again, from the games, by loops and the statistics module."""
     result = match(["heuristic", "greedy"], 8 if JIT_OFF else 25, seed=123)
@@ -362,6 +381,15 @@ def test_the_command_prints_a_table(capsys: pytest.CaptureFixture[str]) -> None:
     assert lines[0].startswith("5 pairs (10 games), deals of seeds 3..7")
     assert lines[2].split()[:3] == ["random", str(result.wins[0]), f"{100 * result.win_rate[0]:.1f}%"]
     assert lines[3].split()[:3] == ["greedy", str(result.wins[1]), f"{100 * result.win_rate[1]:.1f}%"]
+
+
+def test_the_command_prints_no_minus_zero(capsys: pytest.CaptureFixture[str]) -> None:
+    """A bot against itself: each pair's two games are one game seen from each side
+    (test_each_deal_is_played_twice_with_the_seats_swapped), so both spreads are 0,
+    printed +0.00 (B's was -0.00)."""
+    assert main(["match", "--bots", "greedy,greedy", "--pairs", "3"]) == 0
+    rows = capsys.readouterr().out.splitlines()[2:4]
+    assert [row.split()[-1] for row in rows] == ["+0.00", "+0.00"], rows
 
 
 def test_the_command_names_the_seeds_as_they_wrap(capsys: pytest.CaptureFixture[str]) -> None:
