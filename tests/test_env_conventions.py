@@ -568,6 +568,32 @@ def test_vector_env_face_works_with_gymnasium_s_vector_tooling(reward: str, obse
     assert NO_JIT or episodes >= 4
 
 
+@pytest.mark.parametrize("reward", ["margin", "points"])
+def test_vector_face_rewards_are_the_single_env_s_in_float64(reward: str) -> None:
+    """A margin among four players is a third of a point: the vector face's rewards are
+    the single env's, to float64's rounding (they were VectorQwirkle's float32, about
+    1e-7 off each step, which an episode's return added up)."""
+    from qwirkle_core.envs.gymnasium import QwirkleVectorVsBot
+
+    vector = QwirkleVectorVsBot(2, players=4, opponents="random", learner=3, reward=reward)
+    _, info = vector.reset(seed=11)
+    singles = [QwirkleVsBot(players=4, opponents="random", learner=3, reward=reward) for _ in range(2)]
+    for env, seed in zip(singles, info["seed"]):
+        env.reset(options={"game_seed": int(seed)})
+    rng = np.random.default_rng(0)
+    thirds = 0
+    for _ in range(30 if NO_JIT else 300):
+        actions = np.array([random_choice(rng, mask) for mask in info["action_mask"]])
+        _, rewards, terminated, truncated, info = vector.step(actions)
+        for i, env in enumerate(singles):
+            _, single, *_ = env.step(int(actions[i]))
+            assert rewards[i] == pytest.approx(single, rel=0, abs=1e-12)  # float32 was 1e-7 off
+            thirds += single != round(single)
+            if terminated[i] or truncated[i]:
+                env.reset(options={"game_seed": int(info["seed"][i])})
+    assert reward == "points" or NO_JIT or thirds > 0
+
+
 def test_vector_env_face_seeds_and_illegal_actions() -> None:
     from qwirkle_core.envs.gymnasium import QwirkleVectorVsBot
 

@@ -151,3 +151,32 @@ def test_gymnasium_masked_play_and_illegal_actions() -> None:
     assert env.render().shape == (256, 256, 3)  # type: ignore[union-attr]
     with pytest.raises(ValueError):
         QwirkleVsBot(render_mode="video")
+
+
+@pytest.mark.parametrize("wrapped", [True, False])
+def test_removed_agents_observe_and_last_after_the_end_is_an_error(wrapped: bool) -> None:
+    """Once done agents have stepped None (and been removed), observing one gives its
+    observation with no legal action, and the raw env's ``last()`` with no agent left
+    is a QwirkleError (both were a bare KeyError; the wrapped env's ``last()`` is
+    PettingZoo's wrappers', as in every PettingZoo env)."""
+    from qwirkle_core.envs.pettingzoo import raw_env
+
+    aec = make_env(players=2) if wrapped else raw_env(players=2)
+    aec.reset(seed=2)
+    rng = np.random.default_rng(0)
+    for _ in range(100_000):
+        agent = aec.agent_selection
+        if aec.terminations[agent] or aec.truncations[agent]:
+            break
+        aec.step(int(rng.choice(np.flatnonzero(aec.observe(agent)["action_mask"]))))
+    removed = []
+    while aec.agents:
+        removed.append(aec.agent_selection)
+        aec.step(None)
+        for agent in removed:
+            seen = aec.observe(agent)
+            assert not seen["action_mask"].any() and seen["observation"].shape
+    assert sorted(removed) == ["player_0", "player_1"]
+    if not wrapped:
+        with pytest.raises(QwirkleError, match="reset"):
+            aec.last()

@@ -255,9 +255,9 @@ def _instances() -> dict[str, Callable[[], Any]]:
         from qwirkle_core.envs.pettingzoo import QwirkleAEC
     except ImportError:  # an extra (rl) not installed here: its classes are skipped with their modules
         return made
-    made["qwirkle_core.envs.gymnasium.QwirkleVsBot"] = lambda: _reset(QwirkleVsBot(window=8))
-    made["qwirkle_core.envs.pettingzoo.QwirkleAEC"] = lambda: _reset(QwirkleAEC(window=8))
-    made["qwirkle_core.envs.gymnasium.QwirkleVectorVsBot"] = lambda: _reset(QwirkleVectorVsBot(2, window=8))
+    made["qwirkle_core.envs.gymnasium.QwirkleVsBot"] = lambda: _reset(QwirkleVsBot(window=11))
+    made["qwirkle_core.envs.pettingzoo.QwirkleAEC"] = lambda: _reset(QwirkleAEC(window=11))
+    made["qwirkle_core.envs.gymnasium.QwirkleVectorVsBot"] = lambda: _reset(QwirkleVectorVsBot(2, window=11))
     made["qwirkle_core.envs.openspiel.QwirkleGame"] = lambda: QwirkleGame()
     made["qwirkle_core.envs.openspiel.QwirkleState"] = lambda: QwirkleGame().new_initial_state()
     return made

@@ -234,6 +234,63 @@ def test_information_state_has_perfect_recall() -> None:
     assert table[1, qos.T_EXCHANGE] == 1 and table[1, qos.T_N] == 1 and table[1, qos.T_MARKS] == 0
 
 
+def test_a_turn_in_progress_is_the_mover_s_alone_until_it_ends() -> None:
+    """The other seats' information states do not change while the mover places or
+    marks tiles (their observations never did): a turn is one move to them, seen once
+    it ends.  (The tiles placed, and how many marks, were in their strings and tensors.)"""
+    tried = 0
+    for seed in range(8):
+        base = exchange_position(seed)
+        places = [a for a in base.legal_actions() if "@" in base.action_to_string(a)]
+        if not places or not marks(base):
+            continue
+        tried += 1
+        viewer = 1 - base.current_player()
+        before = info(base, viewer)
+        placed, marked = base.clone(), base.clone()
+        placed.apply_action(places[0])
+        marked.apply_action(marks(marked)[0])
+        for state in (placed, marked):
+            assert info(state, viewer) == before
+            assert info(state, 1 - viewer) != info(base, 1 - viewer)  # the mover sees its own
+        while placed.current_player() == 1 - viewer and qos.END not in placed.legal_actions():
+            placed.apply_action(placed.legal_actions()[0])  # a placement that needs more tiles
+        placed.apply_action(qos.END)
+        assert info(placed, viewer) != before and "+" in placed.information_state_string(viewer).split(" | ")[-1]
+    assert tried >= 2
+
+
+def test_observation_types_other_than_the_player_s_own_are_refused() -> None:
+    """The game writes one kind of observation: the public information and one player's
+    private information.  A public-only one (private_info NONE), every player's, or one
+    without the public information was that one under another name (the hand shown)."""
+    game = pyspiel.load_game("python_qwirkle", {"players": 2})
+    kinds = pyspiel.PrivateInfoType
+    for public, private in ((True, kinds.NONE), (True, kinds.ALL_PLAYERS), (False, kinds.SINGLE_PLAYER)):
+        for recall in (False, True):
+            kind = pyspiel.IIGObservationType(perfect_recall=recall, public_info=public, private_info=private)
+            with pytest.raises(QwirkleError, match="SINGLE_PLAYER"):
+                game.make_py_observer(kind)
+    for recall in (False, True):
+        game.make_py_observer(pyspiel.IIGObservationType(perfect_recall=recall))
+
+
+def test_a_twin_is_not_resampled_for_another_seat_during_an_exchange_s_draws() -> None:
+    """The exchanged tiles go back to the bag after the draws; until then the other seats
+    cannot know them, and a twin dealt anew kept their true kinds."""
+    state = exchange_position(3)
+    viewer = 1 - state.current_player()
+    state.apply_action(marks(state)[0])
+    state.apply_action(qos.END)
+    assert state.is_chance_node()
+    with pytest.raises(pyspiel.SpielError, match="exchanged"):
+        state.resample_from_infostate(viewer, np.random.default_rng(0).random)
+    state.resample_from_infostate(1 - viewer, np.random.default_rng(0).random)  # the mover knows them
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    state.resample_from_infostate(viewer, np.random.default_rng(0).random)  # back in the bag
+
+
 def test_clone_and_serialization_keep_the_record() -> None:
     game = pyspiel.load_game("python_qwirkle", {"players": 2})
     rng = np.random.default_rng(4)
@@ -440,6 +497,8 @@ def reference_tensor(state: Any, player: int, perfect_recall: bool) -> np.ndarra
         row[qos.T_BEGUN] = 1
         row[qos.T_DONE] = turn.kind >= 0
         row[qos.T_MOVER] = (turn.mover - player) % s.players
+        if turn.kind < 0 and turn.mover != player:
+            continue  # another seat's turn in progress: only that it began, and whose
         if turn.kind >= 0:
             row[qos.T_PLACE + turn.kind] = 1
         row[qos.T_N] = len(turn.places) + len(turn.marks)
@@ -479,6 +538,8 @@ def reference_string(state: Any, player: int, perfect_recall: bool) -> str:
     for i, turn in enumerate(s.turns if s.cur is None else (*s.turns, s.cur)):
         mine = turn.mover == player
         out += f" | t{i} p{turn.mover}"
+        if turn.kind < 0 and not mine:
+            continue  # another seat's turn in progress
         if turn.places:
             out += " " + " ".join(f"{ALL_TILES[kind].text()}@{r},{c}" for kind, r, c in turn.places)
         if turn.marks:

@@ -10,7 +10,7 @@ import pytest
 
 from qwirkle_core import _layout
 from qwirkle_core.envs import encoding as enc
-from qwirkle_core.envs.vector import SCALARS, VectorQwirkle
+from qwirkle_core.envs.vector import MIN_WINDOW, SCALARS, VectorQwirkle
 from qwirkle_core.errors import IllegalMoveError, QwirkleError
 from qwirkle_core.game import END_NAMES, Game
 
@@ -172,15 +172,28 @@ def test_counts_may_be_numpy_integers() -> None:
         Game(3.0)  # type: ignore[arg-type]
 
 
-def test_a_window_narrower_than_a_line_of_six_is_refused() -> None:
-    """Narrower, most openings would not fit (a hand's largest line, up to six tiles),
-    and dealing until one did would not end for many players."""
-    for window in (1, 5, 0, 1025):
+def test_a_window_that_cannot_hold_every_opening_is_refused() -> None:
+    """An opening runs east or south from the window's middle cell: a line of six needs
+    W // 2 + 5 < W, so W >= 11.  Narrower, deals whose opening did not fit were skipped
+    (a seed did not replay its game), and for many players dealing need not end."""
+    for window in (1, 5, 0, 6, 10, 1025):
         with pytest.raises(QwirkleError, match="window width"):
             VectorQwirkle(2, players=6, seed=1, window=window)
-    narrow = VectorQwirkle(2, players=6, seed=1, window=6)
-    narrow.reset()  # (deals until an opening fits: at once)
-    assert narrow.window == 6
+    narrow = VectorQwirkle(2, players=6, seed=1, window=11)
+    narrow.reset()
+    assert narrow.window == 11
+
+
+def test_the_narrowest_window_skips_no_deal_and_replays_a_game_seed() -> None:
+    """Every opening fits the narrowest window: no deal is skipped, and a game seed
+    plays its own game (with W = 6, deal 0's opening of four did not fit and
+    ``game_seed=0`` played the game of seed 1)."""
+    env = VectorQwirkle(64, players=2, seed=1, window=MIN_WINDOW)
+    _, _, info = env.reset()
+    assert int(info["games_skipped"].sum()) == 0
+    for players in (2, 6):
+        for seed in range(20):
+            assert VectorQwirkle(1, players=players, game_seeds=seed, window=MIN_WINDOW).reset()[2]["seed"][0] == seed
 
 
 @pytest.mark.parametrize("copy_of", ["pickle", "deepcopy"])
@@ -225,7 +238,7 @@ def test_game_seeds_count_on_modulo_2_64_as_game_s_seeds() -> None:
 
 def test_small_window_truncates_instead_of_inventing_a_rule() -> None:
     # (The narrowest window, against greedy: most of its games end truncated.)
-    env = VectorQwirkle(8, players=2, seed=1, window=6, opponents="greedy")
+    env = VectorQwirkle(8, players=2, seed=1, window=MIN_WINDOW, opponents="greedy")
     env.reset()
     outside = truncated_games = 0
     for _ in range(100 if NO_JIT else 1500):
@@ -343,7 +356,7 @@ def test_step_returns_new_reward_flag_and_info_arrays() -> None:
 
 
 def test_index_lists_and_packed_masks_are_the_masks() -> None:
-    env = VectorQwirkle(5, players=3, seed=2, opponents="random", window=8)
+    env = VectorQwirkle(5, players=3, seed=2, opponents="random", window=MIN_WINDOW)
     env.reset()
     for _ in range(10 if NO_JIT else 120):
         ids, counts = env.legal_ids()

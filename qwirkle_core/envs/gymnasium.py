@@ -287,18 +287,21 @@ class QwirkleVectorVsBot(gym.vector.VectorEnv):  # type: ignore[misc, unused-ign
         return self._observations(), self._info(info)
 
     def step(self, actions: Any) -> tuple[Any, npt.NDArray[np.float64], npt.NDArray[np.bool_], npt.NDArray[np.bool_], dict[str, Any]]:
-        _, _, rewards, terminated, truncated, info = self._vec.step(actions)
+        _, _, _, terminated, truncated, info = self._vec.step(actions)
         ended = terminated | truncated
         final = info["final_scores"][:, : self._vec.players]
-        if self.reward == "margin":
-            returned = rewards.astype(np.float64)  # VectorQwirkle's: the margin over the step
+        if self.reward == "win":  # +1 to the top score(s) at the end, -1 to the others
+            top = final[:, self.learner] == final.max(axis=1)
+            returned = np.where(ended, np.where(top, 1.0, -1.0), 0.0)
         else:
-            if self.reward == "points":
-                returned = self._vec.seat_rewards()[:, self.learner].astype(np.float64)
-            else:  # win: +1 to the top score(s) at the end, -1 to the others
-                top = final[:, self.learner] == final.max(axis=1)
-                returned = np.where(ended, np.where(top, 1.0, -1.0), 0.0)
-            returned[info["illegal"]] = self.illegal_reward
+            # From the points in float64, as the single env's: VectorQwirkle's rewards are
+            # float32, and a margin of 3 or more players is no float32 (1/3 of a point).
+            points = self._vec._seat_points()
+            returned = points[:, self.learner].astype(np.float64)
+            if self.reward == "margin":
+                others = (points.sum(axis=1) - points[:, self.learner]) / (self._vec.players - 1)
+                returned -= others
+        returned[info["illegal"]] = self.illegal_reward
         if not ended.any():
             return self._observations(), returned, terminated, truncated, self._info(info)
         final_obs = np.full(self.num_envs, None, dtype=object)

@@ -241,6 +241,16 @@ class QwirkleGame(pyspiel.Game):  # type: ignore[misc]
             raise QwirkleError(f"iig_obs_type is None or a pyspiel.IIGObservationType, got {show(iig_obs_type)}")
         if params is not None and not isinstance(params, dict):
             raise QwirkleError(f"params is None or a dict, got {show(params)}")
+        if iig_obs_type is not None and (
+            not iig_obs_type.public_info or iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER
+        ):
+            # The one kind of observation this game writes: the public information and the
+            # player's own (its hand, its marks and draws).  Any other kind, given that
+            # one, would show what it must not (a public observation, the player's hand).
+            raise QwirkleError(
+                "python_qwirkle observes the public information and one player's private information "
+                f"(public_info=True, private_info=SINGLE_PLAYER), got {show(iig_obs_type)}"
+            )
         perfect_recall = bool(iig_obs_type is not None and iig_obs_type.perfect_recall)
         return QwirkleObserver(perfect_recall, self.layout)
 
@@ -594,12 +604,26 @@ class QwirkleState(pyspiel.State):  # type: ignore[misc]
                 "resample_from_infostate for a seat not to move needs the start of a turn "
                 "(the mover has placed or marked tiles of this turn)"
             )
+        if player_id != mover and _exchange_pending(self._s):
+            # The tiles the mover exchanged go back to the bag once its draws are done; the
+            # other seats saw only how many, and a bag and hands dealt anew would not hold
+            # them (the twin would keep the true kinds).
+            raise pyspiel.SpielError(
+                "resample_from_infostate for a seat not to move needs the start of a turn "
+                "(the mover's exchanged tiles are still out of the bag)"
+            )
         seed = int(probability_sampler() * 2**32) & 0xFFFFFFFF
         state: QwirkleState = self.clone()
         s = state._s
         _turn.redeal_unseen(s.meta, s.hands, s.hand_sizes, s.bag, player_id, new_state(seed, GAME_STREAM))
         s.mask = None  # the clone's legal sub-steps were the old hand's, where the mover's was dealt anew
         return state
+
+
+def _exchange_pending(s: _Core) -> bool:
+    """Whether the turn in progress is an exchange whose tiles are not back in the bag
+    yet (its draws pending)."""
+    return bool(s.pending) and int(s.turn_action[_layout.A_TYPE]) == _layout.EXCHANGE
 
 
 _TEXT = [tile.text() for tile in ALL_TILES]  # a kind's two letters
@@ -732,6 +756,11 @@ def write_recall(
         if mover != player:
             for c in range(T_MARKS, TURN_COLS):  # the marks and the draws: the mover's secret
                 out[row + c] = 0
+            if not rec[t, T_DONE]:
+                # To the other seats a turn is one move, seen once it ends: of a turn in
+                # progress, only that it began and whose it is.
+                for c in range(T_N, T_MARKS):
+                    out[row + c] = 0
         if rec[t, T_DONE] and rec[t, T_PLACE + _layout.PLACE]:
             for n in range(6):
                 if rec[t, T_PLACES + 3 * n] > 0:
@@ -828,8 +857,10 @@ class QwirkleObserver:
         if self.perfect_recall:
             text += f" | deal {_tiles_text(s.deal[6 * player : 6 * player + 6]) or '-'} of {s.dealt}"
             text += _turns_text(s, player)
-            if s.cur is not None:
+            if s.cur is not None and (s.cur.mover == player or s.cur.kind >= 0):
                 text += _turn_text(len(s.turns), s.cur, player)
+            elif s.cur is not None:  # another seat's turn in progress: only whose it is (as the tensor)
+                text += f" | t{len(s.turns)} p{s.cur.mover}"
         return text
 
 

@@ -130,12 +130,16 @@ class QwirkleAEC(AECEnv):  # type: ignore[misc, unused-ignore]
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         self._check_reset()
+        if not self.agents:  # (PettingZoo's own last() would raise a KeyError)
+            raise QwirkleError("the game is over and every agent has stepped None: call reset()")
         return super().last(observe)  # type: ignore[no-any-return]
 
     def observe(self, agent: str) -> dict[str, npt.NDArray[Any]]:
         self._check_reset()
         seat = self._seat(agent)
-        if seat == self._to_move() and not (self.terminations[agent] or self.truncations[agent]):
+        # (An agent removed once done is in neither dict: it has no legal action.)
+        live = agent in self.agents and not (self.terminations[agent] or self.truncations[agent])
+        if seat == self._to_move() and live:
             mask = self._vec.masks[0].astype(np.int8)
         else:
             mask = np.zeros(self._vec.action_count, np.int8)

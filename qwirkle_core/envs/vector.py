@@ -42,7 +42,10 @@ OPPONENTS = (*BOT_IDS, *SEARCH_BOTS)
 MOVE_CACHE = 1024  # encoded moves kept per env for a turn (more: re-encoded per sub-step)
 SET_LIST = 2048  # mask bits remembered per env, so a mask is cleared bit by bit
 MAX_ENVS = 1 << 16  # the most envs one VectorQwirkle steps (each takes ~100 KiB); more is refused at once
-MIN_WINDOW = 6  # an environment's narrowest window: a line of six, so that every opening fits
+# An environment's narrowest window: one that holds every opening.  On the empty board
+# window cell (W // 2, W // 2) is board cell (0, 0) (as queries.position_planes centres
+# it), and an opening runs east or south from there: a line of six needs W // 2 + 5 < W.
+MIN_WINDOW = 11
 # Derived game seeds stay below this, so base + k·n never reaches int64's end (the kernels
 # count the seeds in int64) however many games an env plays.
 DERIVED_SEED_BITS = 62
@@ -161,10 +164,13 @@ class VectorQwirkle:
         if seat is None or not 0 <= seat < players:
             raise QwirkleError(f"no seat {show(learner)} in a game of {players}")
         learner = seat
-        # A window narrower than a line of six cannot hold every opening (the largest
-        # line of a hand, up to six tiles): deals would be skipped, one after another,
-        # without end for most deals of many players.
-        window = read_int(window, "an environment's window width (it holds a line of six)", MIN_WINDOW, MAX_WINDOW)
+        # A narrower window cannot hold every opening (the largest line of a hand, up to
+        # six tiles, from the window's middle cell): the deals whose opening did not fit
+        # would be skipped, so a seed would not replay its game, and with many players
+        # dealing would not end.
+        window = read_int(
+            window, "an environment's window width (it holds an opening of six from its middle)", MIN_WINDOW, MAX_WINDOW
+        )
         self.n = n
         self.players = players
         self.window = window
@@ -415,10 +421,16 @@ class VectorQwirkle:
         step, also the bots' turns before it (inside ``reset`` or an autoreset).  Summed
         over a game's steps, a seat's entries are its final score.  Zeros before any
         step."""
+        gains: npt.NDArray[np.float32] = self._seat_points().astype(np.float32)
+        return gains
+
+    def _seat_points(self) -> npt.NDArray[np.int64]:
+        """int64[n, players]: ``seat_rewards`` as integers (exact, for the rewards that
+        divide them)."""
         ended = (self.terminated | self.truncated)[:, None]
         after = np.where(ended, self._final_scores, self._scores)
-        gains: npt.NDArray[np.float32] = (after - self._before)[:, : self.players].astype(np.float32)
-        return gains
+        points: npt.NDArray[np.int64] = (after - self._before)[:, : self.players]
+        return points
 
     # -------------------------------------------------------------- search opponents
     def _waiting(self) -> npt.NDArray[np.bool_]:
