@@ -159,9 +159,9 @@ def test_counts_may_be_numpy_integers() -> None:
     never a float or a boolean."""
     from qwirkle_core.bots import make_bot
 
-    env = VectorQwirkle(np.int64(2), players=np.int32(3), learner=np.uint8(1), window=np.int16(8), seed=1)  # type: ignore[arg-type]
-    assert (env.n, env.players, env.learner, env.window) == (2, 3, 1, 8)
-    assert type(env.n) is int and env.reset()[1].shape == (2, enc.action_count(8))
+    env = VectorQwirkle(np.int64(2), players=np.int32(3), learner=np.uint8(1), window=np.int16(12), seed=1)  # type: ignore[arg-type]
+    assert (env.n, env.players, env.learner, env.window) == (2, 3, 1, 12)
+    assert type(env.n) is int and env.reset()[1].shape == (2, enc.action_count(12))
     assert enc.action_count(np.int64(8)) == enc.action_count(8)  # type: ignore[arg-type]
     assert Game(np.int64(3), seed=np.uint64(7)).hand(2) == Game(3, seed=7).hand(2)  # type: ignore[arg-type]
     assert make_bot("greedy", seed=1, seat=np.int64(2)) is not None  # type: ignore[arg-type]
