@@ -292,8 +292,9 @@ def test_iterations_and_time_limit(mid_game: Game, monkeypatch: pytest.MonkeyPat
         monkeypatch.setattr(simulation, "DEFAULT_ITERATIONS", 40)
     results = simulate(mid_game, candidates=default_candidates(mid_game, 2)[:2], iterations=70)
     assert max(r.iterations for r in results) <= 70
-    timed = simulate(mid_game, time_limit=0.001, top=4)
-    assert 1 <= max(r.iterations for r in timed) <= simulation.ROUND  # one round, then the clock
+    timed = simulate(mid_game, time_limit=1e-6, top=4)
+    # One small round, then the clock (a whole round of 128 took 50 times a short limit).
+    assert 1 <= max(r.iterations for r in timed) <= simulation.FIRST_TIMED_ROUND
     default = simulate(mid_game, top=2)
     assert max(r.iterations for r in default) <= simulation.DEFAULT_ITERATIONS
 
