@@ -95,6 +95,8 @@ GAMES_DIR = "games"  # qwirkle-dataset/1's two directories
 TURNS_DIR = "turns"
 TABLES = ("games", "turns")
 DEFAULT_CHUNK_SIZE = 5000
+# The most processes a local Dask cluster is started with (the command line's --workers too).
+MAX_WORKERS = 1024
 BATCH = 256  # games per kernel call inside a chunk (bounds the log buffer: 9 MiB)
 LOG_CAPACITY = 256  # turns logged per game; a longer game is played again alone
 COMPRESSION = "zstd"
@@ -896,6 +898,15 @@ def _check_progress(progress: object) -> None:
         raise DatasetError(f"progress is a function (done, total) or None, got {show(progress)}")
 
 
+def _check_workers(workers: object) -> int | None:
+    """``workers`` as the processes of a local cluster (None: no local cluster), checked
+    before anything is written or started: Dask itself would take 0 or True as one
+    worker and wait for ever on a negative number."""
+    if workers is None:
+        return None
+    return read_int(workers, "workers", 1, MAX_WORKERS, DatasetError)
+
+
 def write_dataset(
     out: str | os.PathLike[str],
     games: int,
@@ -914,7 +925,7 @@ def write_dataset(
     Parquet dataset in ``out``; returns the summary over the whole dataset.
 
     With no cluster, the chunks are played on one thread per core of this process (as
-    many as ``numba.get_num_threads()``; the kernels release the GIL).  ``workers=K`` starts a local Dask cluster of K one-thread worker processes;
+    many as ``numba.get_num_threads()``; the kernels release the GIL).  ``workers=K`` (an int, 1..1024) starts a local Dask cluster of K one-thread worker processes;
     ``scheduler=ADDRESS`` uses an existing cluster; ``client`` a connected
     ``distributed.Client``.  ``bots`` names one bot for every seat, or one per seat.
     ``progress(done, total)`` is called on the calling thread as games finish: on this
@@ -929,6 +940,7 @@ def write_dataset(
     if type(extend) is not bool:
         raise DatasetError(f"extend is True or False, got {show(extend)}")
     _check_progress(progress)
+    workers = _check_workers(workers)
     if client is not None and not callable(getattr(client, "submit", None)):
         raise DatasetError(f"client is a connected distributed.Client, or None, got {show(client)}")
     if isinstance(bots, (str, bytes)) or not isinstance(bots, Sequence):
@@ -1515,6 +1527,7 @@ def check_dataset(
     thread as games are replayed: on this machine every half second or so, on a cluster
     after each chunk."""
     _check_progress(progress)
+    workers = _check_workers(workers)
     _pyarrow()
     root = _root(path)
     spec, version = _manifest(root)

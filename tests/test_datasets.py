@@ -471,6 +471,26 @@ def test_bad_arguments_are_refused_before_anything_is_written(tmp_path: Path, sm
         check_dataset(small, progress=5)
 
 
+@pytest.mark.parametrize("workers", [-1, 0, True, np.bool_(True), 2.5, 2.0, "2", datasets.MAX_WORKERS + 1])
+def test_workers_that_are_no_count_of_processes_are_refused_before_anything_starts(
+    workers: Any, tmp_path: Path, small: Path
+) -> None:
+    # Dask took 0 and True as one worker, and waited for ever on -1 (after the manifest
+    # was written); a float or a string failed inside it with a TypeError.
+    root = tmp_path / "ds"
+    with pytest.raises(DatasetError, match="workers must be"):
+        write_dataset(root, 4, 2, ["greedy"], seed=1, workers=workers)
+    assert not root.exists()
+    with pytest.raises(DatasetError, match="workers must be"):
+        check_dataset(small, workers=workers)
+
+
+def test_workers_may_be_a_numpy_integer() -> None:
+    workers = datasets._check_workers(np.int64(3))
+    assert workers == 3 and type(workers) is int
+    assert datasets._check_workers(None) is None
+
+
 def test_a_failed_write_leaves_no_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = tmp_path / "ds"
     write_dataset(root, 2, 2, ["greedy"], seed=1, chunk_size=1)

@@ -14,6 +14,7 @@ import argparse
 import json
 from typing import Any
 
+from ..datasets import MAX_WORKERS
 from ..errors import QwirkleError
 from . import fail
 from ._datasets import ChunkProgress, scheduler_problem
@@ -50,8 +51,8 @@ def run(args: argparse.Namespace) -> int:
             workers = int(args.workers)
         except ValueError:
             workers = 0
-        if not 1 <= workers <= 1024:
-            return fail(f"--workers must be an integer in 1..1024, got {args.workers!r}", EXIT_BAD_ARGS)
+        if not 1 <= workers <= MAX_WORKERS:
+            return fail(f"--workers must be an integer in 1..{MAX_WORKERS}, got {args.workers!r}", EXIT_BAD_ARGS)
     if workers is not None and args.scheduler is not None:
         return fail("--workers starts a local cluster, --scheduler uses one: give one of them", EXIT_BAD_ARGS)
     problem = scheduler_problem(args.scheduler)

@@ -37,7 +37,7 @@ from .._prng import SEED_LIMIT
 from .._progress import Progress, pick_mode
 from .._record_writer import RecordWriter, RecordWriterError
 from ..bots import BOT_IDS, BOTS
-from ..datasets import DEFAULT_CHUNK_SIZE
+from ..datasets import DEFAULT_CHUNK_SIZE, MAX_WORKERS
 from ..errors import QwirkleError
 from ..game import END_NAMES, MIN_PLAYERS
 from ..match import MAX_MOVETIME, default_processes
@@ -377,7 +377,7 @@ def _run_dataset(
         chunk_size = DEFAULT_CHUNK_SIZE
         if args.chunk_size is not None:
             chunk_size = _int_option(args.chunk_size, "--chunk-size", 1, 10**7)
-        workers = None if args.workers is None else _int_option(args.workers, "--workers", 1, 1024)
+        workers = None if args.workers is None else _int_option(args.workers, "--workers", 1, MAX_WORKERS)
     except SelfPlayArgumentError as exc:
         return fail(str(exc), EXIT_BAD_ARGS)
     if threads is not None:
