@@ -111,8 +111,16 @@ def game_from_record(record: dict[str, Any] | str) -> Game:
 
 
 def _same(value: Any, expected: object) -> bool:
-    """Whether a record's ``value`` is ``expected`` (a list of ints, a string): a value
-    of another kind (a numpy array, whose == gives an array) is not."""
+    """Whether a record's ``value`` is ``expected`` (an int, a list of ints, a string):
+    a value of another kind is not, nor is a list holding one (the record format writes
+    integers, and ``True == 1`` and ``188.0 == 188`` would pass ==; a numpy array's ==
+    gives an array)."""
+    if isinstance(expected, list):
+        return (
+            type(value) is list
+            and len(value) == len(expected)
+            and all(_same(item, wanted) for item, wanted in zip(value, expected, strict=True))
+        )
     return type(value) is type(expected) and bool(value == expected)
 
 
@@ -224,7 +232,7 @@ def _replay_turn(game: Game, turn: Any) -> None:
         raise InvalidRecordError(f"a turn is an object, got {show(turn)}")
     if game.is_over:
         raise InvalidRecordError("the game is already over")
-    if turn["player"] != game.to_move:
+    if not _same(turn["player"], game.to_move):
         raise InvalidRecordError(f"seat {show(turn['player'])} plays, but seat {game.to_move} is to move")
     if _tiles_json(turn["hand"]) != game.hand():
         raise InvalidRecordError("the hand is not the replay's")
@@ -239,7 +247,7 @@ def _replay_turn(game: Game, turn: Any) -> None:
         raise InvalidRecordError(f"unknown action {show(kind)}")
     game.push(action)
     played = game.last_turn
-    if kind == Action.PLACE and turn["score"] != played.score:
+    if kind == Action.PLACE and not _same(turn["score"], played.score):
         raise InvalidRecordError(f"the record scores {show(turn['score'])}, the rules {played.score}")
     if kind != Action.PASS and _tiles_json(turn["drawn"]) != list(played.drawn):
         raise InvalidRecordError("the tiles drawn are not the replay's")

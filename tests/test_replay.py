@@ -6,6 +6,9 @@ referee (``tests/naive.py``, which shares no code with it) agree on every verdic
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 import numba
 import numpy as np
 import pytest
@@ -18,7 +21,7 @@ from qwirkle_core._prng import seed_words
 from qwirkle_core.bots import make_bot, play
 from qwirkle_core.errors import InvalidRecordError
 from qwirkle_core.game import MAX_SCORE, Game
-from qwirkle_core.records import game_from_record, record_from_log
+from qwirkle_core.records import game_from_record, record_from_game, record_from_log
 
 from .naive import RefereeError, referee_replay
 
@@ -94,6 +97,38 @@ def test_a_tampered_turn_is_found_at_its_turn(game: Game, slot: int, change: int
     log = tampered(game, turn, slot, change)
     assert replay([game], [log])[0, :2].tolist() == [status, turn]
     assert python_replay_refuses(game, log)
+
+
+def _retyped(record: dict[str, Any], how: str) -> None:
+    """Write one of the record's integers as another type of the same value."""
+    seat_one = next(t for t in record["turns"] if t["player"] == 1)
+    placed = next(t for t in record["turns"] if t["action"] == "place")
+    if how == "player as a bool":
+        seat_one["player"] = True
+    elif how == "player as a float":
+        seat_one["player"] = 1.0
+    elif how == "first player as a bool":
+        record["turns"][0]["player"] = bool(record["turns"][0]["player"])
+    elif how == "score as a float":
+        placed["score"] = float(placed["score"])
+    elif how == "final scores as floats":
+        record["scores"] = [float(s) for s in record["scores"]]
+    elif how == "one final score as a float":
+        record["scores"][-1] = float(record["scores"][-1])
+
+
+@pytest.mark.parametrize(
+    "how",
+    ["player as a bool", "player as a float", "first player as a bool", "score as a float",
+     "final scores as floats", "one final score as a float"],
+)
+def test_a_record_integer_of_another_type_is_refused(game: Game, how: str) -> None:
+    # True == 1 and 2.0 == 2 in Python: compared with == they replayed as the integers.
+    record = record_from_game(game)
+    game_from_record(json.dumps(record))
+    _retyped(record, how)
+    with pytest.raises(InvalidRecordError):
+        game_from_record(json.dumps(record))
 
 
 def test_the_verdict_says_which_rule(game: Game) -> None:
