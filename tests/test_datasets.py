@@ -822,6 +822,20 @@ def test_selfplay_out_bad_arguments(argv: list[str], tmp_path: Path, capsys: pyt
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
 
 
+@pytest.mark.parametrize("chunk_size", ["banana", "2"])
+@pytest.mark.parametrize("extra", [["--json"], ["--record", "games.jsonl"]])
+def test_selfplay_chunk_size_without_out_is_refused(
+    chunk_size: str, extra: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # It was ignored without --out (the games played, exit 0), its value never read.
+    monkeypatch.chdir(tmp_path)
+    assert main(["selfplay", "--games", "3", "--chunk-size", chunk_size, *extra]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and err.startswith("qwirkle-core: ")
+    assert "--chunk-size" in err and "give --out DIR" in err
+    assert list(tmp_path.iterdir()) == []  # no records file either
+
+
 # ------------------------------------------------------------------ clusters
 try:
     import distributed

@@ -50,9 +50,9 @@ def seed_range(seed: int, games: int) -> str:
 
 
 def dataset_options(args: argparse.Namespace) -> str | None:
-    """The first problem with how --out, --workers, --scheduler and the rest combine."""
+    """The first problem with how --out, --workers, --scheduler, --chunk-size and the rest combine."""
     if args.out is None:
-        return "--workers, --scheduler and --extend write a dataset: give --out DIR too"
+        return "--workers, --scheduler, --chunk-size and --extend write a dataset: give --out DIR too"
     if args.workers is not None and args.scheduler is not None:
         return "--workers starts a local cluster, --scheduler uses one: give one of them"
     if args.record is not None or getattr(args, "append", False):

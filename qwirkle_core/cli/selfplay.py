@@ -267,10 +267,13 @@ def run(args: argparse.Namespace) -> int:
     except SelfPlayArgumentError as exc:
         return fail(str(exc), EXIT_BAD_ARGS)
     search = searches(bots)
-    if args.out is not None or args.workers is not None or args.scheduler is not None or args.extend:
+    # Any option of a dataset takes the dataset's path, where one without --out is refused
+    # (else it would be ignored, its value unread).
+    dataset_option = args.workers is not None or args.scheduler is not None or args.chunk_size is not None
+    if args.out is not None or dataset_option or args.extend:
         if search:
             return fail(
-                "a Parquet dataset (--out, --workers, --scheduler) is written by the kernel bots only "
+                "a Parquet dataset (--out, --workers, --scheduler, --chunk-size) is written by the kernel bots only "
                 f"({', '.join(BOT_IDS)}): a search bot plays in Python; use --record instead",
                 EXIT_BAD_ARGS,
             )
