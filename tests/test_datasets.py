@@ -816,6 +816,7 @@ def test_selfplay_out_summary_json_and_progress(tmp_path: Path, capsys: pytest.C
 )
 def test_selfplay_out_bad_arguments(argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     write_dataset(tmp_path / "ds", 2, 2, ["greedy"], seed=0)
+    capsys.readouterr()  # the first compilation's notice, if this process compiled here: not the command's line
     argv = [str(tmp_path / "ds") if a == "DIR" else a for a in argv]
     assert main(["selfplay", "--games", "2", *argv]) == 2
     err = capsys.readouterr().err
