@@ -233,14 +233,16 @@ def test_the_record_writer_appends_batches_and_reports_write_errors(tmp_path: Pa
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
-def test_records_go_to_a_pipe_or_a_device(tmp_path: Path) -> None:
+@pytest.mark.parametrize("append", [[], ["--append"]])
+def test_records_go_to_a_pipe_or_a_device(tmp_path: Path, append: list[str]) -> None:
     """A pipe, a FIFO or /dev/null cannot be synced (fsync says EINVAL): every batch is
-    delivered, and that is no error."""
+    delivered, and that is no error.  With --append too: a FIFO cannot seek (to find a
+    partial last line), and has none to cut off."""
     import threading
 
     from qwirkle_core.cli import main
 
-    argv = ["selfplay", "--games", "3", "--seed", "1", "--progress", "never"]
+    argv = ["selfplay", "--games", "3", "--seed", "1", "--progress", "never", *append]
     assert main([*argv, "--record", os.devnull]) == 0
     fifo = tmp_path / "records.fifo"
     os.mkfifo(fifo)

@@ -84,8 +84,13 @@ def open_record_file(path: str, append: bool) -> IO[bytes]:
     """Open ``path`` for records, locked for the run.  A new or empty file is fine; an
     existing non-empty one only with ``append`` (records are never destroyed by a new
     run), and then a partial last line (an interrupted writer) is cut off so that every
-    line is whole."""
+    line is whole.  A FIFO or a device is written as it is: nothing to lock, empty or
+    cut off."""
     try:
+        try:
+            existing: int | None = os.stat(path).st_mode
+        except FileNotFoundError:
+            existing = None
         if not append:
             # "x": fail if it exists, so that a second run cannot truncate the first's games.
             try:
@@ -107,6 +112,12 @@ def open_record_file(path: str, append: bool) -> IO[bytes]:
                 return handle
             _lock_for_the_run(handle, path)
             return handle
+        if existing is not None and not stat.S_ISREG(existing):
+            # A FIFO or a device cannot seek, and what a stream carried is gone: appending
+            # is writing.  (Write-only, as without --append: a FIFO opened to read too
+            # would be its own reader, so a reader that went away would leave the run
+            # blocked on a full pipe rather than stopped by a broken one.)
+            return open(path, "ab")
         handle = open(path, "a+b")  # noqa: SIM115 - returned open, closed by the caller
         _lock_for_the_run(handle, path)
         size = handle.seek(0, os.SEEK_END)
@@ -127,7 +138,8 @@ def open_record_file(path: str, append: bool) -> IO[bytes]:
                 handle.truncate(keep)
         return handle
     except OSError as exc:
-        raise RecordFileError(f"cannot write {path}: {exc.strerror}") from None
+        # (io.UnsupportedOperation, an OSError, has no strerror: its text says it.)
+        raise RecordFileError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 class _StopOnSignal:
