@@ -306,6 +306,19 @@ def test_a_second_run_on_the_same_record_file_is_refused(tmp_path: Path) -> None
     assert Path(path).read_bytes() == b'{"partial": 1}\n'
 
 
+@pytest.mark.parametrize("append", [[], ["--append"]])
+def test_a_directory_is_no_record_file(
+    tmp_path: Path, append: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A directory's size is not zero: it was refused as a file that "holds records".
+    from qwirkle_core.cli import main
+
+    assert main(["selfplay", "--games", "2", "--record", str(tmp_path), *append]) == 2
+    err = capsys.readouterr().err
+    assert err == f"qwirkle-core: error: {tmp_path} is a directory: give a file for the records\n"
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize("append", [False, True])
 def test_records_may_go_to_a_device(append: bool) -> None:
     from qwirkle_core.cli.selfplay import open_record_file

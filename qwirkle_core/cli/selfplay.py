@@ -91,6 +91,9 @@ def open_record_file(path: str, append: bool) -> IO[bytes]:
             existing: int | None = os.stat(path).st_mode
         except FileNotFoundError:
             existing = None
+        # Before its size: a directory's is that of its entries, not of any records.
+        if existing is not None and stat.S_ISDIR(existing):
+            raise RecordFileError(f"{path} is a directory: give a file for the records")
         if not append:
             # "x": fail if it exists, so that a second run cannot truncate the first's games.
             try:
