@@ -1507,8 +1507,12 @@ def _strangers(root: Path, spec: DatasetSpec, version: str) -> list[str]:
         if _chunk_of(p.name, spec, version) is None:
             strangers.append(p.name)
         elif p.is_dir():
-            # Inside a chunk's directory: its two files, nothing else.
-            strangers.extend(f"{p.name}/{q.name}" for q in p.iterdir() if q.name not in (GAMES_FILE, TURNS_FILE))
+            # Inside a chunk's directory: its two files, nothing else, and files (pyarrow
+            # reads a directory named games.parquet as a dataset of its files; DuckDB,
+            # pandas and a glob of the chunks' files do not).
+            strangers.extend(
+                f"{p.name}/{q.name}" for q in p.iterdir() if q.name not in (GAMES_FILE, TURNS_FILE) or not q.is_file()
+            )
     return sorted(strangers)
 
 

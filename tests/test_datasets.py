@@ -748,6 +748,19 @@ def test_check_catches_a_lost_chunk_a_stray_file_and_a_wrong_final_score(copy_of
     assert "final scores" in problems and ".tmp-" not in problems
 
 
+def test_check_catches_a_chunk_s_table_that_is_a_directory(copy_of_small: Path) -> None:
+    """pyarrow reads a directory named games.parquet as a dataset of its files, and so
+    did check; DuckDB and pandas refuse it, and a glob of the chunks' files misses it."""
+    games = chunk_dir(copy_of_small, 0) / "games.parquet"
+    moved = games.with_name("part-0.parquet")
+    games.rename(moved)
+    games.mkdir()
+    moved.rename(games / "part-0.parquet")
+    status, report = run_check(copy_of_small)
+    assert status == 1
+    assert f"{chunk_dir(copy_of_small, 0).name}/games.parquet: not a file of a chunk" in "\n".join(report["problems"])
+
+
 @pytest.mark.parametrize(("name", "column"), [("turns", "drawn"), ("games", "scores")])
 def test_check_reports_tables_no_writer_writes(copy_of_small: Path, name: str, column: str) -> None:
     """A turn listing seven tiles drawn, a final score that is null: a problem of the
