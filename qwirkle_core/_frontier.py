@@ -7,11 +7,23 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._constants import WORD_LOW_63
+from ._constants import COORD_MAX, WORD_LOW_63
 from ._jit import kernel
 from ._layout import KArray, KInt
 from ._lines import lowest_bit
-from ._state import S_COL_AT, S_LEFT, S_OCC_AT, S_R0, S_R1, S_ROW_AT, S_TILES, S_TOP, S_WIDTH, S_WORDS
+from ._state import (
+    S_COL_AT,
+    S_HEIGHT,
+    S_LEFT,
+    S_OCC_AT,
+    S_R0,
+    S_R1,
+    S_ROW_AT,
+    S_TILES,
+    S_TOP,
+    S_WIDTH,
+    S_WORDS,
+)
 
 
 @kernel
@@ -74,8 +86,28 @@ def fitting_kinds(st: KArray) -> KInt:
     cells = frontier(st)
     row_at = st[S_ROW_AT]
     col_at = st[S_COL_AT]
+    width = st[S_WIDTH]
+    top = st[S_TOP]
+    left = st[S_LEFT]
+    # A cell beyond the playing area's edge takes no tile: where the window reaches past
+    # it (a board near the edge), such cells are passed over.
+    clip = window_leaves_area(st)
     fits = np.int64(0)
     for i in range(cells.shape[0]):
         p = cells[i]
+        if clip and (abs(p // width + top) > COORD_MAX or abs(p % width + left) > COORD_MAX):
+            continue
         fits |= st[row_at + p] & st[col_at + p]
     return fits & 0xFFFFFFFFF
+
+
+@kernel
+def window_leaves_area(st: KArray) -> bool:
+    """Whether a cell of the state's window lies beyond the playing area's edge
+    (|row|, |col| <= COORD_MAX)."""
+    return bool(
+        st[S_TOP] < -COORD_MAX
+        or st[S_TOP] + st[S_HEIGHT] - 1 > COORD_MAX
+        or st[S_LEFT] < -COORD_MAX
+        or st[S_LEFT] + st[S_WIDTH] - 1 > COORD_MAX
+    )

@@ -118,7 +118,9 @@ def reciprocal(divisor: KInt) -> KInt:
     return ((np.int64(1) << 32) + divisor - 1) // divisor
 
 
-Window = tuple[KInt, KInt, KInt, KInt]  # a query's (width, reciprocal(width), top, left)
+# A query's (width, reciprocal(width), top, left, clip): clip where a move could leave
+# the playing area (near_edge), so that record_move drops those moves.
+Window = tuple[KInt, KInt, KInt, KInt, bool]
 # A pass's direction: (step, reciprocal(step), along_at, cross_at), the step from a cell
 # to the next along the line and the offsets in ``st`` of the cross-check words along
 # it and across it.
@@ -132,7 +134,7 @@ Tally = tuple[KInt, KInt, KInt, bool]
 def write_move(out: KArray, count: KInt, scratch: KArray, n: KInt, score: KInt, window: Window) -> None:
     """Row ``count`` of ``out``: the move of the ``n`` tiles in scratch[K_MOVE_*, :n],
     flat cells of the ``window`` (its cell 0 is the caller's (top, left))."""
-    width, per_width, top, left = window
+    width, per_width, top, left, _ = window
     move_row = unsigned(count)
     out[move_row, COL_N] = n
     out[move_row, COL_SCORE] = score
@@ -164,6 +166,19 @@ def keep_move(mode: KInt, score: KInt, best: KInt, count: KInt) -> tuple[bool, K
 
 
 @inline_helper
+def leaves_area(scratch: KArray, n: KInt, window: Window) -> bool:
+    """Whether a tile of the move in scratch[K_MOVE_*, :n] lies beyond the playing
+    area's edge (|row|, |col| <= COORD_MAX)."""
+    width, per_width, top, left, _ = window
+    for s in range(n):
+        cell = scratch[K_MOVE_CELL, s]
+        row = (cell * per_width) >> 32
+        if abs(row + top) > COORD_MAX or abs(cell - row * width + left) > COORD_MAX:
+            return True
+    return False
+
+
+@inline_helper
 def record_move(
     out: KArray, scratch: KArray, n: KInt, score: KInt, mode: KInt, count: KInt, total: KInt, best: KInt,
     window: Window,
@@ -172,7 +187,12 @@ def record_move(
     scoring ``score``, counted, and written as the next row of ``out`` if ``mode`` keeps
     it and the table has room (the rows kept are counted beyond it: the caller then
     asks again with a larger table).  Returns the tally after it, which says stop
-    under MODE_ANY."""
+    under MODE_ANY.  Near the playing area's edge (the window's ``clip``), a move with a
+    tile beyond it is no legal move: not counted, not kept.  (Here, the one writer of
+    every move, so that no caller of ``generate`` -- the bots, the rule that a pass needs
+    no placement, the endgame solver -- ever sees one.)"""
+    if window[4] and leaves_area(scratch, n, window):
+        return count, total, best, False
     total += 1
     keep, best, count = keep_move(mode, score, best, count)
     if keep:
@@ -187,7 +207,7 @@ def generate_openings(out: KArray, scratch: KArray, hand_mask: KInt, row: KInt, 
     """Every opening move of the kinds in ``hand_mask`` on the empty board, in the
     canonical frame: the line starts at (row, col) and runs east.  Returns what
     :func:`generate` returns."""
-    window = (8, reciprocal(8), row, col)  # a window 8 cells wide: the line fits its row
+    window = (8, reciprocal(8), row, col, False)  # a window 8 cells wide: the line fits its row
     count = 0
     total = 0
     best = -1
@@ -625,7 +645,7 @@ def line_pass(
 ) -> Tally:
     """The moves along rows (``walk`` 1) or columns (2), from each anchor of the rows
     beside the tiles in (row, col) order.  Returns the tally."""
-    width, per_width, _, _ = window
+    width, per_width, _, _, _ = window
     row_at = st[S_ROW_AT]
     col_at = st[S_COL_AT]
     if walk == 1:
@@ -712,10 +732,11 @@ def generate(st: KArray, out: KArray, hand_mask: KInt, mode: KInt) -> KInt:
         return generate_openings(out, scratch, hand_mask, 0, 0, mode)
     # Asked here rather than by the Python layer before the call: a query then reads
     # no header word in Python.
-    if check_edge and near_edge(st):
+    clip = near_edge(st)
+    if check_edge and clip:
         return NEAR_EDGE
     width = st[S_WIDTH]
-    window = (width, reciprocal(width), st[S_TOP], st[S_LEFT])
+    window = (width, reciprocal(width), st[S_TOP], st[S_LEFT], clip)
     fit_words = new_fit_words()
     count, total, best, stop = one_tile_pass(st, out, scratch, fit_words, hand_mask, mode, window)
     if stop:

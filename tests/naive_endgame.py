@@ -24,15 +24,27 @@ def _without(hand: Sequence[Tile], tiles: Sequence[Tile]) -> list[Tile]:
     return rest
 
 
-def naive_endgame_value(board: Board, hands: tuple[Sequence[Tile], Sequence[Tile]], to_move: int) -> int:
+def _moves(board: Board, hand: Sequence[Tile], limit: int | None) -> dict[frozenset[tuple[int, int, int, int]], int]:
+    """The legal moves, and with ``limit`` only those whose every tile lies in the
+    playing area (|row|, |col| <= limit: a tile beyond it is not legal)."""
+    moves = naive_legal_moves(board, hand)
+    if limit is None:
+        return moves
+    return {m: v for m, v in moves.items() if all(abs(r) <= limit and abs(c) <= limit for r, c, _, _ in m)}
+
+
+def naive_endgame_value(
+    board: Board, hands: tuple[Sequence[Tile], Sequence[Tile]], to_move: int, limit: int | None = None
+) -> int:
     """The points ``to_move`` scores from here on minus the other player's, under best
-    play by both (every line of play tried to its end)."""
+    play by both (every line of play tried to its end); ``limit``: the playing area's
+    edge (|row|, |col| <= limit), None for a board far from it."""
     other = 1 - to_move
-    moves = naive_legal_moves(board, hands[to_move])
+    moves = _moves(board, hands[to_move], limit)
     if not moves:
-        if not naive_legal_moves(board, hands[other]):
+        if not _moves(board, hands[other], limit):
             return 0  # neither can place: the game ends, no bonus
-        return -naive_endgame_value(board, hands, other)  # a pass
+        return -naive_endgame_value(board, hands, other, limit)  # a pass
     best: int | None = None
     for move, score in moves.items():
         placed = [(color, shape) for _, _, color, shape in move]
@@ -44,7 +56,7 @@ def naive_endgame_value(board: Board, hands: tuple[Sequence[Tile], Sequence[Tile
             for row, col, color, shape in move:
                 child[(row, col)] = (color, shape)
             child_hands = (rest, hands[1]) if to_move == 0 else (hands[0], rest)
-            value = score - naive_endgame_value(child, child_hands, other)
+            value = score - naive_endgame_value(child, child_hands, other, limit)
         if best is None or value > best:
             best = value
     assert best is not None

@@ -194,3 +194,29 @@ def test_tiles_order_every_way_and_a_move_is_a_set() -> None:
     low, high = Tile(0, 0), Tile(0, 1)
     assert low <= high and high >= low and high > low and not low >= high
     assert Move.from_text("Rc@0,0 Rs@0,0") == Move.from_text("Rs@0,0 Rc@0,0")
+
+
+# ------------------------------------------------------------------ the playing area's edge
+def test_the_bots_play_inside_the_playing_area_and_games_end_there() -> None:
+    """The kernel bots chose moves with a tile beyond the edge (``Move`` then refused
+    them: seed 0, turns 1, 9, 16 and 17, moved against the bottom edge), and the rule
+    that a pass needs no placement counted such moves.  Positions of a game moved
+    against the edge, each played to its end by the bots through ``Game.push``."""
+    from qwirkle_core.bots import make_bot
+
+    game = Game(2, seed=0)
+    greedy = [make_bot("greedy", seed=0, seat=s) for s in range(2)]
+    for turn in range(24):
+        placements = game.board.placements()
+        if placements and turn in (1, 9, 16, 17, 23):
+            down = COORD_MAX - max(r for r, _, _ in placements)
+            board = Board.from_placements([(r + down, c, t) for r, c, t in placements])
+            far = Game.from_position(board, game.hands, game.bag, game.scores, game.to_move)
+            for name in ("greedy", "heuristic", "random"):
+                action = make_bot(name, seed=turn, seat=far.to_move).choose(far)
+                assert action in far.legal_actions(), (turn, name)
+            bots = [make_bot("greedy", seed=turn, seat=s) for s in range(2)]
+            while not far.is_over:
+                far.push(bots[far.to_move].choose(far))
+            assert all(abs(r) <= COORD_MAX and abs(c) <= COORD_MAX for r, c, _ in far.board.placements())
+        game.push(greedy[game.to_move].choose(game))

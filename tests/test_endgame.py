@@ -26,7 +26,7 @@ from qwirkle_core.game import Action, Game
 from tests import golden_endgames as golden
 from tests.games import as_naive, hand_as_naive, small_endgame
 from tests.games import greedy_until_bag_empty as bag_empty
-from tests.naive_endgame import naive_endgame_values
+from tests.naive_endgame import naive_endgame_value, naive_endgame_values
 
 # With the JIT off (the coverage run) the kernels run as plain Python, thousands of
 # times slower: the naive comparison takes fewer seeds and the full-hand solves
@@ -415,6 +415,48 @@ def test_a_position_near_any_offset_solves_the_same() -> None:
     far = Board.from_placements([(r + 1_000_000, c - 2_000_000, t) for r, c, t in game.board.placements()])
     moved = Game.from_position(far, game.hands, [], game.scores, game.to_move)
     assert solve_endgame(moved).spread == solve_endgame(game).spread
+
+
+# The playing area, as docs/rules.md states it: |row|, |col| <= 2**30 - 8.
+PLAYING_AREA = 2**30 - 8
+
+
+def against_the_edge(game: Game, corner: tuple[int, int]) -> Game:
+    """``game``'s position moved so that its tiles touch the playing area's edge (the
+    bottom edge for corner (1, 0), the left for (0, -1), both for (1, -1))."""
+    placements = game.board.placements()
+    down = PLAYING_AREA - max(r for r, _, _ in placements) if corner[0] else 0
+    side = -PLAYING_AREA - min(c for _, c, _ in placements) if corner[1] else 0
+    board = Board.from_placements([(r + down, c + side, t) for r, c, t in placements])
+    return Game.from_position(board, game.hands, [], game.scores, game.to_move)
+
+
+@pytest.mark.parametrize("seed", [71] if JIT_OFF else [71, 33, 5, 12, 40, 58])
+def test_endgames_against_the_playing_area_s_edge_agree_with_naive_minimax(seed: int) -> None:
+    """A move with a tile beyond the playing area's edge is not legal: not for the
+    player to move, nor as a reply the solver fears, nor to decide whether a side must
+    pass.  The solver counted them (seed 71's corner spread was 26 where 27 is best;
+    seed 33's principal variation played a tile beyond the edge)."""
+    tiles = 4 if seed in (71, 5, 12) else 3
+    game = small_endgame(seed, tiles)
+    assert game is not None
+    mover = game.to_move
+    for corner in ((1, 0), (0, -1), (1, -1)):
+        far = against_the_edge(game, corner)
+        result = solve_endgame(far)
+        hands = (hand_as_naive(far.hand(mover)), hand_as_naive(far.hand(1 - mover)))
+        best = naive_endgame_value(as_naive(far.board), hands, 0, PLAYING_AREA)
+        assert result.exact and result.spread == spread_of(far, mover) + best, (seed, corner)
+        assert spread_of(replay(far, result.pv), mover) == result.spread
+
+
+def test_the_edge_changes_the_value_of_some_endgame() -> None:
+    """The test above shows something: seed 71's endgame is worth less against the
+    bottom edge than far from it (its best move there has no room)."""
+    game = small_endgame(71, 4)
+    assert game is not None
+    far = against_the_edge(game, (1, 0))
+    assert solve_endgame(far).spread != solve_endgame(game).spread
 
 
 def test_many_solves_in_a_row_reuse_the_scratch() -> None:

@@ -148,7 +148,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._constants import GOING_OUT_BONUS, N_KINDS
+from .._constants import COORD_MAX, GOING_OUT_BONUS, N_KINDS
+from .._frontier import window_leaves_area
 from .._jit import borrowing_helper, borrowing_kernel, inline_helper, kernel
 from .._layout import (
     A_TYPE,
@@ -984,13 +985,19 @@ def insert_spot(spots: KArray, k: KInt, score: KInt, cell: KInt, row: KInt, col:
 
 
 @borrowing_helper
-def written_cell(st: KArray, log: KArray, e: KInt) -> KInt:
+def written_cell(st: KArray, log: KArray, e: KInt, clip: bool) -> KInt:
     """The window cell whose row or column info the log's entry ``e`` wrote, or -1
-    (a header or occupancy word)."""
+    (a header or occupancy word; with ``clip``, a window that reaches past the playing
+    area's edge, also a cell beyond it, which takes no tile)."""
     i = log[1 + 2 * e]
     if i < st[S_ROW_AT] or i >= st[S_OCC_AT]:
         return -1
-    return i - st[S_ROW_AT] if i < st[S_COL_AT] else i - st[S_COL_AT]
+    cell = i - st[S_ROW_AT] if i < st[S_COL_AT] else i - st[S_COL_AT]
+    if clip:
+        width = st[S_WIDTH]
+        if abs(cell // width + st[S_TOP]) > COORD_MAX or abs(cell % width + st[S_LEFT]) > COORD_MAX:
+            return -1
+    return cell
 
 
 @borrowing_helper
@@ -1048,8 +1055,9 @@ def last_tile_spots_after(
     width = st[S_WIDTH]
     top = st[S_TOP]
     left = st[S_LEFT]
+    clip = window_leaves_area(st)
     for e in range(pushes_mark(log, pushes) + 1, log[0]):
-        cell = written_cell(st, log, e)
+        cell = written_cell(st, log, e, clip)
         if cell >= 0:
             score = placement_points(st, cell, kind)
             if score < 0:
@@ -1079,8 +1087,9 @@ def last_tile_after(
     if push_legal(st, log, table[r], table[r, COL_SCORE]) == NEED_REGROW:
         return -2
     best = -1
+    clip = window_leaves_area(st)
     for e in range(mark + 1, log[0]):
-        cell = written_cell(st, log, e)
+        cell = written_cell(st, log, e, clip)
         if cell >= 0:
             best = max(best, placement_points(st, cell, kind))
     for j in range(k):
