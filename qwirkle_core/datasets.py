@@ -1498,7 +1498,7 @@ def _strangers(root: Path, spec: DatasetSpec, version: str) -> list[str]:
     if version == OLD_FORMAT:
         return sorted(
             p.name for sub in (GAMES_DIR, TURNS_DIR) for p in (root / sub).glob("*.parquet")
-            if _chunk_of(p.name.removesuffix(".parquet"), spec, version) is None
+            if _chunk_of(p.name.removesuffix(".parquet"), spec, version) is None or not p.is_file()
         )
     strangers = []
     for p in root.iterdir():

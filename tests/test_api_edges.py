@@ -220,3 +220,36 @@ def test_the_bots_play_inside_the_playing_area_and_games_end_there() -> None:
                 far.push(bots[far.to_move].choose(far))
             assert all(abs(r) <= COORD_MAX and abs(c) <= COORD_MAX for r, c, _ in far.board.placements())
         game.push(greedy[game.to_move].choose(game))
+
+
+def test_the_kinds_that_fit_somewhere_leave_out_cells_beyond_the_edge() -> None:
+    """Whether anyone can place again (a blocked or dead game) is asked of the kinds
+    that fit some cell alone: near the edge, only cells inside the playing area count,
+    as ``legal_tile_masks`` lists them (for boards moved against each edge, the cells
+    beyond it changed the answer on a quarter of them)."""
+    from qwirkle_core import _frontier
+    from qwirkle_core.bots import make_bot
+
+    changed = 0
+    for seed in range(4):
+        game = Game(2, seed=seed)
+        bots = [make_bot("greedy", seed=seed, seat=s) for s in range(2)]
+        for turn in range(30):
+            if game.is_over:
+                break
+            placements = game.board.placements()
+            if placements and turn % 3 == 0:
+                rows = [r for r, _, _ in placements]
+                cols = [c for _, c, _ in placements]
+                for down, side in ((COORD_MAX - max(rows), 0), (0, -COORD_MAX - min(cols))):
+                    far = Board.from_placements([(r + down, c + side, t) for r, c, t in placements])
+                    listed = 0
+                    for mask in far.legal_tile_masks().masks.tolist():
+                        listed |= int(mask)
+                    assert int(_frontier.fitting_kinds(far._st)) == listed
+                    everywhere = 0
+                    for mask in _frontier.cell_masks(far._st)[1].tolist():
+                        everywhere |= int(mask)
+                    changed += everywhere != listed
+            game.push(bots[game.to_move].choose(game))
+    assert changed > 0  # the edge mattered on some board

@@ -761,6 +761,18 @@ def test_check_catches_a_chunk_s_table_that_is_a_directory(copy_of_small: Path) 
     assert f"{chunk_dir(copy_of_small, 0).name}/games.parquet: not a file of a chunk" in "\n".join(report["problems"])
 
 
+def test_check_catches_a_table_that_is_a_directory_in_the_first_layout(copy_of_small: Path) -> None:
+    """qwirkle-dataset/1 keeps the chunks' tables side by side in games/ and turns/."""
+    older_layout(copy_of_small, 1)
+    games = copy_of_small / "games" / "chunk-000000.parquet"
+    moved = games.with_name("part-0")
+    games.rename(moved)
+    games.mkdir()
+    moved.rename(games / "part-0.parquet")
+    status, report = run_check(copy_of_small)
+    assert status == 1 and any("chunk-000000.parquet" in p for p in report["problems"]), report["problems"]
+
+
 @pytest.mark.parametrize(("name", "column"), [("turns", "drawn"), ("games", "scores")])
 def test_check_reports_tables_no_writer_writes(copy_of_small: Path, name: str, column: str) -> None:
     """A turn listing seven tiles drawn, a final score that is null: a problem of the
