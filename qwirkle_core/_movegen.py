@@ -281,6 +281,13 @@ def row_live_tiles(tiles: KInt, fit: KInt, fit_word_before: KInt, more_words: KI
 def near_edge(st: KArray) -> bool:
     """Whether a tile of the board ``st`` lies within EDGE_REACH cells of the playing
     area's edge, so that some move could leave the area (|row|, |col| <= COORD_MAX)."""
+    return tiles_near_edge(st)
+
+
+@helper
+def tiles_near_edge(st: KArray) -> bool:
+    """:func:`near_edge` for the kernels (a helper, inlined: generate asks it at every
+    call, and a call to a kernel costs more than its few comparisons)."""
     if st[S_TILES] == 0:
         return False
     reach = COORD_MAX - EDGE_REACH
@@ -732,7 +739,7 @@ def generate(st: KArray, out: KArray, hand_mask: KInt, mode: KInt) -> KInt:
         return generate_openings(out, scratch, hand_mask, 0, 0, mode)
     # Asked here rather than by the Python layer before the call: a query then reads
     # no header word in Python.
-    clip = near_edge(st)
+    clip = tiles_near_edge(st)
     if check_edge and clip:
         return NEAR_EDGE
     width = st[S_WIDTH]
