@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._constants import COORD_MAX, WORD_LOW_63
-from ._jit import kernel
+from ._jit import helper, kernel
 from ._layout import KArray, KInt
 from ._lines import lowest_bit
 from ._state import (
@@ -95,13 +95,21 @@ def fitting_kinds(st: KArray) -> KInt:
     fits = np.int64(0)
     for i in range(cells.shape[0]):
         p = cells[i]
-        if clip and (abs(p // width + top) > COORD_MAX or abs(p % width + left) > COORD_MAX):
+        if clip and not in_area(top, left, width, p):
             continue
         fits |= st[row_at + p] & st[col_at + p]
     return fits & 0xFFFFFFFFF
 
 
-@kernel
+@helper
+def in_area(top: KInt, left: KInt, width: KInt, p: KInt) -> bool:
+    """Whether cell ``p`` of a region whose top-left cell is (top, left) in the caller's
+    coordinates, ``width`` cells wide, lies in the playing area (no tile is ever played
+    beyond its edge)."""
+    return bool(abs(top + p // width) <= COORD_MAX and abs(left + p % width) <= COORD_MAX)
+
+
+@helper
 def window_leaves_area(st: KArray) -> bool:
     """Whether a cell of the state's window lies beyond the playing area's edge
     (|row|, |col| <= COORD_MAX)."""

@@ -13,7 +13,7 @@ import numpy as np
 from numba import prange
 
 from ._constants import ALL_KINDS, COORD_MAX, EMPTY, N_KINDS
-from ._frontier import frontier
+from ._frontier import frontier, in_area
 from ._jit import batch_kernel, inline_helper, kernel, parallel_kernel
 from ._layout import COL_COLS, COL_KINDS, COL_N, COL_ROWS, COL_SCORE, OUT_COLS, KArray, KInt
 from ._lines import fold_tile, line_points
@@ -255,13 +255,6 @@ def _six_kinds(cells: KArray, width: KInt, p: KInt) -> KInt:
     return row_allowed & col_allowed
 
 
-@inline_helper
-def _in_area(top: KInt, left: KInt, width: KInt, p: KInt) -> bool:
-    """Whether cell ``p`` of a region whose top-left cell is (top, left) in the caller's
-    coordinates lies in the playing area (no tile is ever played beyond its edge)."""
-    return bool(abs(top + p // width) <= COORD_MAX and abs(left + p % width) <= COORD_MAX)
-
-
 @kernel
 def move_risk(st: KArray, hand_mask: KInt, unseen: KArray) -> tuple[KArray, KArray, KArray]:
     """Every legal move of ``hand_mask``, and what it leaves the next player.
@@ -335,7 +328,7 @@ def move_risk(st: KArray, hand_mask: KInt, unseen: KArray) -> tuple[KArray, KArr
                     and cells[p - width] == EMPTY and cells[p + width] == EMPTY
                 ):
                     continue
-                if _six_kinds(cells, width, p) & unseen_mask != 0 and _in_area(top, left, width, p):
+                if _six_kinds(cells, width, p) & unseen_mask != 0 and in_area(top, left, width, p):
                     slot0[p] = True
                     n_slots0 += 1
     placed = np.empty(6, np.int64)
@@ -378,7 +371,7 @@ def move_risk(st: KArray, hand_mask: KInt, unseen: KArray) -> tuple[KArray, KArr
             p = ends[e]
             if slot0[p]:
                 lost += 1
-            if _six_kinds(cells, width, p) & unseen_mask != 0 and _in_area(top, left, width, p):
+            if _six_kinds(cells, width, p) & unseen_mask != 0 and in_area(top, left, width, p):
                 after += 1
                 if not slot0[p]:
                     new += 1

@@ -148,8 +148,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._constants import COORD_MAX, GOING_OUT_BONUS, N_KINDS
-from .._frontier import window_leaves_area
+from .._constants import GOING_OUT_BONUS, N_KINDS
+from .._frontier import in_area, window_leaves_area
 from .._jit import borrowing_helper, borrowing_kernel, inline_helper, kernel
 from .._layout import (
     A_TYPE,
@@ -993,10 +993,8 @@ def written_cell(st: KArray, log: KArray, e: KInt, clip: bool) -> KInt:
     if i < st[S_ROW_AT] or i >= st[S_OCC_AT]:
         return -1
     cell = i - st[S_ROW_AT] if i < st[S_COL_AT] else i - st[S_COL_AT]
-    if clip:
-        width = st[S_WIDTH]
-        if abs(cell // width + st[S_TOP]) > COORD_MAX or abs(cell % width + st[S_LEFT]) > COORD_MAX:
-            return -1
+    if clip and not in_area(st[S_TOP], st[S_LEFT], st[S_WIDTH], cell):
+        return -1
     return cell
 
 
